@@ -1,0 +1,527 @@
+"""The abstract syntax tree: what the text says, with a span on every node, before any checking."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .source import Span
+
+
+@dataclass
+class Node:
+    span: Span
+
+
+# ---- sources ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Quote(Node):
+    """A quotation of the rulebook; ``lang`` is None for the rulebook's own language."""
+
+    lang: str | None
+    text: str
+
+
+@dataclass
+class Source(Node):
+    quotes: list[Quote]
+
+
+# ---- types ------------------------------------------------------------------------------------
+
+
+@dataclass
+class TypeExpr(Node):
+    pass
+
+
+@dataclass
+class TBool(TypeExpr):
+    pass
+
+
+@dataclass
+class TInt(TypeExpr):
+    pass
+
+
+@dataclass
+class TRange(TypeExpr):
+    lo: int
+    hi: int
+
+
+@dataclass
+class TText(TypeExpr):
+    pass
+
+
+@dataclass
+class TPlayer(TypeExpr):
+    pass
+
+
+@dataclass
+class TSet(TypeExpr):
+    elem: TypeExpr
+
+
+@dataclass
+class TNamed(TypeExpr):
+    name: str
+
+
+# ---- expressions ------------------------------------------------------------------------------
+
+
+@dataclass
+class Expr(Node):
+    pass
+
+
+@dataclass
+class IntLit(Expr):
+    value: int
+
+
+@dataclass
+class StrLit(Expr):
+    value: str
+
+
+@dataclass
+class BoolLit(Expr):
+    value: bool
+
+
+@dataclass
+class Name(Expr):
+    name: str
+
+
+@dataclass
+class Call(Expr):
+    name: str
+    name_span: Span
+    args: list[Expr]
+
+
+@dataclass
+class Generator(Node):
+    """``elem for var in coll if filt`` inside a call or a set comprehension."""
+
+    elem: Expr
+    var: str
+    var_span: Span
+    coll: Expr
+    filt: Expr | None
+
+
+@dataclass
+class CallGen(Expr):
+    name: str
+    name_span: Span
+    gen: Generator
+
+
+@dataclass
+class SetLit(Expr):
+    items: list[Expr]
+
+
+@dataclass
+class SetComp(Expr):
+    gen: Generator
+
+
+@dataclass
+class Pattern(Node):
+    kind: str  # "int", "range", "name"
+    value: int | str
+    hi: int | None = None
+
+
+@dataclass
+class Arm(Node):
+    patterns: list[Pattern]  # empty for ``else``
+    value: Expr
+
+
+@dataclass
+class Match(Expr):
+    subject: Expr
+    arms: list[Arm]
+
+
+@dataclass
+class IfExpr(Expr):
+    cond: Expr
+    then: Expr
+    else_: Expr
+
+
+@dataclass
+class Binary(Expr):
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass
+class Unary(Expr):
+    op: str  # "not" or "neg"
+    operand: Expr
+
+
+@dataclass
+class Attr(Expr):
+    obj: Expr
+    name: str
+    name_span: Span
+
+
+@dataclass
+class Index(Expr):
+    obj: Expr
+    index: Expr
+
+
+@dataclass
+class RangeExpr(Expr):
+    lo: Expr
+    hi: Expr
+
+
+# ---- statements -------------------------------------------------------------------------------
+
+
+@dataclass
+class Stmt(Node):
+    source: Source | None
+
+
+@dataclass
+class ZoneRef(Node):
+    name: str
+    name_span: Span
+    index: Expr | None
+
+
+@dataclass
+class Let(Stmt):
+    name: str
+    name_span: Span
+    value: Expr
+
+
+@dataclass
+class SetStmt(Stmt):
+    name: str
+    name_span: Span
+    index: Expr | None
+    value: Expr
+
+
+@dataclass
+class Move(Stmt):
+    what: Expr
+    zone: ZoneRef
+
+
+@dataclass
+class Draw(Stmt):
+    count: Expr | None
+    src: ZoneRef
+    dst: ZoneRef
+    bind: str | None
+    bind_span: Span | None
+
+
+@dataclass
+class Choose(Stmt):
+    name: str
+    name_span: Span
+    options: Expr
+    chooser: Expr
+    label: str | None
+    secret: bool
+
+
+@dataclass
+class ChooseEach(Stmt):
+    pvar: str
+    pvar_span: Span
+    players: Expr
+    name: str
+    name_span: Span
+    options: Expr
+    label: str | None
+    secret: bool
+
+
+@dataclass
+class If(Stmt):
+    cond: Expr
+    then: list[Stmt]
+    else_: list[Stmt] | None
+    else_source: Source | None = None
+
+
+@dataclass
+class ForEach(Stmt):
+    var: str
+    var_span: Span
+    coll: Expr
+    start: Expr | None
+    body: list[Stmt]
+
+
+@dataclass
+class Repeat(Stmt):
+    count: Expr
+    body: list[Stmt]
+
+
+@dataclass
+class RepeatUntil(Stmt):
+    cond: Expr
+    body: list[Stmt]
+
+
+@dataclass
+class While(Stmt):
+    cond: Expr
+    body: list[Stmt]
+
+
+@dataclass
+class End(Stmt):
+    winners: Expr
+
+
+@dataclass
+class Say(Stmt):
+    text: str
+    raw: str  # the literal as written, for mapping interpolation positions
+    raw_span: Span
+
+
+@dataclass
+class Shuffle(Stmt):
+    zone: ZoneRef
+
+
+@dataclass
+class CallStmt(Stmt):
+    name: str
+    name_span: Span
+    args: list[Expr]
+
+
+# ---- declarations -----------------------------------------------------------------------------
+
+
+@dataclass
+class Decl(Node):
+    pass
+
+
+@dataclass
+class Game(Decl):
+    title: str
+    edition: str | None = None
+    language: str | None = None
+    original: str | None = None
+    players: tuple[int, int] | None = None
+    players_span: Span | None = None
+    order: str = "clockwise"
+    sources: list[Source] = field(default_factory=list)
+
+
+@dataclass
+class EnumValue(Node):
+    name: str
+    label: str | None
+
+
+@dataclass
+class EnumDecl(Decl):
+    name: str
+    label: str | None
+    values: list[EnumValue]
+    source: Source | None
+
+
+@dataclass
+class AttrDecl(Node):
+    name: str
+    type: TypeExpr
+    source: Source | None
+
+
+@dataclass
+class KindDecl(Decl):
+    word: str  # "card" or "piece"
+    name: str
+    display: str | None
+    attrs: list[AttrDecl]
+    source: Source | None
+
+
+@dataclass
+class Cell(Node):
+    kind: str  # "int", "str", "name", "bool", "set", "range", "all", "unknown"
+    value: object = None
+    items: list[Cell] = field(default_factory=list)
+    hi: int | None = None
+
+
+@dataclass
+class TableClause(Node):
+    provenance: str  # "given", "assumed", "unspecified"
+    columns: list[tuple[str, Span]]
+    rationale: str | None
+    source: Source | None
+    default: Cell | None = None
+
+
+@dataclass
+class TableDecl(Decl):
+    kind: str
+    kind_span: Span
+    start: str | None
+    start_span: Span | None
+    clauses: list[TableClause]
+    rows: list[list[Cell]]
+    row_spans: list[Span]
+
+
+@dataclass
+class ZoneDecl(Decl):
+    name: str
+    index: TypeExpr | None
+    kinds: list[tuple[str, Span]]
+    visibility: str
+    desc: str | None
+    source: Source | None
+
+
+@dataclass
+class VarDecl(Decl):
+    name: str
+    index: TypeExpr | None
+    type: TypeExpr
+    init: Expr
+    score: bool
+    visibility: str
+    desc: str | None
+    source: Source | None
+
+
+@dataclass
+class ParamDecl(Decl):
+    name: str
+    type: TypeExpr
+    provenance: str  # "given", "assumed", "unspecified"
+    value: Expr
+    rationale: str | None
+    desc: str | None
+    source: Source | None
+
+
+@dataclass
+class Formal(Node):
+    name: str
+    type: TypeExpr
+
+
+@dataclass
+class CaseClause(Node):
+    name: str
+    overrides: list[tuple[str, Span]]
+    guard: Expr
+    value: Expr
+    source: Source | None
+
+
+@dataclass
+class Otherwise(Node):
+    value: Expr
+    source: Source | None
+
+
+@dataclass
+class DefineDecl(Decl):
+    name: str
+    name_span: Span
+    formals: list[Formal] | None  # None: written without parentheses
+    ret: TypeExpr
+    desc: str | None
+    body: Expr | None = None
+    cases: list[CaseClause] | None = None
+    otherwise: Otherwise | None = None
+    varies: str | None = None
+    varies_span: Span | None = None
+    source: Source | None = None
+
+
+@dataclass
+class ProcDecl(Decl):
+    name: str
+    name_span: Span
+    formals: list[Formal]
+    desc: str | None
+    source: Source | None
+    body: list[Stmt] | None
+    varies: str | None = None
+    varies_span: Span | None = None
+
+
+@dataclass
+class FlowDecl(Decl):
+    source: Source | None
+    body: list[Stmt]
+
+
+@dataclass
+class Reading(Node):
+    name: str
+    is_default: bool
+    desc: str
+    clarify: str | None
+    defines: list[DefineDecl]
+    procs: list[ProcDecl]
+
+
+@dataclass
+class AmbiguityDecl(Decl):
+    name: str
+    name_span: Span
+    kind: str | None
+    kind_span: Span | None
+    sources: list[Source]
+    question: str | None
+    readings: list[Reading]
+
+
+@dataclass
+class InvariantDecl(Decl):
+    name: str
+    desc: str | None
+    at_end: bool
+    expr: Expr
+    source: Source | None
+
+
+@dataclass
+class TermDecl(Decl):
+    term: str
+    translations: list[Quote]
+    meaning: str
+    source: Source | None
+
+
+@dataclass
+class Ruleset:
+    items: list[Decl]

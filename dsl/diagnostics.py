@@ -1,0 +1,170 @@
+"""Compiler-style diagnostics: a code, a position, the source line with a caret, a hint.
+
+Every problem the toolkit finds in a rules file becomes a :class:`Diagnostic`; nothing reaches the
+user as a Python traceback.  The codes are listed in docs/diagnostics.md.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+
+from .source import NOWHERE, SourceFile, Span
+
+
+class Severity(Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+#: Every diagnostic code with a one-line title (docs/diagnostics.md is generated from this table).
+CODES: dict[str, str] = {
+    "E0001": "the file cannot be read",
+    "E0002": "the file is not UTF-8 text",
+    "E0003": "the file is larger than the size limit",
+    "E0004": "brackets or expressions nested too deeply",
+    "E0005": "the file declares nothing",
+    "E0101": "unexpected character",
+    "E0102": "unexpected token",
+    "E0103": "unexpected end of file",
+    "E0104": "unterminated string",
+    "E0105": "invalid escape sequence in a string",
+    "E0201": "unknown name",
+    "E0202": "duplicate declaration",
+    "E0203": "a name used as something it is not",
+    "E0204": "wrong number of arguments",
+    "E0205": "unknown attribute",
+    "E0206": "recursion: a definition or procedure that calls itself",
+    "E0301": "type mismatch",
+    "E0302": "a constant was required",
+    "E0303": "wrong or missing index",
+    "E0304": "a value outside its declared range",
+    "E0401": "the game declaration is missing or repeated",
+    "E0402": "a table does not fit its card type",
+    "E0403": "a flow is missing or repeated",
+    "E0404": "data without provenance: say given, assumed or unspecified",
+    "E0405": "invalid declaration",
+    "E0501": "an ambiguity needs at least two readings",
+    "E0502": "a reading overrides a name that does not exist",
+    "E0503": "a reading that names no ambiguity",
+    "E0504": "an ambiguity needs exactly one default reading",
+    "E0505": "an override does not match the signature it replaces",
+    "E0506": "a varying definition is missing from a reading",
+    "E0507": "an ambiguity needs a quote of the rulebook",
+    "W0601": "declared but never used",
+    "W0602": "a rule without a rulebook source",
+    "W0603": "a quote that is not in the rulebook",
+    "W0604": "an interpolated value in a say statement is a set of texts",
+}
+
+
+@dataclass
+class Diagnostic:
+    severity: Severity
+    code: str
+    message: str
+    span: Span = NOWHERE
+    hint: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def sort_key(self) -> tuple[int, int, str, str]:
+        return (self.span.line, self.span.col, self.code, self.message)
+
+
+class Diagnostics:
+    """A collector that passes append to; errors never stop collection."""
+
+    def __init__(self) -> None:
+        self.items: list[Diagnostic] = []
+
+    def error(self, code: str, message: str, span: Span = NOWHERE, hint: str | None = None) -> Diagnostic:
+        d = Diagnostic(Severity.ERROR, code, message, span, hint)
+        self.items.append(d)
+        return d
+
+    def warning(self, code: str, message: str, span: Span = NOWHERE, hint: str | None = None) -> Diagnostic:
+        d = Diagnostic(Severity.WARNING, code, message, span, hint)
+        self.items.append(d)
+        return d
+
+    def extend(self, other: Iterable[Diagnostic]) -> None:
+        self.items.extend(other)
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.is_error for d in self.items)
+
+    def sorted(self) -> list[Diagnostic]:
+        seen: set[tuple[object, ...]] = set()
+        out = []
+        for d in sorted(self.items, key=Diagnostic.sort_key):
+            key = (d.span, d.code, d.message)
+            if key not in seen:
+                seen.add(key)
+                out.append(d)
+        return out
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    """A 'did you mean' hint for a misspelt name, or None when nothing is close."""
+    pool = sorted(set(candidates))
+    close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
+    if not close:
+        lowered = {c.lower(): c for c in pool}
+        if name.lower() in lowered:
+            close = [lowered[name.lower()]]
+    return f"did you mean '{close[0]}'?" if close else None
+
+
+def render(diag: Diagnostic, source: SourceFile | None) -> str:
+    """Plain-text rendering, stable for golden files:
+
+    file:line:col: error[E0201]: unknown name 'hnad'
+       |
+    12 |     move c to hnad[p]
+       |               ^^^^
+       = help: did you mean 'hand'?
+    """
+    name = source.name if source is not None else "<input>"
+    head = f"{name}:{diag.span.line}:{diag.span.col}: {diag.severity.value}[{diag.code}]: {diag.message}"
+    lines = [head]
+    if source is not None and source.text and diag.span is not NOWHERE:
+        text = source.line_text(diag.span.line).replace("\t", " ")
+        gutter = str(diag.span.line)
+        pad = " " * len(gutter)
+        width = 1
+        if diag.span.end_line == diag.span.line:
+            width = max(1, diag.span.end_col - diag.span.col)
+        else:
+            width = max(1, len(text) - diag.span.col + 1)
+        width = min(width, max(1, len(text) - diag.span.col + 1))
+        shown = text if len(text) <= 200 else text[:200] + "…"
+        lines.append(f"{pad} |")
+        lines.append(f"{gutter} | {shown}")
+        lines.append(f"{pad} | {' ' * (diag.span.col - 1)}{'^' * width}")
+        for note in diag.notes:
+            lines.append(f"{pad} = note: {note}")
+        if diag.hint:
+            lines.append(f"{pad} = help: {diag.hint}")
+    else:
+        for note in diag.notes:
+            lines.append(f"  = note: {note}")
+        if diag.hint:
+            lines.append(f"  = help: {diag.hint}")
+    return "\n".join(lines)
+
+
+def render_all(diags: Iterable[Diagnostic], source: SourceFile | None) -> str:
+    items = list(diags)
+    body = "\n\n".join(render(d, source) for d in items)
+    errors = sum(1 for d in items if d.is_error)
+    warnings = sum(1 for d in items if d.severity is Severity.WARNING)
+    summary = f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+    return f"{body}\n\n{summary}\n" if items else f"{summary}\n"

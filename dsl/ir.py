@@ -1,0 +1,536 @@
+"""The typed intermediate representation: one meaning, read by every back end.
+
+The checker (dsl/checker.py) builds it from the AST; the interpreter gives it its meaning over
+concrete values, the code generator spells it as Python, the verifier evaluates it over z3 terms and
+the reports render it back into English.  It has no sugar: ``match`` is a chain of conditionals,
+names are resolved, every node is typed and carries its span.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from .source import Span
+from .types import Type
+
+Value = Union[bool, int, str, frozenset, tuple]
+
+
+@dataclass(frozen=True)
+class Quote:
+    lang: str | None  # None: the rulebook's own language
+    text: str
+
+
+@dataclass(frozen=True)
+class Source:
+    quotes: tuple[Quote, ...]
+    span: Span
+
+    @property
+    def text(self) -> str:
+        return self.quotes[0].text
+
+
+# ---- expressions ------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Expr:
+    type: Type
+    span: Span
+
+
+@dataclass(eq=False)
+class Const(Expr):
+    value: Value
+
+
+@dataclass(eq=False)
+class Local(Expr):
+    name: str
+
+
+@dataclass(eq=False)
+class VarRef(Expr):
+    name: str
+    index: Expr | None
+
+
+@dataclass(eq=False)
+class ParamRef(Expr):
+    name: str
+
+
+@dataclass(eq=False)
+class ZoneRef(Expr):
+    """The set of components in one zone (``hand[p]``)."""
+
+    zone: str
+    index: Expr | None
+
+
+@dataclass(eq=False)
+class AttrRef(Expr):
+    obj: Expr
+    kind: str
+    attr: str
+
+
+@dataclass(eq=False)
+class CallDef(Expr):
+    name: str
+    args: list[Expr]
+
+
+#: Builtins: players, num_players, winners (no arguments); next, prev, seat, player, size, abs
+#: (one); min, max (two).
+BUILTINS_0 = ("players", "num_players", "winners")
+BUILTINS_1 = ("next", "prev", "seat", "player", "size", "abs")
+BUILTINS_2 = ("min", "max")
+
+
+@dataclass(eq=False)
+class Builtin(Expr):
+    op: str
+    args: list[Expr]
+
+
+@dataclass(eq=False)
+class Unary(Expr):
+    op: str  # "not", "neg"
+    operand: Expr
+
+
+#: Binary operators: and or (short-circuit) + - * / % (ints; / and % floor) == != < <= > >=
+#: in (membership) union diff (sets).
+@dataclass(eq=False)
+class BinOp(Expr):
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(eq=False)
+class Cond(Expr):
+    cond: Expr
+    then: Expr
+    else_: Expr
+
+
+@dataclass(eq=False)
+class SetOf(Expr):
+    items: list[Expr]
+
+
+@dataclass(eq=False)
+class IntRange(Expr):
+    lo: Expr
+    hi: Expr
+
+
+#: Aggregates over ``elem for var in coll if filt``: set any all count sum max min the.
+AGGREGATES = ("set", "any", "all", "count", "sum", "max", "min", "the")
+
+
+@dataclass(eq=False)
+class Agg(Expr):
+    op: str
+    var: str
+    coll: Expr
+    elem: Expr
+    filt: Expr | None
+
+
+@dataclass(eq=False)
+class MapGet(Expr):
+    map: Expr
+    index: Expr
+
+
+@dataclass(eq=False)
+class Fail(Expr):
+    """Evaluation reaches a situation no rule covers (a ``match`` with no matching arm)."""
+
+    kind: str
+    message: str
+
+
+# ---- statements -------------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class Stmt:
+    span: Span
+    source: Source | None
+    #: A number unique within the ruleset, given by the checker in text order; the verifier keys
+    #: its symbolic choices by it, so it must not depend on anything but the rules text.
+    sid: int = field(init=False, default=0)
+
+
+@dataclass(eq=False)
+class Let(Stmt):
+    name: str
+    value: Expr
+
+
+@dataclass(eq=False)
+class Assign(Stmt):
+    """``set``: ``local`` is True for a let-bound name, else a state variable."""
+
+    name: str
+    local: bool
+    index: Expr | None
+    value: Expr
+    type: Type
+
+
+@dataclass(eq=False)
+class Move(Stmt):
+    what: Expr  # a component or a set of components
+    zone: str
+    index: Expr | None
+
+
+@dataclass(eq=False)
+class Draw(Stmt):
+    count: Expr
+    src: str
+    src_index: Expr | None
+    dst: str
+    dst_index: Expr | None
+    bind: str | None
+
+
+@dataclass(eq=False)
+class Choose(Stmt):
+    bind: str
+    options: Expr
+    chooser: Expr
+    label: str
+    secret: bool
+    type: Type
+
+
+@dataclass(eq=False)
+class ChooseEach(Stmt):
+    bind: str
+    pvar: str
+    players: Expr
+    options: Expr
+    label: str
+    secret: bool
+    type: Type
+
+
+@dataclass(eq=False)
+class If(Stmt):
+    cond: Expr
+    then: list[Stmt]
+    else_: list[Stmt]
+    else_source: Source | None = None
+
+
+@dataclass(eq=False)
+class ForEach(Stmt):
+    var: str
+    coll: Expr
+    start: Expr | None
+    body: list[Stmt]
+
+
+@dataclass(eq=False)
+class Repeat(Stmt):
+    count: Expr
+    body: list[Stmt]
+
+
+@dataclass(eq=False)
+class RepeatUntil(Stmt):
+    cond: Expr
+    body: list[Stmt]
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    cond: Expr
+    body: list[Stmt]
+
+
+@dataclass(eq=False)
+class CallProc(Stmt):
+    name: str
+    args: list[Expr]
+
+
+@dataclass(eq=False)
+class End(Stmt):
+    winners: Expr
+
+
+@dataclass(eq=False)
+class Say(Stmt):
+    parts: list[str | Expr]
+
+
+@dataclass(eq=False)
+class Shuffle(Stmt):
+    zone: str
+    index: Expr | None
+
+
+# ---- declarations -----------------------------------------------------------------------------
+
+
+@dataclass
+class GameInfo:
+    title: str
+    edition: str | None
+    language: str
+    original: str | None
+    min_players: int
+    max_players: int
+    order: str
+    sources: list[Source]
+
+
+@dataclass
+class EnumInfo:
+    name: str
+    label: str | None
+    values: list[str]
+    labels: list[str]
+    source: Source | None
+
+
+@dataclass
+class Provenance:
+    """Where a datum comes from: the rulebook (given), an assumption (with a rationale) or nowhere
+    (unspecified: only its domain is known; engines use the default)."""
+
+    kind: str  # "given", "assumed", "unspecified"
+    rationale: str | None
+    source: Source | None
+    span: Span
+    default: Value | None = None
+
+
+@dataclass
+class Kind:
+    name: str
+    word: str  # "card" or "piece"
+    display: str | None
+    attrs: dict[str, Type]
+    attr_sources: dict[str, Source | None]
+    provenance: dict[str, Provenance]
+    start_zone: str
+    span: Span
+    source: Source | None
+
+
+@dataclass
+class Component:
+    cid: int
+    kind: str
+    attrs: dict[str, Value]
+    display: str
+    span: Span
+
+
+@dataclass
+class ZoneInfo:
+    name: str
+    index: Type | None
+    kinds: list[str]
+    visibility: str  # "public", "owner", "hidden"
+    desc: str | None
+    source: Source | None
+    span: Span
+
+
+@dataclass
+class VarInfo:
+    name: str
+    index: Type | None
+    type: Type
+    init: Value
+    score: bool
+    visibility: str
+    desc: str | None
+    source: Source | None
+    span: Span
+
+
+@dataclass
+class ParamInfo:
+    name: str
+    type: Type
+    value: Value
+    provenance: Provenance
+    desc: str | None
+    source: Source | None
+    span: Span
+
+
+@dataclass
+class Case:
+    name: str
+    guard: Expr
+    value: Expr
+    overrides: list[str]
+    source: Source | None
+    span: Span
+
+
+@dataclass
+class Definition:
+    name: str
+    formals: list[tuple[str, Type]]
+    ret: Type
+    desc: str | None
+    body: Expr | None
+    cases: list[Case] | None
+    otherwise: Expr | None
+    source: Source | None
+    span: Span
+    varies: str | None = None
+    reading: tuple[str, str] | None = None  # (ambiguity, reading) for an override
+
+
+@dataclass
+class Procedure:
+    name: str
+    formals: list[tuple[str, Type]]
+    body: list[Stmt] | None
+    desc: str | None
+    source: Source | None
+    span: Span
+    varies: str | None = None
+    reading: tuple[str, str] | None = None
+
+
+@dataclass
+class Reading:
+    name: str
+    default: bool
+    desc: str
+    clarify: str | None
+    defs: dict[str, Definition]
+    procs: dict[str, Procedure]
+    span: Span
+
+
+@dataclass
+class Ambiguity:
+    name: str
+    kind: str  # "ambiguity", "gap", "contradiction", "translation"
+    sources: list[Source]
+    question: str | None
+    readings: list[Reading]
+    span: Span
+
+    @property
+    def default(self) -> Reading:
+        return next(r for r in self.readings if r.default)
+
+    def reading(self, name: str) -> Reading | None:
+        return next((r for r in self.readings if r.name == name), None)
+
+    @property
+    def varies(self) -> list[str]:
+        """Names of the definitions and procedures whose meaning this ambiguity changes."""
+        names: set[str] = set()
+        for r in self.readings:
+            names.update(r.defs)
+            names.update(r.procs)
+        return sorted(names)
+
+
+@dataclass
+class Invariant:
+    name: str
+    desc: str | None
+    at_end: bool
+    expr: Expr
+    source: Source | None
+    span: Span
+
+
+@dataclass
+class Term:
+    term: str
+    translations: list[Quote]
+    meaning: str
+    source: Source | None
+    span: Span
+
+
+@dataclass
+class Ruleset:
+    name: str  # file name shown in diagnostics
+    text_hash: str  # sha256 of the rules text
+    game: GameInfo
+    enums: dict[str, EnumInfo]
+    kinds: dict[str, Kind]
+    components: list[Component]
+    zones: dict[str, ZoneInfo]
+    vars: dict[str, VarInfo]
+    params: dict[str, ParamInfo]
+    defs: dict[str, Definition]
+    procs: dict[str, Procedure]
+    flow: list[Stmt]
+    flow_source: Source | None
+    ambiguities: dict[str, Ambiguity]
+    invariants: list[Invariant]
+    terms: list[Term]
+
+    def components_of(self, kind: str | None) -> list[Component]:
+        return [c for c in self.components if kind is None or c.kind == kind]
+
+    def default_readings(self) -> dict[str, str]:
+        return {a.name: a.default.name for a in self.ambiguities.values()}
+
+
+@dataclass
+class Program:
+    """A ruleset with one reading chosen for every ambiguity: what an engine plays."""
+
+    rules: Ruleset
+    readings: dict[str, str]
+    defs: dict[str, Definition]
+    procs: dict[str, Procedure]
+
+
+class ReadingError(Exception):
+    """A --reading that names no ambiguity or reading; carries a 'did you mean' hint."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+def bind(rules: Ruleset, readings: dict[str, str] | None = None) -> Program:
+    """Choose readings (the defaults where not given) and resolve every overridden name."""
+    from .diagnostics import did_you_mean
+
+    chosen = rules.default_readings()
+    for amb, reading in (readings or {}).items():
+        a = rules.ambiguities.get(amb)
+        if a is None:
+            raise ReadingError(f"no ambiguity named '{amb}'", did_you_mean(amb, rules.ambiguities))
+        if a.reading(reading) is None:
+            raise ReadingError(
+                f"ambiguity '{amb}' has no reading '{reading}' (its readings: "
+                + ", ".join(r.name for r in a.readings) + ")",
+                did_you_mean(reading, [r.name for r in a.readings]),
+            )
+        chosen[amb] = reading
+    defs = dict(rules.defs)
+    procs = dict(rules.procs)
+    for amb_name in sorted(chosen):
+        r = rules.ambiguities[amb_name].reading(chosen[amb_name])
+        assert r is not None
+        defs.update(r.defs)
+        procs.update(r.procs)
+    return Program(rules, chosen, defs, procs)

@@ -1,0 +1,65 @@
+"""`rulecheck play`: one game between uniformly random players, told as a readable log."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from rulecheck.dsl import ir
+from rulecheck.dsl.values import player_name
+
+from .semantics import RuleError
+from .state import Game, State
+
+
+@dataclass
+class PlayResult:
+    text: str
+    finished: bool
+    state: State
+
+
+def random_step(state: State, rng: random.Random) -> None:
+    """One uniformly random move: a chance outcome, one player's choice, or everybody's at once."""
+    if state.is_chance_node():
+        state.apply_action(rng.choice(state.legal_actions()))
+    elif state.is_simultaneous_node():
+        n = state.game.num_players()
+        state.apply_actions([rng.choice(state.legal_actions(q)) for q in range(n)])
+    else:
+        state.apply_action(rng.choice(state.legal_actions()))
+
+
+def play_random(program: ir.Program, players: int, seed: int, params: dict[str, ir.Value] | None = None, max_steps: int = 10_000) -> PlayResult:
+    rules = program.rules
+    game = Game(program, players, params)
+    rng = random.Random(seed)
+    head = [f"{rules.game.title}: {players} players, seed {seed}"]
+    changed = {a: r for a, r in program.readings.items() if r != rules.ambiguities[a].default.name}
+    if changed:
+        head.append("readings: " + ", ".join(f"{a}={r}" for a, r in sorted(changed.items())) + " (others default)")
+    else:
+        head.append(f"readings: the defaults of all {len(rules.ambiguities)} ambiguities")
+    finished = False
+    problem = ""
+    try:
+        state = game.new_initial_state(log=True)
+        steps = 0
+        while not state.is_terminal() and steps < max_steps:
+            random_step(state, rng)
+            steps += 1
+        finished = state.is_terminal()
+        if not finished:
+            problem = f"stopped after {max_steps} decisions without an end (raise --max-steps to go on)"
+    except RuleError as err:
+        state = state if "state" in locals() else game.new_initial_state(log=True)
+        problem = f"the rules stop here ({err.kind}): {err.message}\n  at {rules.name}:{err.span.line}:{err.span.col}"
+    log = state.machine.log
+    body = [f"{i:>3}. {line}" for i, line in enumerate(log, start=1)]
+    tail: list[str] = []
+    if finished:
+        ret = state.returns()
+        tail.append("returns: " + ", ".join(f"{player_name(q)} {r:g}" for q, r in enumerate(ret)))
+    if problem:
+        tail.append(problem)
+    return PlayResult("\n".join(head + body + tail) + "\n", finished, state)

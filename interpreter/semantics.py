@@ -1,0 +1,483 @@
+"""The reference semantics of the IR over concrete values.
+
+This module is the meaning of a ruleset: the generated engines and the verifier must agree with it,
+and the differential tests check that they do.  It is written for clarity, not speed: a tree walk
+in which the game is a Python generator that yields each decision (chance, one player, or all
+players at once) and receives the chosen value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rulecheck.dsl import ir
+from rulecheck.dsl.source import Span
+from rulecheck.dsl.types import TComp, TEnum, TInt, TPlayer, Type
+from rulecheck.dsl.values import show
+
+#: Statements a game may execute between two decisions before it is stopped as non-terminating.
+STEP_BUDGET = 2_000_000
+
+
+class RuleError(Exception):
+    """Play reached a situation the rules do not settle.
+
+    kind: "incomplete" (no rule says what happens), "conflict" (rules disagree), "exhaustion"
+    (a supply or zone is empty when a rule needs it), "range" (a value leaves its declared range),
+    "nontermination" (no decision or end within the step budget).
+    """
+
+    def __init__(self, kind: str, message: str, span: Span) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.message = message
+        self.span = span
+
+
+@dataclass
+class Pending:
+    """A decision the game waits for."""
+
+    kind: str  # "chance", "player", "simultaneous"
+    stmt: ir.Stmt
+    player: int = -1
+    options: list[int] = field(default_factory=list)  # chance outcomes or one player's choices
+    per_player: dict[int, list[int]] = field(default_factory=dict)  # simultaneous: seat -> choices
+    type: Type | None = None
+    label: str = ""
+    secret: bool = False
+
+
+class _EndGame(Exception):
+    def __init__(self, winners: frozenset[int]) -> None:
+        self.winners = winners
+
+
+Env = dict[str, Any]
+
+
+class Machine:
+    """One game in progress under one Program, player count and parameter values."""
+
+    def __init__(self, program: ir.Program, num_players: int, params: dict[str, ir.Value] | None = None, log: bool = False) -> None:
+        rules = program.rules
+        if not rules.game.min_players <= num_players <= rules.game.max_players:
+            raise ValueError(
+                f"{rules.game.title} is for {rules.game.min_players} to {rules.game.max_players} players, not {num_players}"
+            )
+        self.program = program
+        self.rules = rules
+        self.n = num_players
+        self.params = {name: p.value for name, p in rules.params.items()}
+        for name, value in (params or {}).items():
+            if name not in self.params:
+                raise ValueError(f"no parameter named '{name}'")
+            self.params[name] = value
+        self.logging = log
+        self.log: list[str] = []
+        self.trace: list[tuple[str, str, ir.Source | None]] | None = None
+        self.steps = 0
+        # zones: one instance per (zone, index); loc gives each component's instance
+        self.contents: dict[tuple[str, Any], set[int]] = {}
+        for z in rules.zones.values():
+            for idx in self.zone_indexes(z):
+                self.contents[(z.name, idx)] = set()
+        self.loc: list[tuple[str, Any]] = []
+        for c in rules.components:
+            key = (rules.kinds[c.kind].start_zone, None)
+            self.loc.append(key)
+            self.contents[key].add(c.cid)
+        self.vars: dict[str, Any] = {}
+        for v in rules.vars.values():
+            if v.index is None:
+                self.vars[v.name] = v.init
+            else:
+                self.vars[v.name] = {i: v.init for i in self.domain(v.index)}
+        self.winners: frozenset[int] | None = None
+        self.error: RuleError | None = None
+
+    # ---- domains ----------------------------------------------------------------------------
+
+    def domain(self, t: Type) -> list[int]:
+        if isinstance(t, TPlayer):
+            return list(range(self.n))
+        if isinstance(t, TComp):
+            return [c.cid for c in self.rules.components_of(t.kind)]
+        if isinstance(t, TEnum):
+            return list(range(len(self.rules.enums[t.name].values)))
+        if isinstance(t, TInt) and t.lo is not None and t.hi is not None:
+            return list(range(t.lo, t.hi + 1))
+        raise ValueError(f"no finite domain for {t.show()}")  # pragma: no cover - checker forbids
+
+    def zone_indexes(self, z: ir.ZoneInfo) -> list[Any]:
+        return [None] if z.index is None else list(self.domain(z.index))
+
+    # ---- the game as a generator ------------------------------------------------------------
+
+    def run(self) -> Generator[Pending, Any, None]:
+        try:
+            yield from self.block(self.rules.flow, {})
+        except _EndGame as end:
+            self.winners = end.winners
+            return
+        raise RuleError("incomplete", "the flow ended without a result: no 'end winners' was reached", self.rules.flow[-1].span if self.rules.flow else Span(1, 1, 1, 1))
+
+    def tick(self, span: Span) -> None:
+        self.steps += 1
+        if self.steps > STEP_BUDGET:
+            raise RuleError("nontermination", f"{STEP_BUDGET:,} steps without a decision or an end", span)
+
+    def say(self, text: str) -> None:
+        if self.logging:
+            self.log.append(text)
+
+    def block(self, stmts: list[ir.Stmt], env: Env) -> Generator[Pending, Any, None]:
+        env = dict(env)
+        for s in stmts:
+            self.tick(s.span)
+            yield from self.stmt(s, env)
+
+    def stmt(self, s: ir.Stmt, env: Env) -> Generator[Pending, Any, None]:
+        if isinstance(s, ir.Let):
+            env[s.name] = self.ev(s.value, env)
+        elif isinstance(s, ir.Assign):
+            value = self.ev(s.value, env)
+            self.check_range(value, s.type, s.span, s.name)
+            if s.local:
+                env[s.name] = value
+            elif s.index is None:
+                self.vars[s.name] = value
+            else:
+                self.vars[s.name][self.ev(s.index, env)] = value
+        elif isinstance(s, ir.Move):
+            what = self.ev(s.what, env)
+            key = (s.zone, self.ev(s.index, env) if s.index is not None else None)
+            for cid in sorted(what) if isinstance(what, frozenset) else [what]:
+                self.move(cid, key)
+        elif isinstance(s, ir.Draw):
+            count = self.ev(s.count, env)
+            src = (s.src, self.ev(s.src_index, env) if s.src_index is not None else None)
+            dst = (s.dst, self.ev(s.dst_index, env) if s.dst_index is not None else None)
+            drawn = []
+            for _ in range(max(0, count)):
+                options = sorted(self.contents[src])
+                if not options:
+                    raise RuleError("exhaustion", f"cannot draw from {self.zone_label(src)}: it is empty", s.span)
+                cid = yield Pending("chance", s, options=options)
+                self.move(cid, dst)
+                drawn.append(cid)
+                if s.bind is not None:
+                    env[s.bind] = cid
+            if self.logging and drawn:
+                names = ", ".join(self.rules.components[c].display for c in drawn)
+                self.say(f"{self.zone_label(dst)} gets {names} from {self.zone_label(src)}")
+        elif isinstance(s, ir.Choose):
+            options = self.ev(s.options, env)
+            chooser = self.ev(s.chooser, env)
+            if not options:
+                raise RuleError("incomplete", f"{show(chooser, TPlayer(), self.rules)} must choose ({s.label}) but has no option", s.span)
+            value = yield Pending("player", s, player=chooser, options=sorted(int(v) for v in options), type=s.type, label=s.label, secret=s.secret)
+            value = self.decode(value, s.type)
+            env[s.bind] = value
+            if self.logging:
+                self.say(f"{show(chooser, TPlayer(), self.rules)} {s.label}: {show(value, s.type, self.rules)}")
+        elif isinstance(s, ir.ChooseEach):
+            who = sorted(self.ev(s.players, env))
+            per: dict[int, list[int]] = {}
+            for q in who:
+                inner = dict(env)
+                inner[s.pvar] = q
+                opts = self.ev(s.options, inner)
+                if not opts:
+                    raise RuleError("incomplete", f"{show(q, TPlayer(), self.rules)} must choose ({s.label}) but has no option", s.span)
+                per[q] = sorted(int(v) for v in opts)
+            if per:
+                joint = yield Pending("simultaneous", s, per_player=per, type=s.type, label=s.label, secret=s.secret)
+            else:
+                joint = [None] * self.n
+            result = tuple(self.decode(joint[q], s.type) if q in per else None for q in range(self.n))
+            env[s.bind] = result
+            if self.logging and per:
+                shown = "; ".join(f"{show(q, TPlayer(), self.rules)} {show(result[q], s.type, self.rules)}" for q in who)
+                self.say(f"{s.label}: {shown}")
+        elif isinstance(s, ir.If):
+            if self.ev(s.cond, env):
+                yield from self.block(s.then, env)
+            else:
+                yield from self.block(s.else_, env)
+        elif isinstance(s, ir.ForEach):
+            coll = self.ev(s.coll, env)
+            order = sorted(coll)
+            if s.start is not None:
+                order = self.turn_order(self.ev(s.start, env), coll)
+            for x in order:
+                inner = dict(env)
+                inner[s.var] = x
+                yield from self.block(s.body, inner)
+        elif isinstance(s, ir.Repeat):
+            for _ in range(max(0, self.ev(s.count, env))):
+                yield from self.block(s.body, env)
+        elif isinstance(s, ir.RepeatUntil):
+            while not self.ev(s.cond, env):
+                self.tick(s.span)
+                yield from self.block(s.body, env)
+        elif isinstance(s, ir.While):
+            while self.ev(s.cond, env):
+                self.tick(s.span)
+                yield from self.block(s.body, env)
+        elif isinstance(s, ir.CallProc):
+            proc = self.program.procs[s.name]
+            args = [self.ev(a, env) for a in s.args]
+            assert proc.body is not None
+            yield from self.block(proc.body, {n: v for (n, _), v in zip(proc.formals, args)})
+        elif isinstance(s, ir.End):
+            self.trace = [] if self.logging else None
+            winners = self.ev(s.winners, env)
+            if self.logging:
+                names = show(winners, ir_set_of_players(), self.rules)
+                self.say(f"Winner{'s' if len(winners) != 1 else ''}: {names}")
+                # the outermost definition finishes last: list it first, each case once
+                seen: set[tuple[str, str]] = set()
+                for dname, case, src in reversed(self.trace or []):
+                    if (dname, case) in seen:
+                        continue
+                    seen.add((dname, case))
+                    quote = f' — "{src.text}"' if src is not None else ""
+                    self.say(f"  by {dname}, case {case}{quote}")
+            self.trace = None
+            raise _EndGame(winners)
+        elif isinstance(s, ir.Say):
+            if self.logging:
+                self.say("".join(p if isinstance(p, str) else show(self.ev(p, env), p.type, self.rules) for p in s.parts))
+        elif isinstance(s, ir.Shuffle):
+            pass  # draws are uniformly random, so a shuffle changes nothing that can be observed
+        else:  # pragma: no cover
+            raise AssertionError(f"unknown statement {type(s).__name__}")
+
+    def decode(self, value: Any, t: Type | None) -> Any:
+        from rulecheck.dsl.types import TBool
+
+        if isinstance(t, TBool):
+            return bool(value)
+        return value
+
+    def move(self, cid: int, key: tuple[str, Any]) -> None:
+        old = self.loc[cid]
+        self.contents[old].discard(cid)
+        self.contents[key].add(cid)
+        self.loc[cid] = key
+
+    def turn_order(self, start: int, members: Iterable[int]) -> list[int]:
+        ms = set(members)
+        return [p for p in (self.step_seat(start, k) for k in range(self.n)) if p in ms]
+
+    def step_seat(self, seat: int, k: int) -> int:
+        d = 1 if self.rules.game.order == "clockwise" else -1
+        return (seat + d * k) % self.n
+
+    def check_range(self, value: Any, t: Type, span: Span, name: str) -> None:
+        if isinstance(t, TInt) and not isinstance(value, bool) and isinstance(value, int):
+            if (t.lo is not None and value < t.lo) or (t.hi is not None and value > t.hi):
+                raise RuleError("range", f"'{name}' would become {value}, outside {t.show()}", span)
+
+    def zone_label(self, key: tuple[str, Any]) -> str:
+        z = self.rules.zones[key[0]]
+        if key[1] is None or z.index is None:
+            return z.name
+        return f"{z.name}[{show(key[1], z.index, self.rules)}]"
+
+    # ---- expressions ------------------------------------------------------------------------
+
+    def ev(self, e: ir.Expr, env: Env) -> Any:  # noqa: C901 - one dispatch on purpose
+        if isinstance(e, ir.Const):
+            return e.value
+        if isinstance(e, ir.Local):
+            return env[e.name]
+        if isinstance(e, ir.VarRef):
+            v = self.vars[e.name]
+            return v if e.index is None else v[self.ev(e.index, env)]
+        if isinstance(e, ir.ParamRef):
+            return self.params[e.name]
+        if isinstance(e, ir.ZoneRef):
+            idx = self.ev(e.index, env) if e.index is not None else None
+            return frozenset(self.contents[(e.zone, idx)])
+        if isinstance(e, ir.AttrRef):
+            return self.rules.components[self.ev(e.obj, env)].attrs[e.attr]
+        if isinstance(e, ir.CallDef):
+            return self.call(e.name, [self.ev(a, env) for a in e.args], e.span)
+        if isinstance(e, ir.Builtin):
+            return self.builtin(e, env)
+        if isinstance(e, ir.Unary):
+            v = self.ev(e.operand, env)
+            return (not v) if e.op == "not" else -v
+        if isinstance(e, ir.BinOp):
+            return self.binop(e, env)
+        if isinstance(e, ir.Cond):
+            return self.ev(e.then, env) if self.ev(e.cond, env) else self.ev(e.else_, env)
+        if isinstance(e, ir.SetOf):
+            return frozenset(self.ev(i, env) for i in e.items)
+        if isinstance(e, ir.IntRange):
+            return frozenset(range(self.ev(e.lo, env), self.ev(e.hi, env) + 1))
+        if isinstance(e, ir.Agg):
+            return self.agg(e, env)
+        if isinstance(e, ir.MapGet):
+            m = self.ev(e.map, env)
+            v = m[self.ev(e.index, env)]
+            if v is None:
+                raise RuleError("incomplete", "this player made no choice here", e.span)
+            return v
+        if isinstance(e, ir.Fail):
+            raise RuleError(e.kind, e.message, e.span)
+        raise AssertionError(f"unknown expression {type(e).__name__}")  # pragma: no cover
+
+    def binop(self, e: ir.BinOp, env: Env) -> Any:
+        op = e.op
+        if op == "and":
+            return bool(self.ev(e.left, env)) and bool(self.ev(e.right, env))
+        if op == "or":
+            return bool(self.ev(e.left, env)) or bool(self.ev(e.right, env))
+        a = self.ev(e.left, env)
+        b = self.ev(e.right, env)
+        if op == "==":
+            return a == b
+        if op == "!=":
+            return a != b
+        if op == "<":
+            return a < b
+        if op == "<=":
+            return a <= b
+        if op == ">":
+            return a > b
+        if op == ">=":
+            return a >= b
+        if op == "in":
+            return a in b
+        if op == "union":
+            return a | b
+        if op == "diff":
+            return a - b
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op in ("/", "%"):
+            if b == 0:
+                raise RuleError("range", "division by zero", e.span)
+            return a // b if op == "/" else a % b
+        raise AssertionError(op)  # pragma: no cover
+
+    def builtin(self, e: ir.Builtin, env: Env) -> Any:
+        op = e.op
+        if op == "players":
+            return frozenset(range(self.n))
+        if op == "num_players":
+            return self.n
+        if op == "winners":
+            return self.winners if self.winners is not None else frozenset()
+        args = [self.ev(a, env) for a in e.args]
+        if op == "next":
+            return self.step_seat(args[0], 1)
+        if op == "prev":
+            return self.step_seat(args[0], -1)
+        if op == "seat":
+            return args[0] + 1
+        if op == "player":
+            if not 1 <= args[0] <= self.n:
+                raise RuleError("range", f"there is no player {args[0]} in a {self.n}-player game", e.span)
+            return args[0] - 1
+        if op == "size":
+            return len(args[0])
+        if op == "abs":
+            return abs(args[0])
+        if op == "min":
+            return min(args)
+        if op == "max":
+            return max(args)
+        raise AssertionError(op)  # pragma: no cover
+
+    def agg(self, e: ir.Agg, env: Env) -> Any:
+        coll = sorted(self.ev(e.coll, env))
+        items = []
+        inner = dict(env)
+        for x in coll:
+            inner[e.var] = x
+            if e.filt is None or self.ev(e.filt, inner):
+                items.append(self.ev(e.elem, inner) if e.op != "count" else x)
+                if e.op == "any" and items[-1]:
+                    return True
+                if e.op == "all" and not items[-1]:
+                    return False
+        op = e.op
+        if op == "set":
+            return frozenset(items)
+        if op == "any":
+            return False
+        if op == "all":
+            return True
+        if op == "count":
+            return len(items)
+        if op == "sum":
+            return sum(items)
+        if op in ("max", "min"):
+            if not items:
+                raise RuleError("incomplete", f"{op} of nothing: the collection is empty", e.span)
+            return max(items) if op == "max" else min(items)
+        if op == "the":
+            if len(items) != 1:
+                what = "nothing qualifies" if not items else f"{len(items)} candidates qualify and no rule picks one"
+                raise RuleError("incomplete", f"'the' needs exactly one, but {what}", e.span)
+            return items[0]
+        raise AssertionError(op)  # pragma: no cover
+
+    def call(self, name: str, args: list[Any], span: Span) -> Any:
+        d = self.program.defs[name]
+        env = {n: v for (n, _), v in zip(d.formals, args)}
+        if d.body is not None:
+            return self.ev(d.body, env)
+        assert d.cases is not None
+        applicable = [c for c in d.cases if self.ev(c.guard, env)]
+        names = {c.name for c in applicable}
+        overridden = {o for c in applicable for o in c.overrides if o in names}
+        winners = [c for c in applicable if c.name not in overridden]
+        if not winners:
+            if d.otherwise is not None:
+                if self.trace is not None:
+                    self.trace.append((name, "otherwise", d.source))
+                return self.ev(d.otherwise, env)
+            raise RuleError("incomplete", f"no case of '{name}' applies", span)
+        values = [self.ev(c.value, env) for c in winners]
+        if any(v != values[0] for v in values[1:]):
+            raise RuleError(
+                "conflict",
+                f"cases {', '.join(c.name for c in winners)} of '{name}' all apply and disagree",
+                winners[0].span,
+            )
+        if self.trace is not None:
+            for c in winners:
+                self.trace.append((name, c.name, c.source))
+        return values[0]
+
+    # ---- invariants -------------------------------------------------------------------------
+
+    def broken_invariants(self, at_end: bool) -> list[str]:
+        out = []
+        for inv in self.rules.invariants:
+            if inv.at_end and not at_end:
+                continue
+            try:
+                ok = self.ev(inv.expr, {})
+            except RuleError:
+                ok = False
+            if not ok:
+                out.append(inv.name)
+        return out
+
+
+def ir_set_of_players() -> Type:
+    from rulecheck.dsl.types import PLAYER, TSet
+
+    return TSet(PLAYER)

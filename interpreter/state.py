@@ -1,0 +1,245 @@
+"""OpenSpiel-style game and state objects over the reference semantics.
+
+The method names are OpenSpiel's (current_player, legal_actions, chance_outcomes, apply_action,
+apply_actions, returns, observation_string, information_state_string, clone, ...), so the
+differential tests can drive the interpreter and a generated engine with the same code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+from rulecheck.dsl import ir
+from rulecheck.dsl.types import TPlayer
+from rulecheck.dsl.values import num_distinct_actions, player_name, show
+
+from .semantics import Machine, Pending, RuleError
+
+CHANCE = -1
+SIMULTANEOUS = -2
+TERMINAL = -4
+
+
+class Game:
+    def __init__(self, program: ir.Program, num_players: int, params: dict[str, ir.Value] | None = None) -> None:
+        self.program = program
+        self.rules = program.rules
+        self._n = num_players
+        self.params = dict(params or {})
+        Machine(program, num_players, self.params)  # validates the player count and parameters
+        self._actions = num_distinct_actions(self.rules)
+
+    def num_players(self) -> int:
+        return self._n
+
+    def num_distinct_actions(self) -> int:
+        return self._actions
+
+    @property
+    def pass_action(self) -> int:
+        return self._actions - 1
+
+    def new_initial_state(self, log: bool = False) -> State:
+        return State(self, log)
+
+
+class State:
+    def __init__(self, game: Game, log: bool = False) -> None:
+        self.game = game
+        self.machine = Machine(game.program, game.num_players(), game.params, log=log)
+        self._gen: Generator[Pending, Any, None] = self.machine.run()
+        self.pending: Pending | None = None
+        self._history: list[int | tuple[int, ...]] = []
+        self._advance(None, first=True)
+
+    # ---- driving the generator --------------------------------------------------------------
+
+    def _advance(self, value: Any, first: bool = False) -> None:
+        try:
+            self.pending = next(self._gen) if first else self._gen.send(value)
+        except StopIteration:
+            self.pending = None
+        except RuleError as err:
+            self.pending = None
+            self.machine.error = err
+            raise
+
+    # ---- OpenSpiel API ----------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        p = self.pending
+        if p is None:
+            return TERMINAL
+        if p.kind == "chance":
+            return CHANCE
+        if p.kind == "simultaneous":
+            return SIMULTANEOUS
+        return p.player
+
+    def is_terminal(self) -> bool:
+        return self.pending is None
+
+    def is_chance_node(self) -> bool:
+        return self.pending is not None and self.pending.kind == "chance"
+
+    def is_simultaneous_node(self) -> bool:
+        return self.pending is not None and self.pending.kind == "simultaneous"
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        p = self.pending
+        if p is None:
+            return []
+        if p.kind == "chance":
+            return list(p.options)
+        if p.kind == "simultaneous":
+            if player is None:
+                raise ValueError("at a simultaneous node, ask legal_actions(player)")
+            return list(p.per_player.get(player, [self.game.pass_action]))
+        if player is not None and player != p.player:
+            return []
+        return list(p.options)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        p = self.pending
+        if p is None or p.kind != "chance":
+            return []
+        prob = 1.0 / len(p.options)
+        return [(a, prob) for a in p.options]
+
+    def apply_action(self, action: int) -> None:
+        p = self.pending
+        if p is None:
+            raise ValueError("the game is over")
+        if p.kind == "simultaneous":
+            raise ValueError("at a simultaneous node, use apply_actions")
+        if action not in p.options:
+            raise ValueError(f"illegal action {action}")
+        self._history.append(action)
+        self._advance(action)
+
+    def apply_actions(self, actions: list[int]) -> None:
+        p = self.pending
+        if p is None or p.kind != "simultaneous":
+            raise ValueError("apply_actions is for simultaneous nodes")
+        if len(actions) != self.game.num_players():
+            raise ValueError(f"expected {self.game.num_players()} actions")
+        for q in range(self.game.num_players()):
+            if actions[q] not in self.legal_actions(q):
+                raise ValueError(f"illegal action {actions[q]} for {player_name(q)}")
+        self._history.append(tuple(actions))
+        self._advance(list(actions))
+
+    def action_to_string(self, player: int, action: int) -> str:
+        p = self.pending
+        if p is None:
+            return str(action)
+        return describe_action(self.game.rules, p, player, action, self.game.pass_action)
+
+    def returns(self) -> list[float]:
+        w = self.machine.winners
+        if w is None:
+            return [0.0] * self.game.num_players()
+        return [1.0 if q in w else 0.0 for q in range(self.game.num_players())]
+
+    def observation_string(self, player: int) -> str:
+        return observation(self.machine, player)
+
+    def information_state_string(self, player: int) -> str:
+        return information_state(self.game, self._history, player)
+
+    def history(self) -> list[int | tuple[int, ...]]:
+        return list(self._history)
+
+    def clone(self) -> State:
+        return replay(self.game, self._history, self.machine.logging)
+
+    def __str__(self) -> str:
+        return observation(self.machine, None)
+
+
+def replay(game: Game, history: list[int | tuple[int, ...]], log: bool = False) -> State:
+    s = State(game, log)
+    for step in history:
+        if isinstance(step, tuple):
+            s.apply_actions(list(step))
+        else:
+            s.apply_action(step)
+    return s
+
+
+def describe_action(rules: ir.Ruleset, p: Pending, player: int, action: int, pass_action: int) -> str:
+    if p.kind == "chance":
+        return f"draw {rules.components[action].display}"
+    if p.kind == "simultaneous" and action == pass_action and player not in p.per_player:
+        return "pass"
+    assert p.type is not None
+    value: Any = bool(action) if p.type.show() == "bool" else action
+    return f"{p.label}: {show(value, p.type, rules)}"
+
+
+def observation(m: Machine, player: int | None) -> str:
+    """What a player sees at the table now (``player`` None: everything, for debugging)."""
+    rules = m.rules
+    lines: list[str] = []
+    for z in rules.zones.values():
+        for idx in m.zone_indexes(z):
+            items = sorted(m.contents[(z.name, idx)])
+            label = m.zone_label((z.name, idx))
+            visible = player is None or z.visibility == "public" or (z.visibility == "owner" and idx == player)
+            if visible:
+                lines.append(f"{label}: {', '.join(rules.components[c].display for c in items) or 'empty'}")
+            else:
+                lines.append(f"{label}: {len(items)} hidden")
+    for v in rules.vars.values():
+        if v.visibility == "hidden" and player is not None:
+            continue
+        if v.index is None:
+            lines.append(f"{v.name}: {show(m.vars[v.name], v.type, rules)}")
+            continue
+        for idx in m.domain(v.index):
+            if v.visibility == "owner" and player is not None and idx != player:
+                continue
+            value = m.vars[v.name][idx]
+            if value != v.init:
+                lines.append(f"{v.name}[{show(idx, v.index, rules)}]: {show(value, v.type, rules)}")
+    return "\n".join(lines)
+
+
+def information_state(game: Game, history: list[int | tuple[int, ...]], player: int) -> str:
+    """Everything a player with perfect recall knows: the observations as they changed, the
+    public decisions and the player's own, in order."""
+    s = State(game)
+    entries = [observation(s.machine, player)]
+    last = entries[0]
+    for step in history:
+        p = s.pending
+        assert p is not None
+        if p.kind == "chance":
+            entries.append("chance")
+            s.apply_action(step)  # type: ignore[arg-type]
+        elif p.kind == "player":
+            who = player_name(p.player)
+            if p.player == player or not p.secret:
+                entries.append(f"{who} {describe_action(game.rules, p, p.player, step, game.pass_action)}")  # type: ignore[arg-type]
+            else:
+                entries.append(f"{who} {p.label}: ?")
+            s.apply_action(step)  # type: ignore[arg-type]
+        else:
+            assert isinstance(step, tuple)
+            parts = []
+            for q in sorted(p.per_player):
+                if q == player or not p.secret:
+                    parts.append(f"{player_name(q)} {describe_action(game.rules, p, q, step[q], game.pass_action)}")
+                else:
+                    parts.append(f"{player_name(q)} {p.label}: ?")
+            entries.append("; ".join(parts))
+            s.apply_actions(list(step))
+        obs = observation(s.machine, player)
+        if obs != last:
+            entries.append(obs)
+            last = obs
+    return "\n".join(entries)
+
+
+__all__ = ["CHANCE", "SIMULTANEOUS", "TERMINAL", "Game", "State", "RuleError", "replay", "TPlayer"]

@@ -1,0 +1,5 @@
+import sys
+
+from rulecheck.cli import main
+
+sys.exit(main())

@@ -1,0 +1,215 @@
+"""The rulecheck command line.
+
+Exit codes (docs/cli.md): 0 success; 1 the command ran and found problems (verify findings at or
+above --fail-on, a played game stopped by a gap in the rules, check --strict warnings);
+2 bad input or usage (unreadable or invalid ruleset, unknown reading); 3 an internal error, which
+is a bug in rulecheck (reported without a traceback unless RULECHECK_DEBUG=1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn, TextIO
+
+from rulecheck.dsl import ir
+from rulecheck.dsl.diagnostics import Severity, render_all
+from rulecheck.dsl.loader import Loaded, load_path
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 3
+
+
+class UsageError(Exception):
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+def _err(out: TextIO, message: str, hint: str | None = None) -> None:
+    out.write(f"rulecheck: error: {message}\n")
+    if hint:
+        out.write(f"  = help: {hint}\n")
+
+
+# ---- loading with diagnostics -------------------------------------------------------------------
+
+
+def load_or_report(path: str, err: TextIO, rulebook: str | None = None, quiet_warnings: bool = False) -> Loaded:
+    loaded = load_path(path)
+    diags = loaded.diagnostics
+    if loaded.rules is not None and rulebook is not None:
+        from rulecheck.dsl.quotes import check_quotes
+
+        diags.extend(check_quotes(loaded.rules, _read_rulebook(rulebook)))
+    items = diags.sorted()
+    if quiet_warnings:
+        items = [d for d in items if d.is_error]
+    if items:
+        err.write(render_all(items, loaded.source))
+    return loaded
+
+
+def _read_rulebook(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"no such rulebook: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read the rulebook {path}: {exc}") from None
+
+
+def parse_readings(items: Sequence[str] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise UsageError(f"--reading takes NAME=READING, not '{item}'", "e.g. --reading inversion_presentation=printed")
+        name, reading = item.split("=", 1)
+        out[name.strip()] = reading.strip()
+    return out
+
+
+def parse_params(items: Sequence[str] | None, rules: ir.Ruleset) -> dict[str, ir.Value]:
+    from rulecheck.dsl.types import TBool, TEnum, TInt
+
+    out: dict[str, ir.Value] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise UsageError(f"--param takes NAME=VALUE, not '{item}'")
+        name, raw = (x.strip() for x in item.split("=", 1))
+        p = rules.params.get(name)
+        if p is None:
+            from rulecheck.dsl.diagnostics import did_you_mean
+
+            raise UsageError(f"no parameter named '{name}'", did_you_mean(name, rules.params) or f"parameters: {', '.join(rules.params) or 'none'}")
+        t = p.type
+        if isinstance(t, TBool):
+            if raw not in ("true", "false"):
+                raise UsageError(f"parameter '{name}' is true or false, not '{raw}'")
+            out[name] = raw == "true"
+        elif isinstance(t, TInt):
+            try:
+                v = int(raw)
+            except ValueError:
+                raise UsageError(f"parameter '{name}' is a number, not '{raw}'") from None
+            if (t.lo is not None and v < t.lo) or (t.hi is not None and v > t.hi):
+                raise UsageError(f"parameter '{name}' must be within {t.show()}")
+            out[name] = v
+        elif isinstance(t, TEnum):
+            values = rules.enums[t.name].values
+            if raw not in values:
+                raise UsageError(f"parameter '{name}' is one of {', '.join(values)}, not '{raw}'")
+            out[name] = values.index(raw)
+    return out
+
+
+def bind_program(rules: ir.Ruleset, readings: dict[str, str]) -> ir.Program:
+    try:
+        return ir.bind(rules, readings)
+    except ir.ReadingError as exc:
+        raise UsageError(exc.message, exc.hint) from None
+
+
+# ---- commands ---------------------------------------------------------------------------------
+
+
+def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    loaded = load_or_report(args.file, err, args.rulebook)
+    if not loaded.ok:
+        return EXIT_BAD_INPUT
+    assert loaded.rules is not None
+    from rulecheck.dsl.summary import summarize
+
+    out.write(summarize(loaded.rules))
+    warnings = [d for d in loaded.diagnostics.items if d.severity is Severity.WARNING]
+    if args.strict and warnings:
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    loaded = load_or_report(args.file, err, quiet_warnings=True)
+    if not loaded.ok:
+        return EXIT_BAD_INPUT
+    rules = loaded.rules
+    assert rules is not None
+    program = bind_program(rules, parse_readings(args.reading))
+    params = parse_params(args.param, rules)
+    g = rules.game
+    players = args.players if args.players is not None else g.min_players
+    if not g.min_players <= players <= g.max_players:
+        raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
+    from rulecheck.interpreter.play import play_random
+
+    result = play_random(program, players, args.seed, params, max_steps=args.max_steps)
+    out.write(result.text)
+    return EXIT_OK if result.finished else EXIT_FINDINGS
+
+
+# ---- parser -----------------------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message, f"see '{self.prog} --help'")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="rulecheck",
+        description="Formalize tabletop game rulebooks: check a ruleset, play it, generate an engine, verify it, report on it.",
+        epilog="Exit codes: 0 success, 1 problems found, 2 bad input or usage, 3 internal error.",
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    c = sub.add_parser("check", help="parse and check a ruleset; say what it contains")
+    c.add_argument("file", metavar="FILE", help="a .rules file")
+    c.add_argument("--rulebook", metavar="PATH", help="the rulebook text: warn about quotes it does not contain")
+    c.add_argument("--strict", action="store_true", help="exit 1 when there are warnings")
+    c.set_defaults(func=cmd_check)
+
+    pl = sub.add_parser("play", help="play one game between random players and print what happens")
+    pl.add_argument("file", metavar="FILE")
+    pl.add_argument("--players", type=int, metavar="N", help="number of players (default: the fewest the game allows)")
+    pl.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (the same seed plays the same game)")
+    pl.add_argument("--reading", action="append", metavar="NAME=READING", help="choose a reading of an ambiguity (repeatable)")
+    pl.add_argument("--param", action="append", metavar="NAME=VALUE", help="set a game parameter (repeatable)")
+    pl.add_argument("--max-steps", type=int, default=10_000, metavar="N", help="stop after N decisions (default 10000)")
+    pl.set_defaults(func=cmd_play)
+    return p
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "command", None):
+            parser.print_help(out)
+            return EXIT_BAD_INPUT
+        code: int = args.func(args, out, err)
+        return code
+    except UsageError as exc:
+        _err(err, exc.message, exc.hint)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        err.write("rulecheck: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # a bug: say so plainly, keep the traceback for those who ask
+        if os.environ.get("RULECHECK_DEBUG"):
+            raise
+        _err(err, f"internal error: {type(exc).__name__}: {exc}", "this is a bug in rulecheck; run again with RULECHECK_DEBUG=1 for details")
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
