@@ -227,8 +227,6 @@ class Checker:
         for k in self.kinds.values():
             if k.name not in seen_tables:
                 self.d.warning("W0601", f"{k.word} type '{k.name}' has no table, so the game has no such components", k.span, hint=f"add: table {k.name} in <zone> {{ ... }}")
-        for v in self.vars.values():
-            pass
         for i in items:
             if isinstance(i, ast.VarDecl) and i.name in self.vars:
                 self.check_var_init(i)
@@ -770,13 +768,13 @@ class Checker:
             state[n] = 1
             for m in sorted(graph.get(n, ())):
                 if state.get(m) == 1:
-                    cycle = path[path.index(m):] + [m] if m in path else [n, m]
+                    cycle = [*path[path.index(m):], m] if m in path else [n, m]
                     if m not in reported:
                         reported.add(m)
                         span = defs[m].span if m in defs else procs[m].span if m in procs else Span.point(1, 1)
                         self.d.error("E0206", f"'{m}' calls itself: " + " -> ".join(cycle), span, hint="rules are evaluated without recursion; use a for each loop or an aggregate")
                 elif state.get(m) is None:
-                    visit(m, path + [m])
+                    visit(m, [*path, m])
             state[n] = 2
 
         for n in sorted(graph):
@@ -1094,10 +1092,10 @@ class Checker:
             c = self.expect(e.cond, scope, BOOL, "the condition")
             a = self.expr(e.then, scope)
             b = self.expr(e.else_, scope)
-            t = join(a.type, b.type)
-            if t is None:
+            joined = join(a.type, b.type)
+            if joined is None:
                 return self.err("E0301", f"the two branches differ: {a.type.show()} and {b.type.show()}", sp)
-            return ir.Cond(t, sp, c, a, b)
+            return ir.Cond(joined, sp, c, a, b)
         if isinstance(e, ast.RangeExpr):
             lo = self.expect(e.lo, scope, INT, "the start of a range")
             hi = self.expect(e.hi, scope, INT, "the end of a range")
@@ -1217,7 +1215,7 @@ class Checker:
             if not fits(b.type.elem, a.type):
                 return self.err("E0301", f"a {a.type.show()} is never in a set of {b.type.elem.show()}", sp, hint=type_hint(b.type.elem, a.type))
             return ir.BinOp(BOOL, sp, op, a, b)
-        if op in ("+", "-") and isinstance(a.type, TSet) or isinstance(b.type, TSet):
+        if (op in ("+", "-") and isinstance(a.type, TSet)) or isinstance(b.type, TSet):
             if op not in ("+", "-"):
                 return self.err("E0301", f"'{op}' does not apply to sets", sp, hint="sets take + (union) and - (difference)")
             t = join(a.type, b.type)
@@ -1292,7 +1290,7 @@ class Checker:
             self.expr(a, scope)
         if n in self.proc_sigs:
             return self.err("E0203", f"'{n}' is a procedure: it is a step of the game, not a value", e.name_span)
-        return self.err("E0201", f"unknown definition '{n}'", e.name_span, hint=did_you_mean(n, list(self.def_sigs) + ["size", "count", "min", "max", "next", "prev", "seat", "player", "abs"]))
+        return self.err("E0201", f"unknown definition '{n}'", e.name_span, hint=did_you_mean(n, [*list(self.def_sigs), "size", "count", "min", "max", "next", "prev", "seat", "player", "abs"]))
 
     def attr(self, e: ast.Attr, scope: Scope) -> ir.Expr:
         if isinstance(e.obj, ast.Name) and e.obj.name in self.enums and scope.lookup(e.obj.name) is None:
@@ -1480,7 +1478,7 @@ def callees(v: ir.Definition | ir.Procedure) -> set[str]:
     out: set[str] = set()
     roots: list[object] = []
     if isinstance(v, ir.Definition):
-        roots = [v.body, v.otherwise] + [c.guard for c in v.cases or []] + [c.value for c in v.cases or []]
+        roots = [v.body, v.otherwise, *(c.guard for c in v.cases or []), *(c.value for c in v.cases or [])]
     elif v.body is not None:
         roots = [v.body]
         for s in walk_stmts(v.body):

@@ -9,12 +9,12 @@ names are resolved, every node is typed and carries its span.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Any
 
 from .source import Span
 from .types import Type
 
-Value = Union[bool, int, str, frozenset, tuple]
+Value = bool | int | str | frozenset[Any] | tuple[Any, ...]
 
 
 @dataclass(frozen=True)

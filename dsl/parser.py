@@ -172,7 +172,7 @@ def _sources(children: list[Any]) -> ast.Source | None:
 
 
 @v_args(meta=True)
-class _Builder(Transformer_NonRecursive):
+class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
     """lark tree to AST, without recursion so deep input cannot overflow the stack."""
 
     def __init__(self, diags: Diagnostics) -> None:
@@ -725,7 +725,7 @@ def check_nesting(src: SourceFile, diags: Diagnostics) -> bool:
     return True
 
 
-def _tree_too_deep(tree: Tree) -> Span | None:
+def _tree_too_deep(tree: Tree[Token]) -> Span | None:
     """The span of a node nested deeper than the limit, found without recursion."""
     stack: list[tuple[Any, int]] = [(tree, 0)]
     limit = MAX_NESTING * 4  # grammar levels per written level: generous for ordinary nesting
@@ -787,7 +787,8 @@ def _hint_for(tok: Token, expected: set[str], src: SourceFile) -> str | None:
 def syntax_diagnostic(err: UnexpectedInput, src: SourceFile, diags: Diagnostics) -> None:
     if isinstance(err, UnexpectedCharacters):
         line, col = err.line, err.column
-        ch = src.text[err.pos_in_stream] if err.pos_in_stream < len(src.text) else ""
+        pos = err.pos_in_stream or 0
+        ch = src.text[pos] if pos < len(src.text) else ""
         if ch == '"':
             diags.error(
                 "E0104", "this string is never closed", Span.point(line, col),
@@ -884,7 +885,7 @@ def _chunks(text: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in bounds if re.sub(r"#[^\n]*", "", text[a:b]).strip()]
 
 
-def _parse_text(text: str, start: str) -> Tree:
+def _parse_text(text: str, start: str) -> Tree[Token]:
     return _lark().parse(text, start=start)
 
 

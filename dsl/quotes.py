@@ -56,9 +56,9 @@ def all_sources(rules: ir.Ruleset) -> Iterator[ir.Source]:
     bodies = [rules.flow] + [p.body for p in procs if p.body]
     if rules.flow_source:
         yield rules.flow_source
-    for p in procs:
-        if p.source:
-            yield p.source
+    for proc in procs:
+        if proc.source:
+            yield proc.source
     for body in bodies:
         for s in walk_stmts(body):
             if s.source:

@@ -70,11 +70,7 @@ class Machine:
         self.program = program
         self.rules = rules
         self.n = num_players
-        self.params = {name: p.value for name, p in rules.params.items()}
-        for name, value in (params or {}).items():
-            if name not in self.params:
-                raise ValueError(f"no parameter named '{name}'")
-            self.params[name] = value
+        self.params, self.attr_values = resolve_params(rules, params)
         self.logging = log
         self.log: list[str] = []
         self.trace: list[tuple[str, str, ir.Source | None]] | None = None
@@ -240,11 +236,11 @@ class Machine:
                 self.say(f"Winner{'s' if len(winners) != 1 else ''}: {names}")
                 # the outermost definition finishes last: list it first, each case once
                 seen: set[tuple[str, str]] = set()
-                for dname, case, src in reversed(self.trace or []):
+                for dname, case, why in reversed(self.trace or []):
                     if (dname, case) in seen:
                         continue
                     seen.add((dname, case))
-                    quote = f' — "{src.text}"' if src is not None else ""
+                    quote = f' — "{why.text}"' if why is not None else ""
                     self.say(f"  by {dname}, case {case}{quote}")
             self.trace = None
             raise _EndGame(winners)
@@ -290,7 +286,7 @@ class Machine:
 
     # ---- expressions ------------------------------------------------------------------------
 
-    def ev(self, e: ir.Expr, env: Env) -> Any:  # noqa: C901 - one dispatch on purpose
+    def ev(self, e: ir.Expr, env: Env) -> Any:
         if isinstance(e, ir.Const):
             return e.value
         if isinstance(e, ir.Local):
@@ -304,7 +300,7 @@ class Machine:
             idx = self.ev(e.index, env) if e.index is not None else None
             return frozenset(self.contents[(e.zone, idx)])
         if isinstance(e, ir.AttrRef):
-            return self.rules.components[self.ev(e.obj, env)].attrs[e.attr]
+            return self.attr_values[self.ev(e.obj, env)][e.attr]
         if isinstance(e, ir.CallDef):
             return self.call(e.name, [self.ev(a, env) for a in e.args], e.span)
         if isinstance(e, ir.Builtin):
@@ -475,6 +471,32 @@ class Machine:
             if not ok:
                 out.append(inv.name)
         return out
+
+
+def resolve_params(rules: ir.Ruleset, params: dict[str, Any] | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Parameter values, and every component's attributes with unspecified columns filled in.
+
+    ``params`` maps a parameter name to its value, and ``"Kind.attr"`` (an unspecified column) to
+    one value for every component of the kind or a dict from component id to value; what it does
+    not give takes the ruleset's default."""
+    values = {name: p.value for name, p in rules.params.items()}
+    attrs = [dict(c.attrs) for c in rules.components]
+    for name, value in (params or {}).items():
+        if name in values:
+            values[name] = value
+            continue
+        kind, _, attr = name.partition(".")
+        k = rules.kinds.get(kind)
+        prov = k.provenance.get(attr) if k is not None else None
+        if prov is None or prov.kind != "unspecified":
+            raise ValueError(f"no parameter named '{name}'")
+        for c in rules.components_of(kind):
+            if isinstance(value, dict):
+                if c.cid in value:
+                    attrs[c.cid][attr] = value[c.cid]
+            else:
+                attrs[c.cid][attr] = value
+    return values, attrs
 
 
 def ir_set_of_players() -> Type:

@@ -242,4 +242,4 @@ def information_state(game: Game, history: list[int | tuple[int, ...]], player: 
     return "\n".join(entries)
 
 
-__all__ = ["CHANCE", "SIMULTANEOUS", "TERMINAL", "Game", "State", "RuleError", "replay", "TPlayer"]
+__all__ = ["CHANCE", "SIMULTANEOUS", "TERMINAL", "Game", "RuleError", "State", "TPlayer", "replay"]
