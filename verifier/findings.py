@@ -1,0 +1,86 @@
+"""What verification produces: findings, each with a witness, a proof or an honest "unknown".
+
+This module is the contract between the verifier and its readers (the command line's text, JSON
+and SARIF output, and the reports); it has no solver code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from rulecheck.dsl.source import Span
+
+#: The kinds of finding (brief, section 4), in the order reports list them.
+KINDS = (
+    "ambiguity",
+    "incompleteness",
+    "conflict",
+    "non-termination",
+    "exhaustion",
+    "dead-rule",
+    "sensitivity",
+    "translation",
+    "edition-difference",
+    "invariant",
+)
+
+#: witness: a concrete game shows it; proven: no such game exists within the stated bound;
+#: unknown: the solver ran out of time (never shown as proven); static: found by reading the text.
+STATUSES = ("witness", "proven", "unknown", "static")
+
+SEVERITIES = ("error", "warning", "note")
+
+
+@dataclass
+class Quote:
+    text: str
+    lang: str | None = None  # None: the rulebook's language
+
+
+@dataclass
+class Play:
+    """One reading's version of a witness game."""
+
+    label: str  # e.g. "reading inverted (default)"
+    readings: dict[str, str]
+    actions: list[Any]  # int, or a list of ints for a simultaneous step: replayable in any engine
+    steps: list[str]  # the game told move by move
+    outcome: str  # e.g. "Player 2 wins" or "the rules stop: no case of 'winner' applies"
+    winners: list[int] | None = None
+    replayed: bool = False  # the generated engine reproduced this outcome
+
+
+@dataclass
+class Witness:
+    players: int
+    setup: list[str]  # the deal and anything else a table needs before the first move
+    plays: list[Play]
+    divergence: str  # what differs between the plays, in one sentence
+
+
+@dataclass
+class Finding:
+    kind: str
+    severity: str
+    status: str
+    subject: str  # the ambiguity, definition, statement or invariant concerned
+    title: str  # one line
+    message: str  # what it means, in plain words
+    span: Span
+    quotes: list[Quote] = field(default_factory=list)
+    witness: Witness | None = None
+    bound: str | None = None  # for proven findings: what the proof covers
+    seconds: float = 0.0  # solver time (excluded from the byte-stable outputs)
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        assert self.kind in KINDS, self.kind
+        assert self.status in STATUSES, self.status
+        assert self.severity in SEVERITIES, self.severity
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["span"] = {"line": self.span.line, "col": self.span.col, "end_line": self.span.end_line, "end_col": self.span.end_col}
+        d.pop("seconds")
+        return d
