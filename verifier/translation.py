@@ -104,25 +104,28 @@ _EN_SUFFIX_RE = re.compile(
 )
 # Words between the number and "or more" that make it something else ("5 more or less": about 5).
 _EN_MID_STOP = {"more", "less", "fewer", "than", "or", "and", "not", "no", "times"}
-# "turn over 2 cards", "put it under 3 tokens": over/under after these words is a place or a
-# phrasal verb, not "more than" / "less than".
-_EN_SPATIAL = {
+# "turn over 2 cards", "hand over 2 chips": over/under right after these words is a phrasal verb,
+# not "more than" / "less than".
+_EN_PHRASAL = {
     "turn", "turns", "turned", "turning", "flip", "flips", "flipped", "flipping", "hand", "hands", "handed",
     "handing", "pass", "passes", "passed", "passing", "take", "takes", "took", "taken", "taking", "give",
     "gives", "gave", "given", "giving", "carry", "carries", "carried", "carrying", "roll", "rolls", "rolled",
-    "rolling", "move", "moves", "moved", "moving", "put", "puts", "putting", "place", "places", "placed",
-    "placing", "lay", "lays", "laid", "laying", "lie", "lies", "lying", "slide", "slides", "slid", "sliding",
-    "tuck", "tucks", "tucked", "tucking", "hide", "hides", "hid", "hidden", "hiding", "stack", "stacks",
-    "stacked", "stacking", "go", "goes", "went", "gone", "going", "come", "comes", "came", "coming", "spread",
-    "spreads", "start", "starts", "started", "fall", "falls", "fell", "fallen", "jump", "jumps", "jumped",
-    "jumping", "leap", "leaps", "leapt", "fly", "flies", "flew", "it", "them", "one", "ones", "from", "all",
-    "left", "is", "are", "was", "were",
+    "rolling", "start", "starts", "started", "it", "them", "from", "left",
+}
+# "place the token under 3 cards": after these verbs, a few words back, over/under is a place.
+_EN_PLACE = {
+    "put", "puts", "putting", "place", "places", "placed", "placing", "lay", "lays", "laid", "laying", "lie",
+    "lies", "lying", "slide", "slides", "slid", "sliding", "tuck", "tucks", "tucked", "tucking", "hide", "hides",
+    "hid", "hidden", "hiding", "stack", "stacks", "stacked", "stacking", "move", "moves", "moved", "moving",
+    "go", "goes", "went", "gone", "going", "come", "comes", "came", "coming", "spread", "spreads", "fall",
+    "falls", "fell", "fallen", "jump", "jumps", "jumped", "jumping", "leap", "leaps", "leapt", "fly", "flies",
+    "flew",
 }
 # "over 3 rounds" is a duration ("during"), not "more than 3 rounds".
 _EN_DURATION = re.compile(r"\s+(?:turns?|rounds?|minutes?|hours?|seconds?|games?|years?|days?|weeks?|moves?|tricks?)\b", re.I)
 # "just 2 more cards" means "only 2 more", not "exactly 2".
 _EN_JUST_STOP = re.compile(r"\s+(?:more|less|fewer|extra|additional|other|others|times)\b", re.I)
-_WORD_BEFORE = re.compile(r"([A-Za-z']+)\s*$")
+_CLAUSE_BEFORE = re.compile(r"[^.;:!?,()\n]*$")
 
 
 def _en_op(word: str, table: list[tuple[str, str]]) -> str:
@@ -143,10 +146,10 @@ def read_english(text: str) -> list[Phrase]:
             continue
         word = re.sub(r"\s+", " ", m.group("w").lower())
         op = _en_op(word, _EN_PREFIX)
-        before = _WORD_BEFORE.search(text, 0, m.start())
-        prev = before.group(1).lower() if before else ""
-        if word in ("over", "under") and (prev in _EN_SPATIAL or (m.group("neg") is None and prev in ("no", "not"))):
-            continue
+        clause = _CLAUSE_BEFORE.search(text, 0, m.start())
+        recent = re.findall(r"[a-z']+", clause.group(0).lower())[-4:] if clause else []
+        if word in ("over", "under") and ((recent and recent[-1] in _EN_PHRASAL) or any(w in _EN_PLACE for w in recent)):
+            continue  # "place the token under 3 cards": the verb may stand a few words before
         if word == "over" and _EN_DURATION.match(text, m.end()):
             continue
         if word == "just" and _EN_JUST_STOP.match(text, m.end()):
@@ -355,6 +358,9 @@ class FormalClaim:
     shown: str
     lo: int | None  # the range of the compared expression's type
     hi: int | None
+    #: False for a comparison inside a definition that cites its own quote: it may show that the
+    #: quote agrees, but a near miss there is that definition's business, not this quote's.
+    direct: bool = True
 
 
 # ---- which IR each source annotates --------------------------------------------------------------
@@ -463,7 +469,11 @@ def _const(x: ir.Expr, given: dict[str, ir.ParamInfo], env: Env) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
-def _claims_of(e: ir.Expr, given: dict[str, ir.ParamInfo], env: Env) -> list[FormalClaim]:
+def _bound(x: ir.Expr, env: Env) -> bool:
+    return isinstance(x, ir.Local) and x.name in env
+
+
+def _claims_of(e: ir.Expr, given: dict[str, ir.ParamInfo], env: Env, direct: bool) -> list[FormalClaim]:
     if not isinstance(e, ir.BinOp):
         return []
     if e.op in _FLIP:
@@ -476,16 +486,19 @@ def _claims_of(e: ir.Expr, given: dict[str, ir.ParamInfo], env: Env) -> list[For
             return []
         t = other.type
         assert isinstance(t, TInt)
-        return [FormalClaim(op, n, e.span, f"{op} {n}", t.lo, t.hi)]
+        # A constant passed by this rule (passes(score[p], 50)) is this rule's number.
+        d = direct or _bound(e.left, env) or _bound(e.right, env)
+        return [FormalClaim(op, n, e.span, f"{op} {n}", t.lo, t.hi, d)]
     if e.op == "in" and isinstance(e.right, ir.IntRange) and isinstance(e.left.type, TInt) and _const(e.left, given, env) is None:
         lo, hi = _const(e.right.lo, given, env), _const(e.right.hi, given, env)
         if lo is None or hi is None:
             return []
         t = e.left.type
         shown = f"in {lo}..{hi}"
+        d = direct or _bound(e.right.lo, env) or _bound(e.right.hi, env)
         if lo == hi:
-            return [FormalClaim("==", lo, e.span, shown, t.lo, t.hi)]
-        return [FormalClaim(">=", lo, e.span, shown, t.lo, t.hi), FormalClaim("<=", hi, e.span, shown, t.lo, t.hi)]
+            return [FormalClaim("==", lo, e.span, shown, t.lo, t.hi, d)]
+        return [FormalClaim(">=", lo, e.span, shown, t.lo, t.hi, d), FormalClaim("<=", hi, e.span, shown, t.lo, t.hi, d)]
     return []
 
 
@@ -507,19 +520,19 @@ def formal_claims(rules: ir.Ruleset, site: Site) -> list[FormalClaim]:
             for d in r.defs.values():
                 versions.setdefault(d.name, []).append(d)
     out: list[FormalClaim] = []
-    visited: set[tuple[int, tuple[tuple[str, int], ...]]] = set()
-    stack: list[tuple[object, Env]] = [(r, {}) for r in site.roots]
+    visited: set[tuple[int, tuple[tuple[str, int], ...], bool]] = set()
+    stack: list[tuple[object, Env, bool]] = [(r, {}, True) for r in site.roots]
     while stack:
-        n, env = stack.pop()
+        n, env, direct = stack.pop()
         if isinstance(n, list):
-            stack.extend((x, env) for x in n)
+            stack.extend((x, env, direct) for x in n)
         elif isinstance(n, ir.Stmt):
             if site.whole:
-                stack.extend((v, env) for v in vars(n).values() if isinstance(v, (ir.Expr, list)))
+                stack.extend((v, env, direct) for v in vars(n).values() if isinstance(v, (ir.Expr, list)))
             elif n.source is None:
-                stack.extend((v, env) for v in _stmt_roots(n))
+                stack.extend((v, env, direct) for v in _stmt_roots(n))
         elif isinstance(n, ir.Expr):
-            out += _claims_of(n, given, env)
+            out += _claims_of(n, given, env, direct)
             if isinstance(n, ir.CallDef):
                 for d in versions.get(n.name, []):
                     bound: Env = {}
@@ -527,16 +540,25 @@ def formal_claims(rules: ir.Ruleset, site: Site) -> list[FormalClaim]:
                         k = _const(arg, given, env)
                         if k is not None:
                             bound[name] = k
-                    key = (id(d), tuple(sorted(bound.items())))
+                    key = (id(d), tuple(sorted(bound.items())), direct)
                     if key not in visited and len(visited) < MAX_CALLS:
                         visited.add(key)
-                        stack.extend((x, bound) for x in _def_roots(d, own_cases_only=False))
+                        own = direct and d.source is None
+                        stack += [(d.body, bound, own), (d.otherwise, bound, own)]
+                        for case in d.cases or []:
+                            mine = own and case.source is None
+                            stack += [(case.guard, bound, mine), (case.value, bound, mine)]
             if isinstance(n, ir.Agg):
                 inner = {k: v for k, v in env.items() if k != n.var}  # the generator's variable hides a parameter
-                stack += [(n.coll, env), (n.elem, inner), (n.filt, inner)]
+                stack += [(n.coll, env, direct), (n.elem, inner, direct), (n.filt, inner, direct)]
             else:
-                stack.extend((v, env) for v in vars(n).values() if isinstance(v, (ir.Expr, list)))
-    uniq = {(c.span.line, c.span.col, c.span.end_line, c.span.end_col, c.op, c.number): c for c in out}
+                stack.extend((v, env, direct) for v in vars(n).values() if isinstance(v, (ir.Expr, list)))
+    # The same comparison reached both ways counts as this rule's own.
+    uniq: dict[tuple[int, int, int, int, str, int], FormalClaim] = {}
+    for c in out:
+        key2 = (c.span.line, c.span.col, c.span.end_line, c.span.end_col, c.op, c.number)
+        if key2 not in uniq or (c.direct and not uniq[key2].direct):
+            uniq[key2] = c
     return [uniq[k] for k in sorted(uniq)]
 
 
@@ -612,7 +634,7 @@ def _check_site(rules: ir.Ruleset, site: Site) -> list[Finding]:
     for r in reads:
         if supported[r]:
             continue
-        if any(near_miss(r.claim, (f.op, f.number)) for f in formal):
+        if any(f.direct and near_miss(r.claim, (f.op, f.number)) for f in formal):
             odd.add(r)
             continue
         # Another language edition of the same rule words the same threshold the other way.
@@ -639,7 +661,7 @@ def _check_site(rules: ir.Ruleset, site: Site) -> list[Finding]:
             if isinstance(a, _Read) and isinstance(b, _Read):
                 linked = same_line(a.claim, b.claim) or near_miss(a.claim, b.claim) or near_miss(b.claim, a.claim)
             elif isinstance(a, _Read) and isinstance(b, FormalClaim):
-                linked = _agrees(a, b) or near_miss(a.claim, (b.op, b.number))
+                linked = _agrees(a, b) or (b.direct and near_miss(a.claim, (b.op, b.number)))
             else:
                 linked = False
             if linked:
