@@ -415,3 +415,22 @@ def test_other_rulebooks(name: str, golden) -> None:  # type: ignore[no-untyped-
     book = seed_text(name)
     lines = [f"{n}: {p.lang} {p.op} {p.number} {p.text!r}" for n, line in enumerate(book.splitlines(), 1) for p in read_phrases(line)]
     golden(HERE / "seeds" / (Path(name).stem + ".phrases.txt"), "\n".join(lines) + "\n")
+
+
+def _variant(name: str, old: str, new: str) -> ir.Ruleset:
+    text = (HERE / name).read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    loaded = load_text(text.replace(old, new), name)
+    assert loaded.ok and loaded.rules is not None
+    return loaded.rules
+
+
+def test_a_constant_passed_to_a_definition_is_the_rules_number() -> None:
+    # passes(score[p], 100) with passes = points >= limit reads as score >= 100 against "more than 100".
+    rules = _variant("end_condition.rules", "= points > limit", "= points >= limit")
+    assert [(f.subject, f.details["formal"][0]["shown"]) for f in check_translations(rules)] == [("game_over, case long_game", ">= 100")]
+
+
+def test_a_different_number_is_not_a_slip() -> None:
+    rules = _variant("formal_slip.rules", "score[p] >= 50", "score[p] >= 52")
+    assert [f.subject for f in check_translations(rules)] == ["achieved"]

@@ -699,9 +699,8 @@ def _finding(site: Site, rs: list[_Read], fs: list[FormalClaim], supported: dict
         # No comparison of the formal rule with this number: the editions disagree with each other.
         first = [r for r in rs if same_line(r.claim, others[0].claim)]
         rest = [r for r in rs if r not in first]
+        # ``rest`` is never empty: a phrase is only odd here for a near miss in another edition.
         text = f"{_cap(_and([_describe(r, quotes) for r in first]))}, but {_and([_describe(r, quotes) for r in rest])}."
-        if not rest:  # pragma: no cover - a group is only reported with two readings of a line
-            text = f"{_cap(_and([_describe(r, quotes) for r in first]))}."
     text += " Check which the game means and correct the other."
 
     def short(r: _Read) -> str:
