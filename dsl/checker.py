@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import product
 
 from . import ast, ir
 from .diagnostics import Diagnostics, did_you_mean
 from .parser import parse_expr_text
-from .source import SourceFile, Span
+from .source import NOWHERE, SourceFile, Span
 from .types import (
     ANY,
     BOOL,
@@ -38,6 +38,15 @@ from .types import (
 )
 
 AMBIGUITY_KINDS = ("ambiguity", "gap", "contradiction", "translation")
+
+#: How the one-argument builtins are called, for hints.
+BUILTIN_USE = {
+    "next": "next(p) is the player after p in turn order",
+    "prev": "prev(p) is the player before p in turn order",
+    "seat": "seat(p) is the seat number of p, from 1",
+    "player": "player(n) is the player in seat n, from 1",
+    "abs": "abs(x) is the absolute value of a number",
+}
 MAX_PLAYERS = 16
 
 
@@ -125,6 +134,7 @@ class Checker:
         if isinstance(t, ast.TRange):
             if t.lo > t.hi:
                 self.d.error("E0405", f"the range {t.lo}..{t.hi} is empty", t.span, hint="write the smaller bound first")
+                return ERROR  # no value fits; checking uses of it would only repeat the error
             return ir_range(t.lo, t.hi)
         if isinstance(t, ast.TText):
             return TEXT
@@ -133,7 +143,7 @@ class Checker:
         if isinstance(t, ast.TSet):
             elem = self.resolve_type(t.elem)
             if isinstance(elem, (TSet, TText)):
-                self.d.error("E0301", f"a set cannot hold {elem.show()} values", t.span, hint="sets hold players, components, enum values, numbers or booleans")
+                self.d.error("E0301", f"a set cannot hold {tshow(elem)} values", t.span, hint="sets hold players, components, enum values, numbers or booleans")
                 return ERROR
             return TSet(elem)
         if isinstance(t, ast.TNamed):
@@ -157,7 +167,7 @@ class Checker:
             return typ
         if isinstance(typ, TInt) and typ.lo is not None:
             return typ
-        self.d.error("E0303", f"cannot index by {typ.show()}", t.span, hint="index by player, a card or piece type, an enum or a range such as 1..5")
+        self.d.error("E0303", f"cannot index by {tshow(typ)}", t.span, hint="index by player, a card or piece type, an enum or a range such as 1..5")
         return ERROR
 
     # ---- entry ------------------------------------------------------------------------------
@@ -166,20 +176,20 @@ class Checker:
         items = tree.items
         if not items:
             self.d.error(
-                "E0005", "the file declares nothing", Span.point(1, 1),
+                "E0005", "the file declares nothing", NOWHERE,
                 hint='a ruleset starts with: game "Title" { players 2..4 }',
             )
             return None
         games = [i for i in items if isinstance(i, ast.Game)]
         flows = [i for i in items if isinstance(i, ast.FlowDecl)]
         if not games:
-            self.d.error("E0401", "no game declaration", Span.point(1, 1), hint='add: game "Title" { players 2..4 }')
+            self.d.error("E0401", "no game declaration", NOWHERE, hint='add: game "Title" { players 2..4 }')
         for g in games[1:]:
             self.d.error("E0401", "a second game declaration", g.span, hint=f"the first is at line {games[0].span.line}")
         if games:
             self.game = self.check_game(games[0])
         if not flows:
-            self.d.error("E0403", "no flow: the game never starts", Span.point(1, 1), hint="add: flow { ... } with the steps of the game")
+            self.d.error("E0403", "no flow: the game never starts", NOWHERE, hint="add: flow { … } with the steps of the game")
         for f in flows[1:]:
             self.d.error("E0403", "a second flow", f.span, hint=f"the first is at line {flows[0].span.line}")
 
@@ -228,7 +238,8 @@ class Checker:
             if k.name not in seen_tables:
                 self.d.warning("W0601", f"{k.word} type '{k.name}' has no table, so the game has no such components", k.span, hint=f"add: table {k.name} in <zone> {{ ... }}")
         for i in items:
-            if isinstance(i, ast.VarDecl) and i.name in self.vars:
+            # a second declaration of the same name was refused; its value is not checked against the first
+            if isinstance(i, ast.VarDecl) and i.name in self.vars and self.vars[i.name].span == i.span:
                 self.check_var_init(i)
 
         defs: dict[str, ir.Definition] = {}
@@ -248,7 +259,7 @@ class Checker:
                 amb = self.check_ambiguity(a, amb_names)
                 if amb is not None:
                     ambiguities[a.name] = amb
-        self.check_varies(defs, procs, ambiguities)
+        self.check_varies(defs, procs, ambiguities, amb_names)
         invariants: list[ir.Invariant] = []
         inv_names: dict[str, Span] = {}
         for i in items:
@@ -298,7 +309,7 @@ class Checker:
             self.d.error("E0401", "the game declaration does not say how many play", g.span, hint="add: players 2..4")
             lo, hi = 2, 2
         elif not (1 <= lo <= hi <= MAX_PLAYERS):
-            self.d.error("E0405", f"players {lo}..{hi} is not a range of player counts from 1 to {MAX_PLAYERS}", g.players_span or g.span)
+            self.d.error("E0405", f"players {lo}..{hi} is not a range of player counts from 1 to {MAX_PLAYERS}", g.players_span or g.span, hint="write the fewest and the most players, e.g. players 2..4 (at most 16)")
             lo, hi = max(1, min(lo, MAX_PLAYERS)), max(1, min(hi, MAX_PLAYERS))
             lo, hi = min(lo, hi), max(lo, hi)
         return ir.GameInfo(
@@ -312,7 +323,7 @@ class Checker:
         labels: list[str] = []
         for v in e.values:
             if v.name in names:
-                self.d.error("E0202", f"enum '{e.name}' lists '{v.name}' twice", v.span)
+                self.d.error("E0202", f"enum '{e.name}' lists '{v.name}' twice", v.span, hint=f"remove the second '{v.name}'")
                 continue
             names.append(v.name)
             labels.append(v.label or v.name)
@@ -337,11 +348,11 @@ class Checker:
             return
         for a in k.attrs:
             if a.name in kind.attrs:
-                self.d.error("E0202", f"attribute '{a.name}' is declared twice in '{k.name}'", a.span)
+                self.d.error("E0202", f"attribute '{a.name}' is declared twice in '{k.name}'", a.span, hint="remove one of them, or rename it")
                 continue
             t = self.resolve_type(a.type)
             if isinstance(t, TComp) or isinstance(t, TPlayer) or (isinstance(t, TSet) and isinstance(t.elem, (TComp, TPlayer))):
-                self.d.error("E0301", f"attribute '{a.name}' cannot be of type {t.show()}", a.type.span, hint="attributes are numbers, booleans, texts, enum values or sets of enum values")
+                self.d.error("E0301", f"attribute '{a.name}' cannot be of type {tshow(t)}", a.type.span, hint="attributes are numbers, booleans, texts, enum values or sets of enum values")
                 t = ERROR
             kind.attrs[a.name] = t
             kind.attr_sources[a.name] = _src(a.source)
@@ -372,7 +383,7 @@ class Checker:
             return
         t = self.resolve_type(p.type)
         if not isinstance(t, (TBool, TInt, TEnum, TError)):
-            self.d.error("E0301", f"parameter '{p.name}' must be a boolean, a number or an enum value, not {t.show()}", p.type.span)
+            self.d.error("E0301", f"parameter '{p.name}' must be a boolean, a number or an enum value, not {tshow(t)}", p.type.span, hint="declare it as bool, int, a range such as 1..5, or an enum")
             t = ERROR
         if isinstance(t, TInt) and t.lo is None and p.provenance == "unspecified":
             self.d.error("E0405", f"unspecified parameter '{p.name}' needs a domain", p.type.span, hint="give its type as a range, e.g. 0..30")
@@ -386,9 +397,9 @@ class Checker:
         index = self.resolve_index_type(v.index)
         t = self.resolve_type(v.type)
         if isinstance(t, TComp):
-            self.d.error("E0301", f"variable '{v.name}' cannot hold a single {t.show()}", v.type.span, hint=f"use a zone, or a variable of type set of {t.show()}")
+            self.d.error("E0301", f"variable '{v.name}' cannot hold a single {tshow(t)}", v.type.span, hint=f"use a zone, or a variable of type set of {tshow(t)}")
         if v.visibility == "owner" and not isinstance(index, TPlayer):
-            self.d.error("E0405", f"variable '{v.name}' is visible to its owner, but it is not indexed by player", v.span)
+            self.d.error("E0405", f"variable '{v.name}' is visible to its owner, but it is not indexed by player", v.span, hint=f"declare it as var {v.name}[player]: … owner")
         if v.score and not (isinstance(index, TPlayer) and isinstance(t, TInt)):
             self.d.error("E0405", f"score variable '{v.name}' must be a number per player", v.span, hint=f"declare it as var {v.name}[player]: int = 0 score")
         self.vars[v.name] = ir.VarInfo(v.name, index, t, False, v.score, v.visibility, v.desc, _src(v.source), v.span)
@@ -409,7 +420,7 @@ class Checker:
             return False
         if isinstance(t, TInt) and isinstance(value, int) and not isinstance(value, bool):
             if (t.lo is not None and value < t.lo) or (t.hi is not None and value > t.hi):
-                self.d.error("E0304", f"{what} is {value}, outside {t.show()}", e.span)
+                self.d.error("E0304", f"{what} is {value}, outside {tshow(t)}", e.span, hint=f"use a value within {tshow(t)}, or widen the type")
         return value
 
     def signature(self, formals: list[ast.Formal], ret: ast.TypeExpr | None) -> tuple[list[tuple[str, Type]], Type]:
@@ -417,11 +428,11 @@ class Checker:
         seen: set[str] = set()
         for f in formals:
             if f.name in seen:
-                self.d.error("E0202", f"parameter '{f.name}' is declared twice", f.span)
+                self.d.error("E0202", f"parameter '{f.name}' is declared twice", f.span, hint="give each parameter its own name")
             seen.add(f.name)
             t = self.resolve_type(f.type)
             if isinstance(t, TMap):
-                self.d.error("E0301", "a parameter cannot be a per-player choice", f.span)
+                self.d.error("E0301", "a parameter cannot be a per-player choice", f.span, hint="pass one player's choice instead, e.g. f(choice[p])")
             out.append((f.name, t))
         return out, (self.resolve_type(ret) if ret is not None else BOOL)
 
@@ -442,7 +453,7 @@ class Checker:
             else:
                 self.used.add(("zone", z.name))
                 if z.index is not None:
-                    self.d.error("E0402", f"components cannot start in '{t.start}': it is one zone per {z.index.show()}", t.start_span or t.span, hint="start them in a single zone such as the deck or the box")
+                    self.d.error("E0402", f"components cannot start in '{t.start}': it is one zone per {tshow(z.index)}", t.start_span or t.span, hint="start them in a single zone such as the deck or the box")
                 if t.kind not in z.kinds:
                     self.d.error("E0402", f"zone '{t.start}' does not hold {t.kind}", t.start_span or t.span, hint=f"add {t.kind} to the zone's declaration")
             kind.start_zone = t.start
@@ -458,11 +469,11 @@ class Checker:
             if name not in kind.attrs:
                 self.d.error("E0205", f"'{t.kind}' has no attribute '{name}'", cell.span, hint=did_you_mean(name, kind.attrs))
             elif name in cols:
-                self.d.error("E0202", f"column '{name}' appears twice", cell.span)
+                self.d.error("E0202", f"column '{name}' appears twice", cell.span, hint="remove the second column")
             cols.append(name)
         for a in kind.attrs:
             if a not in cols:
-                self.d.error("E0402", f"the table of '{t.kind}' has no column '{a}'", header[0].span.to(header[-1].span))
+                self.d.error("E0402", f"the table of '{t.kind}' has no column '{a}'", header[0].span.to(header[-1].span), hint=f"add a column '{a}' to the header and a value to every row")
         # provenance of every column
         for clause in t.clauses:
             for name, span in clause.columns:
@@ -470,7 +481,7 @@ class Checker:
                     self.d.error("E0205", f"'{t.kind}' has no attribute '{name}'", span, hint=did_you_mean(name, kind.attrs))
                     continue
                 if name in kind.provenance:
-                    self.d.error("E0202", f"column '{name}' is given a provenance twice", span)
+                    self.d.error("E0202", f"column '{name}' is given a provenance twice", span, hint="name each column in exactly one of given, assumed and unspecified")
                     continue
                 default = None
                 if clause.provenance == "unspecified" and clause.default is not None:
@@ -487,12 +498,15 @@ class Checker:
             pass
         for row, rspan in zip(t.rows[1:], t.row_spans[1:]):
             if len(row) != len(header):
-                self.d.error("E0402", f"this row has {len(row)} cells; the header has {len(header)}", rspan)
+                self.d.error(
+                    "E0402", f"this row has {len(row)} cell{'s' if len(row) != 1 else ''}; the header has {len(header)}", rspan,
+                    hint="give every column a value, or write '?' in unspecified columns",
+                )
                 continue
             choices: list[list[ir.Value]] = []
             for col, cell in zip(cols, row):
                 at = kind.attrs.get(col)
-                if at is None:
+                if at is None or isinstance(at, TError):  # the column or its type already has an error
                     choices.append([0])
                     continue
                 prov = kind.provenance.get(col)
@@ -509,7 +523,7 @@ class Checker:
                     continue
                 if cell.kind == "range":
                     if not isinstance(at, TInt):
-                        self.d.error("E0301", f"a range of rows needs a number column; '{col}' is {at.show()}", cell.span)
+                        self.d.error("E0301", f"a range of rows needs a number column; '{col}' is {tshow(at)}", cell.span, hint="a..b makes one row per number; write one value in this column, or * for one row per enum value")
                         choices.append([0])
                     else:
                         assert isinstance(cell.value, int) and cell.hi is not None
@@ -518,7 +532,7 @@ class Checker:
                     continue
                 if cell.kind == "all":
                     if not isinstance(at, TEnum):
-                        self.d.error("E0301", f"'*' stands for every value of an enum; '{col}' is {at.show()}", cell.span)
+                        self.d.error("E0301", f"'*' stands for every value of an enum; '{col}' is {tshow(at)}", cell.span, hint="'*' makes one row per value of an enum; write one value in this column")
                         choices.append([0])
                     else:
                         choices.append(list(range(len(self.enums[at.name].values))))
@@ -534,7 +548,7 @@ class Checker:
     def check_in_range(self, values: list[int], t: TInt, span: Span, col: str) -> None:
         for v in values:
             if (t.lo is not None and v < t.lo) or (t.hi is not None and v > t.hi):
-                self.d.error("E0304", f"{v} is outside {t.show()}, the type of '{col}'", span)
+                self.d.error("E0304", f"{v} is outside {tshow(t)}, the type of '{col}'", span, hint=f"use a value within {tshow(t)}, or widen the type of '{col}'")
                 return
 
     def cell_value(self, cell: ast.Cell, t: Type, kind: str, col: str) -> ir.Value:
@@ -542,19 +556,19 @@ class Checker:
             return 0
         if isinstance(t, TInt):
             if cell.kind != "int":
-                self.d.error("E0301", f"'{col}' is a number; this cell is not", cell.span)
+                self.d.error("E0301", f"'{col}' is a number; this cell is not", cell.span, hint="write a whole number such as 3, or a range such as 1..5 for one row per number")
                 return 0
             assert isinstance(cell.value, int)
             self.check_in_range([cell.value], t, cell.span, col)
             return cell.value
         if isinstance(t, TBool):
             if cell.kind != "bool":
-                self.d.error("E0301", f"'{col}' is true or false; this cell is not", cell.span)
+                self.d.error("E0301", f"'{col}' is true or false; this cell is not", cell.span, hint="write true or false")
                 return False
             return bool(cell.value)
         if isinstance(t, TText):
             if cell.kind != "str":
-                self.d.error("E0301", f"'{col}' is a text in double quotes; this cell is not", cell.span)
+                self.d.error("E0301", f"'{col}' is a text in double quotes; this cell is not", cell.span, hint="write it in double quotes: \"…\"")
                 return ""
             return str(cell.value)
         if isinstance(t, TEnum):
@@ -564,10 +578,10 @@ class Checker:
             return self.enum_index(t.name, str(cell.value), cell.span)
         if isinstance(t, TSet):
             if cell.kind != "set":
-                self.d.error("E0301", f"'{col}' is a set: write {{a, b}} or {{}}", cell.span)
+                self.d.error("E0301", f"'{col}' is a set: write {{a, b}} or {{}}", cell.span, hint="write {a, b}, or {} for none")
                 return frozenset()
             return frozenset(self.cell_value(c, t.elem, kind, col) for c in cell.items)  # type: ignore[misc]
-        self.d.error("E0301", f"cells of type {t.show()} are not supported", cell.span)
+        self.d.error("E0301", f"cells of type {tshow(t)} are not supported", cell.span, hint="attributes are numbers, booleans, texts, enum values or sets of enum values")
         return 0
 
     def enum_index(self, enum: str, name: str, span: Span) -> int:
@@ -586,7 +600,7 @@ class Checker:
 
         def sub(m: re.Match[str]) -> str:
             a = m.group(1)
-            if a not in comp.attrs:
+            if a not in comp.attrs or a not in kind.attrs:  # an unknown column already has an error
                 return m.group(0)
             t = kind.attrs[a]
             if isinstance(t, TEnum):
@@ -618,14 +632,17 @@ class Checker:
             names: dict[str, Span] = {}
             for c in d.cases:
                 if c.name in names:
-                    self.d.error("E0202", f"case '{c.name}' appears twice in '{d.name}'", c.span)
+                    self.d.error("E0202", f"case '{c.name}' appears twice in '{d.name}'", c.span, hint="give each case its own name")
                 names[c.name] = c.span
             for c in d.cases:
                 for o, ospan in c.overrides:
                     if o not in names:
-                        self.d.error("E0201", f"'{d.name}' has no case '{o}' to override", ospan, hint=did_you_mean(o, names))
+                        self.d.error(
+                            "E0201", f"'{d.name}' has no case '{o}' to override", ospan,
+                            hint=did_you_mean(o, names) or _listing(f"cases of '{d.name}'", names),
+                        )
                     elif o == c.name:
-                        self.d.error("E0405", f"case '{c.name}' cannot override itself", ospan)
+                        self.d.error("E0405", f"case '{c.name}' cannot override itself", ospan, hint="name the cases this one takes precedence over")
                 guard = self.expect(c.guard, scope, BOOL, f"the condition of case '{c.name}'")
                 value = self.expect(c.value, scope, ret, f"the value of case '{c.name}'")
                 cases.append(ir.Case(c.name, guard, value, [o for o, _ in c.overrides], _src(c.source), c.span))
@@ -670,7 +687,7 @@ class Checker:
         seen: set[str] = set()
         for r in a.readings:
             if r.name in seen:
-                self.d.error("E0202", f"reading '{r.name}' appears twice in '{a.name}'", r.span)
+                self.d.error("E0202", f"reading '{r.name}' appears twice in '{a.name}'", r.span, hint="give each reading its own name")
                 continue
             seen.add(r.name)
             defs: dict[str, ir.Definition] = {}
@@ -680,38 +697,38 @@ class Checker:
                 if base is None:
                     self.d.error(
                         "E0502", f"reading '{r.name}' overrides '{d.name}', which is not a definition", d.name_span,
-                        hint=did_you_mean(d.name, self.def_decls) or "declare it at the top level first, e.g. define name(...) -> type varies by " + a.name,
+                        hint=did_you_mean(d.name, self.def_decls) or f"declare it at the top level first: define {d.name}(…) -> type varies by {a.name}",
                     )
                     continue
                 if d.varies is not None:
-                    self.d.error("E0405", "a reading gives a body, not 'varies by'", d.varies_span or d.span)
+                    self.d.error("E0405", "a reading gives a body, not 'varies by'", d.varies_span or d.span, hint="give the body this reading has, e.g. define name(…) -> type = …")
                     continue
                 over = self.check_define(d, (a.name, r.name))
                 bsig = self.def_sigs[d.name]
                 if [t for _, t in over.formals] != [t for _, t in bsig[0]] or over.ret != bsig[1]:
                     self.d.error(
                         "E0505", f"this '{d.name}' does not match the definition it replaces", d.name_span,
-                        hint=f"the definition at line {base.span.line} takes ({', '.join(t.show() for _, t in bsig[0])}) -> {bsig[1].show()}",
+                        hint=f"the definition at line {base.span.line} takes ({', '.join(tshow(t) for _, t in bsig[0])}) -> {tshow(bsig[1])}",
                     )
                 if d.name in defs:
-                    self.d.error("E0202", f"reading '{r.name}' defines '{d.name}' twice", d.name_span)
+                    self.d.error("E0202", f"reading '{r.name}' defines '{d.name}' twice", d.name_span, hint="remove one of them")
                 defs[d.name] = over
             for p in r.procs:
                 pbase = self.proc_decls.get(p.name)
                 if pbase is None:
                     self.d.error(
                         "E0502", f"reading '{r.name}' overrides '{p.name}', which is not a procedure", p.name_span,
-                        hint=did_you_mean(p.name, self.proc_decls) or "declare it at the top level first",
+                        hint=did_you_mean(p.name, self.proc_decls) or f"declare it at the top level first: procedure {p.name}(…) varies by {a.name}",
                     )
                     continue
                 if p.varies is not None:
-                    self.d.error("E0405", "a reading gives a body, not 'varies by'", p.varies_span or p.span)
+                    self.d.error("E0405", "a reading gives a body, not 'varies by'", p.varies_span or p.span, hint="give the body this reading has: procedure name(…) { … }")
                     continue
                 pover = self.check_proc(p, (a.name, r.name))
                 if [t for _, t in pover.formals] != [t for _, t in self.proc_sigs[p.name]]:
                     self.d.error(
                         "E0505", f"this '{p.name}' does not match the procedure it replaces", p.name_span,
-                        hint=f"the procedure at line {pbase.span.line} takes ({', '.join(t.show() for _, t in self.proc_sigs[p.name])})",
+                        hint=f"the procedure at line {pbase.span.line} takes ({', '.join(tshow(t) for _, t in self.proc_sigs[p.name])})",
                     )
                 procs[p.name] = pover
             readings.append(ir.Reading(r.name, r.is_default, r.desc, r.clarify, defs, procs, r.span))
@@ -719,7 +736,9 @@ class Checker:
             return None
         return ir.Ambiguity(a.name, kind, [s for s in (_src(s) for s in a.sources) if s], a.question, readings, a.span)
 
-    def check_varies(self, defs: dict[str, ir.Definition], procs: dict[str, ir.Procedure], ambs: dict[str, ir.Ambiguity]) -> None:
+    def check_varies(
+        self, defs: dict[str, ir.Definition], procs: dict[str, ir.Procedure], ambs: dict[str, ir.Ambiguity], declared: set[str],
+    ) -> None:
         overridden_by: dict[str, str] = {}
         for a in ambs.values():
             for name in a.varies:
@@ -739,7 +758,11 @@ class Checker:
             pd = self.proc_decls.get(decl_name)
             vspan = (dd.varies_span if dd else pd.varies_span if pd else None) or span
             if amb is None:
-                self.d.error("E0201", f"unknown ambiguity '{var_amb}'", vspan, hint=did_you_mean(var_amb or "", ambs))
+                if var_amb not in declared:  # a declared but broken ambiguity has its own errors
+                    self.d.error(
+                        "E0201", f"unknown ambiguity '{var_amb}'", vspan,
+                        hint=did_you_mean(var_amb or "", declared) or f"declare it: ambiguity {var_amb} {{ source \"…\" reading … }}",
+                    )
                 continue
             for r in amb.readings:
                 if decl_name not in r.defs and decl_name not in r.procs:
@@ -748,7 +771,7 @@ class Checker:
                         hint=f"the {where} '{decl_name}' varies by '{amb.name}', so every reading must give it",
                     )
             if overridden_by.get(decl_name) not in (None, amb.name):
-                self.d.error("E0405", f"'{decl_name}' varies by '{amb.name}' but is overridden by '{overridden_by[decl_name]}'", vspan)
+                self.d.error("E0405", f"'{decl_name}' varies by '{amb.name}' but is overridden by '{overridden_by[decl_name]}'", vspan, hint="only the ambiguity named after 'varies by' may give it readings")
 
     # ---- whole-ruleset checks ----------------------------------------------------------------
 
@@ -771,7 +794,8 @@ class Checker:
                     cycle = [*path[path.index(m):], m] if m in path else [n, m]
                     if m not in reported:
                         reported.add(m)
-                        span = defs[m].span if m in defs else procs[m].span if m in procs else Span.point(1, 1)
+                        decl = self.def_decls.get(m) or self.proc_decls.get(m)
+                        span = decl.name_span if decl is not None else Span.point(1, 1)
                         self.d.error("E0206", f"'{m}' calls itself: " + " -> ".join(cycle), span, hint="rules are evaluated without recursion; use a for each loop or an aggregate")
                 elif state.get(m) is None:
                     visit(m, [*path, m])
@@ -787,16 +811,16 @@ class Checker:
                 self.d.warning("W0601", f"definition '{name}' is never used", dd.span, hint="remove it, or use it in a rule")
         for name, pp in procs.items():
             if ("proc", name) not in self.used:
-                self.d.warning("W0601", f"procedure '{name}' is never called", pp.span)
+                self.d.warning("W0601", f"procedure '{name}' is never called", pp.span, hint="call it from the flow or from another procedure, or remove it")
         for name, v in self.vars.items():
             if ("var", name) not in self.used:
-                self.d.warning("W0601", f"variable '{name}' is never read", v.span)
+                self.d.warning("W0601", f"variable '{name}' is never read", v.span, hint="read it in a rule, or remove it")
         for name, p in self.params.items():
             if ("param", name) not in self.used:
-                self.d.warning("W0601", f"parameter '{name}' is never read", p.span)
+                self.d.warning("W0601", f"parameter '{name}' is never read", p.span, hint="read it in a rule, or remove it")
         for name, z in self.zones.items():
             if ("zone", name) not in self.used:
-                self.d.warning("W0601", f"zone '{name}' is never used", z.span)
+                self.d.warning("W0601", f"zone '{name}' is never used", z.span, hint="use it in a rule, or remove it")
         del ambs, invs
 
     def check_sources(self, defs: dict[str, ir.Definition], procs: dict[str, ir.Procedure]) -> None:
@@ -834,14 +858,14 @@ class Checker:
     def zone_ref(self, z: ast.ZoneRef, scope: Scope) -> tuple[str, ir.Expr | None, ir.ZoneInfo | None]:
         info = self.zones.get(z.name)
         if info is None:
-            self.d.error("E0201", f"unknown zone '{z.name}'", z.name_span, hint=did_you_mean(z.name, self.zones))
+            self.d.error("E0201", f"unknown zone '{z.name}'", z.name_span, hint=did_you_mean(z.name, self.zones) or _listing("zones", self.zones))
             return z.name, None, None
         self.used.add(("zone", z.name))
         index = None
         if info.index is None and z.index is not None:
-            self.d.error("E0303", f"zone '{z.name}' is a single zone; it takes no index", z.index.span)
+            self.d.error("E0303", f"zone '{z.name}' is a single zone; it takes no index", z.index.span, hint=f"write {z.name} without […]")
         elif info.index is not None and z.index is None:
-            self.d.error("E0303", f"zone '{z.name}' is one zone per {info.index.show()}; say which", z.name_span, hint=f"write {z.name}[…]")
+            self.d.error("E0303", f"zone '{z.name}' is one zone per {tshow(info.index)}; say which", z.name_span, hint=f"write {z.name}[…]")
         elif info.index is not None and z.index is not None:
             index = self.expect(z.index, scope, info.index, f"the index of '{z.name}'")
         return z.name, index, info
@@ -851,27 +875,33 @@ class Checker:
         if isinstance(s, ast.Let):
             value = self.expr(s.value, scope)
             if isinstance(value.type, TMap):
-                self.d.error("E0301", "a per-player choice cannot be copied; read it as name[p]", s.value.span)
+                self.d.error("E0301", "a per-player choice cannot be copied; read it as name[p]", s.value.span, hint="read one player's choice as name[p]")
             self.bind_local(scope, s.name, value.type, s.name_span, mutable=True)
             return ir.Let(s.span, src, s.name, value)
         if isinstance(s, ast.SetStmt):
             local = scope.lookup(s.name)
             if local is not None:
                 if not local.mutable:
-                    self.d.error("E0203", f"'{s.name}' cannot be changed: only names bound by let can", s.name_span)
+                    self.d.error(
+                        "E0203", f"'{s.name}' cannot be changed: only names bound by let can", s.name_span,
+                        hint=f"bind a new name instead, e.g. let {s.name}2 = …",
+                    )
                 if s.index is not None:
-                    self.d.error("E0303", f"'{s.name}' is a local value; it takes no index", s.index.span)
+                    self.d.error("E0303", f"'{s.name}' is a local value; it takes no index", s.index.span, hint=f"write {s.name} without […]")
                 value = self.expect(s.value, scope, local.type, f"the new value of '{s.name}'")
                 return ir.Assign(s.span, src, s.name, True, None, value, local.type)
             var = self.vars.get(s.name)
             if var is None:
-                self.d.error("E0201", f"unknown variable '{s.name}'", s.name_span, hint=did_you_mean(s.name, list(self.vars) + list(scope.all_names())))
+                self.d.error(
+                    "E0201", f"unknown variable '{s.name}'", s.name_span,
+                    hint=did_you_mean(s.name, list(self.vars) + list(scope.all_names())) or f"declare it: var {s.name}: type = value, or bind it first with let",
+                )
                 return None
             index = None
             if var.index is None and s.index is not None:
-                self.d.error("E0303", f"variable '{s.name}' takes no index", s.index.span)
+                self.d.error("E0303", f"variable '{s.name}' takes no index", s.index.span, hint=f"write set {s.name} = … without […]")
             elif var.index is not None and s.index is None:
-                self.d.error("E0303", f"variable '{s.name}' is one value per {var.index.show()}; say which", s.name_span, hint=f"write set {s.name}[…] = …")
+                self.d.error("E0303", f"variable '{s.name}' is one value per {tshow(var.index)}; say which", s.name_span, hint=f"write set {s.name}[…] = …")
             elif var.index is not None and s.index is not None:
                 index = self.expect(s.index, scope, var.index, f"the index of '{s.name}'")
             value = self.expect(s.value, scope, var.type, f"the new value of '{s.name}'")
@@ -888,7 +918,7 @@ class Checker:
             elif isinstance(what.type, TSet) and isinstance(what.type.elem, TAny):
                 kinds = set()
             elif not isinstance(what.type, TError):
-                self.d.error("E0301", f"only cards and pieces can be moved, not {what.type.show()}", s.what.span)
+                self.d.error("E0301", f"only cards and pieces can be moved, not {tshow(what.type)}", s.what.span, hint="move a card or piece, or a set of them, e.g. move c to pile")
             if zinfo is not None:
                 for k in kinds:
                     if k is not None and k not in zinfo.kinds:
@@ -901,11 +931,11 @@ class Checker:
             if sinfo is not None and dinfo is not None:
                 for k in sinfo.kinds:
                     if k not in dinfo.kinds:
-                        self.d.error("E0301", f"zone '{dname}' does not hold {k}, which '{sname}' can hold", s.dst.span)
+                        self.d.error("E0301", f"zone '{dname}' does not hold {k}, which '{sname}' can hold", s.dst.span, hint=f"add {k} to the declaration of zone '{dname}'")
             if s.bind is not None:
                 assert s.bind_span is not None
                 if s.count is not None and const_value(count, self.params) != 1:
-                    self.d.error("E0405", "'as' names one drawn card; draw one at a time to name each", s.bind_span)
+                    self.d.error("E0405", "'as' names one drawn card; draw one at a time to name each", s.bind_span, hint="write: draw from A to B as c, which draws one")
                 kind = sinfo.kinds[0] if sinfo is not None and len(sinfo.kinds) == 1 else None
                 self.bind_local(scope, s.bind, TComp(kind), s.bind_span)
             return ir.Draw(s.span, src, count, sname, sidx, dname, didx, s.bind)
@@ -913,7 +943,7 @@ class Checker:
             options = self.expr(s.options, scope)
             elem = self.set_elem(options, s.options.span, "the options of a choice")
             if not is_choosable(elem):
-                self.d.error("E0301", f"players cannot choose among {elem.show()} values", s.options.span, hint="choices are among cards, pieces, players, enum values, booleans or ranges of non-negative numbers")
+                self.d.error("E0301", f"players cannot choose among {tshow(elem)} values", s.options.span, hint="choices are among cards, pieces, players, enum values, booleans or ranges of non-negative numbers")
             chooser = self.expect(s.chooser, scope, PLAYER, "who chooses")
             self.bind_local(scope, s.name, elem, s.name_span)
             return ir.Choose(s.span, src, s.name, options, chooser, s.label or s.name, s.secret, elem)
@@ -924,7 +954,7 @@ class Checker:
             options = self.expr(s.options, inner)
             elem = self.set_elem(options, s.options.span, "the options of a choice")
             if not is_choosable(elem):
-                self.d.error("E0301", f"players cannot choose among {elem.show()} values", s.options.span)
+                self.d.error("E0301", f"players cannot choose among {tshow(elem)} values", s.options.span, hint="choices are among cards, pieces, players, enum values, booleans or ranges of non-negative numbers")
             self.bind_local(scope, s.name, TMap(elem), s.name_span)
             return ir.ChooseEach(s.span, src, s.name, s.pvar, players, options, s.label or s.name, s.secret, elem)
         if isinstance(s, ast.If):
@@ -938,7 +968,7 @@ class Checker:
             start = None
             if s.start is not None:
                 if not isinstance(elem, (TPlayer, TError)):
-                    self.d.error("E0301", "'from' gives the first player of a turn order; this loop is not over players", s.start.span)
+                    self.d.error("E0301", "'from' gives the first player of a turn order; this loop is not over players", s.start.span, hint="remove 'from …', or loop over players")
                 start = self.expect(s.start, scope, PLAYER, "the first player")
             inner = Scope(scope)
             self.bind_local(inner, s.var, elem, s.var_span)
@@ -966,7 +996,10 @@ class Checker:
                 if s.name in self.def_decls:
                     self.d.error("E0203", f"'{s.name}' is a definition: it gives a value and cannot be a step", s.name_span, hint="use it inside an expression, e.g. let x = " + s.name + "(…)")
                 else:
-                    self.d.error("E0201", f"unknown procedure '{s.name}'", s.name_span, hint=did_you_mean(s.name, self.proc_sigs))
+                    self.d.error(
+                        "E0201", f"unknown procedure '{s.name}'", s.name_span,
+                        hint=did_you_mean(s.name, self.proc_sigs) or f"declare it: procedure {s.name}(…) {{ … }}",
+                    )
                 for a in s.args:
                     self.expr(a, scope)
                 return None
@@ -980,7 +1013,7 @@ class Checker:
         v = const_value(value, self.params)
         if isinstance(t, TInt) and isinstance(v, int) and not isinstance(v, bool):
             if (t.lo is not None and v < t.lo) or (t.hi is not None and v > t.hi):
-                self.d.error("E0304", f"{v} is outside {t.show()}, the type of '{name}'", span)
+                self.d.error("E0304", f"{v} is outside {tshow(t)}, the type of '{name}'", span, hint=f"use a value within {tshow(t)}, or widen the type of '{name}'")
 
     def interpolate(self, s: ast.Say, scope: Scope) -> list[str | ir.Expr]:
         """Split a say text into literal parts and ``{expression}`` parts."""
@@ -1046,7 +1079,7 @@ class Checker:
         if len(args) != len(formals):
             self.d.error(
                 "E0204", f"{what} '{name}' takes {len(formals)} argument{'s' if len(formals) != 1 else ''}, not {len(args)}", span,
-                hint=f"{name}({', '.join(f'{n}: {t.show()}' for n, t in formals)})",
+                hint=f"{name}({', '.join(f'{n}: {tshow(t)}' for n, t in formals)})",
             )
             return [self.expr(a, scope) for a in args]
         return [self.expect(a, scope, t, f"argument '{n}' of '{name}'") for a, (n, t) in zip(args, formals)]
@@ -1056,7 +1089,7 @@ class Checker:
     def expect(self, e: ast.Expr, scope: Scope, t: Type, what: str) -> ir.Expr:
         x = self.expr(e, scope)
         if not fits(t, x.type):
-            return self.err("E0301", f"{what} should be {t.show()}, but this is {x.type.show()}", e.span, hint=type_hint(t, x.type))
+            return self.err("E0301", f"{what} should be {tshow(t)}, but this is {tshow(x.type)}", e.span, hint=type_hint(t, x.type))
         if isinstance(x.type, TAny) or (isinstance(x.type, TSet) and isinstance(x.type.elem, TAny)):
             x.type = t
         return x
@@ -1065,7 +1098,7 @@ class Checker:
         if isinstance(x.type, TError):
             return ERROR
         if not isinstance(x.type, TSet):
-            self.d.error("E0301", f"{what} needs a set, but this is {x.type.show()}", span, hint="zones, players, ranges like 1..5 and {a, b} are sets")
+            self.d.error("E0301", f"{what} needs a set, but this is {tshow(x.type)}", span, hint="zones, players, ranges like 1..5 and {a, b} are sets")
             return ERROR
         return x.type.elem
 
@@ -1094,14 +1127,17 @@ class Checker:
             b = self.expr(e.else_, scope)
             joined = join(a.type, b.type)
             if joined is None:
-                return self.err("E0301", f"the two branches differ: {a.type.show()} and {b.type.show()}", sp)
+                return self.err("E0301", f"the two branches differ: {tshow(a.type)} and {tshow(b.type)}", sp, hint="both branches must give the same type of value")
             return ir.Cond(joined, sp, c, a, b)
         if isinstance(e, ast.RangeExpr):
             lo = self.expect(e.lo, scope, INT, "the start of a range")
             hi = self.expect(e.hi, scope, INT, "the end of a range")
             lv, hv = const_value(lo, self.params), const_value(hi, self.params)
             if not isinstance(lv, int) or not isinstance(hv, int):
-                return self.err("E0302", "the bounds of a range must be constants", sp, hint="write numbers, e.g. 1..4")
+                return self.err(
+                    "E0302", "the bounds of a range must be constants", sp,
+                    hint="write numbers or parameters, e.g. 1..4; to go over the players, use players",
+                )
             return ir.IntRange(TSet(TInt(lv, hv)), sp, lo, hi)
         if isinstance(e, ast.SetLit):
             items = [self.expr(i, scope) for i in e.items]
@@ -1109,9 +1145,12 @@ class Checker:
             for it in items:
                 t = join(t, it.type) if t is not None else None
             if t is None:
-                return self.err("E0301", "the items of this set have different types", sp, hint="items: " + ", ".join(i.type.show() for i in items))
+                return self.err("E0301", "the items of this set have different types", sp, hint="items: " + ", ".join(tshow(i.type) for i in items))
             if isinstance(t, (TSet, TMap, TText)):
-                return self.err("E0301", f"a set cannot hold {t.show()} values", sp)
+                return self.err(
+                    "E0301", f"a set cannot hold {tshow(t)} values", sp,
+                    hint="to choose among words, declare an enum: enum Answer { yes, no }" if isinstance(t, TText) else None,
+                )
             return ir.SetOf(TSet(t), sp, items)
         if isinstance(e, ast.SetComp):
             return self.aggregate("set", e.gen, scope, sp, e.gen.var_span)
@@ -1140,10 +1179,10 @@ class Checker:
         if n in self.vars:
             v = self.vars[n]
             if self.in_init:
-                return self.err("E0302", "an initial value cannot read another variable", sp)
+                return self.err("E0302", "an initial value cannot read another variable", sp, hint="initial values are constants: literals, enum values, sets, ranges and parameters")
             self.used.add(("var", n))
             if v.index is not None:
-                return self.err("E0303", f"variable '{n}' is one value per {v.index.show()}; say which", sp, hint=f"write {n}[…]")
+                return self.err("E0303", f"variable '{n}' is one value per {tshow(v.index)}; say which", sp, hint=f"write {n}[…]")
             return ir.VarRef(v.type, sp, n, None)
         if n in self.params:
             self.used.add(("param", n))
@@ -1152,7 +1191,7 @@ class Checker:
             z = self.zones[n]
             self.used.add(("zone", n))
             if z.index is not None:
-                return self.err("E0303", f"zone '{n}' is one zone per {z.index.show()}; say which", sp, hint=f"write {n}[…]")
+                return self.err("E0303", f"zone '{n}' is one zone per {tshow(z.index)}; say which", sp, hint=f"write {n}[…]")
             return ir.ZoneRef(TSet(zone_elem(z)), sp, n, None)
         if n in self.def_sigs:
             formals, ret = self.def_sigs[n]
@@ -1180,7 +1219,7 @@ class Checker:
             self.used.add(("enum", enum))
             return ir.Const(TEnum(enum), sp, idx)
         if n in self.proc_sigs:
-            return self.err("E0203", f"'{n}' is a procedure: it is a step of the game, not a value", sp)
+            return self.err("E0203", f"'{n}' is a procedure: it is a step of the game, not a value", sp, hint=f"run it as a step on its own line: {n}(…)")
         if n in self.kinds:
             # a card or piece type stands for the set of all its components
             ids = frozenset(c.cid for c in self.components if c.kind == n)
@@ -1200,35 +1239,35 @@ class Checker:
         b = self.expr(e.right, scope)
         if op in ("==", "!="):
             if join(a.type, b.type) is None or isinstance(a.type, TMap):
-                return self.err("E0301", f"cannot compare {a.type.show()} with {b.type.show()}", sp, hint=type_hint(a.type, b.type))
+                return self.err("E0301", f"cannot compare {tshow(a.type)} with {tshow(b.type)}", sp, hint=type_hint(a.type, b.type))
             return ir.BinOp(BOOL, sp, op, a, b)
         if op in ("<", "<=", ">", ">="):
             for x, side in ((a, e.left), (b, e.right)):
                 if not fits(INT, x.type):
-                    return self.err("E0301", f"'{op}' compares numbers; this is {x.type.show()}", side.span)
+                    return self.err("E0301", f"'{op}' compares numbers; this is {tshow(x.type)}", side.span, hint="compare other values with == or !=")
             return ir.BinOp(BOOL, sp, op, a, b)
         if op == "in":
             if isinstance(b.type, TError):
                 return ir.BinOp(BOOL, sp, op, a, b)
             if not isinstance(b.type, TSet):
-                return self.err("E0301", f"'in' needs a set on its right, but this is {b.type.show()}", e.right.span)
+                return self.err("E0301", f"'in' needs a set on its right, but this is {tshow(b.type)}", e.right.span, hint="write x in {a, b}, x in 1..5 or x in a zone; for one value, write x == y")
             if not fits(b.type.elem, a.type):
-                return self.err("E0301", f"a {a.type.show()} is never in a set of {b.type.elem.show()}", sp, hint=type_hint(b.type.elem, a.type))
+                return self.err("E0301", f"a {tshow(a.type)} is never in a set of {tshow(b.type.elem)}", sp, hint=type_hint(b.type.elem, a.type))
             return ir.BinOp(BOOL, sp, op, a, b)
         if (op in ("+", "-") and isinstance(a.type, TSet)) or isinstance(b.type, TSet):
             if op not in ("+", "-"):
                 return self.err("E0301", f"'{op}' does not apply to sets", sp, hint="sets take + (union) and - (difference)")
             t = join(a.type, b.type)
             if t is None or not isinstance(t, TSet):
-                return self.err("E0301", f"cannot combine {a.type.show()} and {b.type.show()}", sp)
+                return self.err("E0301", f"cannot combine {tshow(a.type)} and {tshow(b.type)}", sp, hint="+ and - combine two sets of the same kind of values")
             return ir.BinOp(t, sp, "union" if op == "+" else "diff", a, b)
         for x, side in ((a, e.left), (b, e.right)):
             if not fits(INT, x.type):
-                return self.err("E0301", f"'{op}' works on numbers; this is {x.type.show()}", side.span)
+                return self.err("E0301", f"'{op}' works on numbers; this is {tshow(x.type)}", side.span, hint="arithmetic is on numbers; sets take + (union) and - (difference)")
         av, bv = const_value(a, {}), const_value(b, {})
         if isinstance(av, int) and isinstance(bv, int) and not isinstance(av, bool) and not isinstance(bv, bool):
             if op in ("/", "%") and bv == 0:
-                return self.err("E0304", "division by zero", sp)
+                return self.err("E0304", "division by zero", sp, hint="divide by a number other than 0")
             v = {"+": av + bv, "-": av - bv, "*": av * bv, "/": av // bv if bv else 0, "%": av % bv if bv else 0}[op]
             return ir.Const(TInt(v, v), sp, v)
         return ir.BinOp(INT, sp, op, a, b)
@@ -1241,11 +1280,11 @@ class Checker:
         elem = self.expr(g.elem, inner)
         filt = self.expect(g.filt, inner, BOOL, "the condition after 'if'") if g.filt is not None else None
         if op in ("any", "all") and not fits(BOOL, elem.type):
-            return self.err("E0301", f"'{op}' needs a condition before 'for', but this is {elem.type.show()}", g.elem.span)
+            return self.err("E0301", f"'{op}' needs a condition before 'for', but this is {tshow(elem.type)}", g.elem.span, hint=f"e.g. {op}(x.rank > 3 for x in S)")
         if op in ("sum", "max", "min") and not fits(INT, elem.type):
-            return self.err("E0301", f"'{op}' needs a number before 'for', but this is {elem.type.show()}", g.elem.span)
+            return self.err("E0301", f"'{op}' needs a number before 'for', but this is {tshow(elem.type)}", g.elem.span, hint=f"e.g. {op}(x.rank for x in S)")
         if op == "set" and isinstance(elem.type, (TSet, TMap, TText)):
-            return self.err("E0301", f"a set cannot hold {elem.type.show()} values", g.elem.span)
+            return self.err("E0301", f"a set cannot hold {tshow(elem.type)} values", g.elem.span, hint="sets hold players, components, enum values, numbers or booleans")
         t: Type = {"any": BOOL, "all": BOOL, "count": INT, "sum": INT, "max": INT, "min": INT}.get(op, ERROR)
         if op == "the":
             t = elem.type
@@ -1259,7 +1298,11 @@ class Checker:
             self.used.add(("def", n))
             formals, ret = self.def_sigs[n]
             return ir.CallDef(ret, sp, n, self.args(n, formals, e.args, scope, e.name_span, "definition"))
-        if n in ("size", "count") and len(e.args) == 1:
+        if n in ("size", "count"):
+            if len(e.args) != 1:
+                for a in e.args:
+                    self.expr(a, scope)
+                return self.err("E0204", f"'{n}' takes one set, not {len(e.args)} arguments", e.name_span, hint=f"{n}(S), or {n}(A + B) for the size of a union")
             x = self.expr(e.args[0], scope)
             self.set_elem(x, e.args[0].span, f"'{n}'")
             return ir.Builtin(TInt(0, None), sp, "size", [x])
@@ -1267,7 +1310,7 @@ class Checker:
             x = self.expr(e.args[0], scope)
             elem = self.set_elem(x, e.args[0].span, f"'{n}'")
             if not fits(INT, elem):
-                return self.err("E0301", f"'{n}' of a set needs a set of numbers, not of {elem.show()}", e.args[0].span)
+                return self.err("E0301", f"'{n}' of a set needs a set of numbers, not of {tshow(elem)}", e.args[0].span, hint="min and max of a set need numbers, e.g. max(x.rank for x in S)")
             return ir.Agg(INT, sp, n, "_", x, ir.Local(elem, sp, "_"), None)
         if n in ("min", "max"):
             if len(e.args) != 2:
@@ -1281,16 +1324,24 @@ class Checker:
                 g = self.game
                 ret_t = TInt(1, g.max_players if g else MAX_PLAYERS)
             if len(e.args) != 1:
-                return self.err("E0204", f"'{n}' takes one argument, not {len(e.args)}", e.name_span)
+                for a in e.args:
+                    self.expr(a, scope)
+                return self.err("E0204", f"'{n}' takes one argument, not {len(e.args)}", e.name_span, hint=BUILTIN_USE[n])
             assert ret_t is not None
             return ir.Builtin(ret_t, sp, n, [self.expect(e.args[0], scope, arg_t, f"the argument of '{n}'")])
+        if n in ir.BUILTINS_0:
+            return self.err("E0204", f"'{n}' takes no arguments", e.name_span, hint=f"write {n} without parentheses")
         if n in ("any", "all", "sum", "the"):
             return self.err("E0405", f"'{n}' is written with 'for … in …'", sp, hint=f"e.g. {n}(x.rank > 3 for x in hand[p])" if n != "the" else "e.g. the(p for p in players if …)")
         for a in e.args:
             self.expr(a, scope)
         if n in self.proc_sigs:
-            return self.err("E0203", f"'{n}' is a procedure: it is a step of the game, not a value", e.name_span)
-        return self.err("E0201", f"unknown definition '{n}'", e.name_span, hint=did_you_mean(n, [*list(self.def_sigs), "size", "count", "min", "max", "next", "prev", "seat", "player", "abs"]))
+            return self.err("E0203", f"'{n}' is a procedure: it is a step of the game, not a value", e.name_span, hint=f"run it as a step on its own line: {n}(…)")
+        return self.err(
+            "E0201", f"unknown definition '{n}'", e.name_span,
+            hint=did_you_mean(n, [*list(self.def_sigs), "size", "count", "min", "max", "next", "prev", "seat", "player", "abs"])
+            or f"declare it: define {n}(…) -> type = …",
+        )
 
     def attr(self, e: ast.Attr, scope: Scope) -> ir.Expr:
         if isinstance(e.obj, ast.Name) and e.obj.name in self.enums and scope.lookup(e.obj.name) is None:
@@ -1303,7 +1354,7 @@ class Checker:
         if isinstance(obj.type, TError):
             return obj
         if not isinstance(obj.type, TComp):
-            return self.err("E0205", f"{obj.type.show()} has no attribute '{e.name}'", e.name_span, hint="attributes belong to cards and pieces")
+            return self.err("E0205", f"{tshow(obj.type)} has no attribute '{e.name}'", e.name_span, hint="attributes belong to cards and pieces")
         if obj.type.kind is None:
             return self.err("E0205", f"this could be any kind of component, so '{e.name}' is unknown", e.name_span, hint="read attributes from a zone that holds one card or piece type")
         kind = self.kinds[obj.type.kind]
@@ -1319,34 +1370,34 @@ class Checker:
                 if isinstance(local.type, TMap):
                     idx = self.expect(e.index, scope, PLAYER, f"the index of '{n}'")
                     return ir.MapGet(local.type.elem, e.span, ir.Local(local.type, e.obj.span, n), idx)
-                return self.err("E0303", f"'{n}' is a single value; it takes no index", e.index.span)
+                return self.err("E0303", f"'{n}' is a single value; it takes no index", e.index.span, hint=f"write {n} without […]")
             if n in self.vars:
                 v = self.vars[n]
                 if self.in_init:
-                    return self.err("E0302", "an initial value cannot read another variable", e.span)
+                    return self.err("E0302", "an initial value cannot read another variable", e.span, hint="initial values are constants: literals, enum values, sets, ranges and parameters")
                 self.used.add(("var", n))
                 if v.index is None:
-                    return self.err("E0303", f"variable '{n}' takes no index", e.index.span)
+                    return self.err("E0303", f"variable '{n}' takes no index", e.index.span, hint=f"write {n} without […]")
                 idx = self.expect(e.index, scope, v.index, f"the index of '{n}'")
                 return ir.VarRef(v.type, e.span, n, idx)
             if n in self.zones:
                 z = self.zones[n]
                 self.used.add(("zone", n))
                 if z.index is None:
-                    return self.err("E0303", f"zone '{n}' is a single zone; it takes no index", e.index.span)
+                    return self.err("E0303", f"zone '{n}' is a single zone; it takes no index", e.index.span, hint=f"write {n} without […]")
                 idx = self.expect(e.index, scope, z.index, f"the index of '{n}'")
                 return ir.ZoneRef(TSet(zone_elem(z)), e.span, n, idx)
             if n in self.def_sigs:
-                return self.err("E0303", f"'{n}' is a definition: call it as {n}(…)", e.span)
+                return self.err("E0303", f"'{n}' is a definition: call it as {n}(…)", e.span, hint=f"write {n}(…)")
             return self.err("E0201", f"unknown name '{n}'", e.obj.span, hint=did_you_mean(n, list(self.vars) + list(self.zones) + list(scope.all_names())))
         self.expr(e.obj, scope)
-        return self.err("E0303", "only variables, zones and per-player choices take an index", e.span)
+        return self.err("E0303", "only variables, zones and per-player choices take an index", e.span, hint="index a variable or zone declared with […], e.g. hand[p]")
 
     def match(self, e: ast.Match, scope: Scope) -> ir.Expr:
         subj = self.expr(e.subject, scope)
         st = subj.type
         if not isinstance(st, (TInt, TEnum, TError)):
-            return self.err("E0301", f"match works on numbers and enum values, not {st.show()}", e.subject.span)
+            return self.err("E0301", f"match works on numbers and enum values, not {tshow(st)}", e.subject.span, hint="match on a number or an enum value")
         arms: list[tuple[ir.Expr | None, ir.Expr]] = []
         covered: set[int] = set()
         result_t: Type | None = None
@@ -1356,21 +1407,21 @@ class Checker:
             for p in arm.patterns:
                 if p.kind == "name":
                     if not isinstance(st, TEnum):
-                        self.d.error("E0301", f"'{p.value}' is a name, but the value matched is {st.show()}", p.span)
+                        self.d.error("E0301", f"'{p.value}' is a name, but the value matched is {tshow(st)}", p.span, hint="match numbers with patterns such as 1, 2 | 3 or 4..6")
                         continue
                     idx = self.enum_index(st.name, str(p.value), p.span)
                     if idx in covered:
-                        self.d.warning("W0601", f"'{p.value}' is already matched by an earlier arm", p.span)
+                        self.d.warning("W0601", f"'{p.value}' is already matched by an earlier arm", p.span, hint="remove it from this arm")
                     covered.add(idx)
                     conds.append(ir.BinOp(BOOL, p.span, "==", subj, ir.Const(st, p.span, idx)))
                 elif p.kind == "int":
                     if not isinstance(st, TInt):
-                        self.d.error("E0301", f"{p.value} is a number, but the value matched is {st.show()}", p.span)
+                        self.d.error("E0301", f"{p.value} is a number, but the value matched is {tshow(st)}", p.span, hint=f"match {tshow(st)} values by name")
                         continue
                     conds.append(ir.BinOp(BOOL, p.span, "==", subj, ir.Const(TInt(int(p.value), int(p.value)), p.span, p.value)))
                 else:
                     if not isinstance(st, TInt):
-                        self.d.error("E0301", "a range pattern needs a number", p.span)
+                        self.d.error("E0301", "a range pattern needs a number", p.span, hint=f"match {tshow(st)} values by name")
                         continue
                     lo, hi = int(p.value), int(p.hi or 0)
                     rng = ir.IntRange(TSet(TInt(lo, hi)), p.span, ir.Const(TInt(lo, lo), p.span, lo), ir.Const(TInt(hi, hi), p.span, hi))
@@ -1378,7 +1429,7 @@ class Checker:
             value = self.expr(arm.value, scope)
             result_t = value.type if result_t is None else join(result_t, value.type)
             if result_t is None:
-                self.d.error("E0301", f"this arm gives {value.type.show()}, unlike the arms before it", arm.value.span)
+                self.d.error("E0301", f"this arm gives {tshow(value.type)}, unlike the arms before it", arm.value.span, hint="every arm must give the same type of value")
                 result_t = ERROR
             if not arm.patterns:
                 has_else = True
@@ -1408,6 +1459,25 @@ class Checker:
 # ---- helpers used by several passes -------------------------------------------------------------
 
 
+def _listing(what: str, names: Iterable[str]) -> str:
+    shown = sorted(names)
+    if not shown:
+        return f"no {what} are declared"
+    return f"{what}: " + ", ".join(shown[:12]) + (", …" if len(shown) > 12 else "")
+
+
+def tshow(t: Type) -> str:
+    """A type as messages show it: the type of a number literal is a one-value range, but reads
+    better as plain 'int'."""
+    if isinstance(t, TInt) and t.lo is not None and t.lo == t.hi:
+        return "int"
+    if isinstance(t, TSet):
+        return f"set of {tshow(t.elem)}"
+    if isinstance(t, TMap):
+        return f"{tshow(t.elem)} per player"
+    return t.show()
+
+
 def ir_range(lo: int, hi: int) -> TInt:
     return TInt(lo, hi)
 
@@ -1416,14 +1486,25 @@ def zone_elem(z: ir.ZoneInfo) -> Type:
     return TComp(z.kinds[0]) if len(z.kinds) == 1 else TComp(None)
 
 
-def type_hint(expected: Type, actual: Type) -> str | None:
+def type_hint(expected: Type, actual: Type) -> str:
+    """How to turn a value of type ``actual`` into the ``expected`` one, or what to write instead."""
     if isinstance(expected, TSet) and fits(expected.elem, actual):
         return "put it in braces to make a set: {…}"
     if isinstance(actual, TSet) and fits(expected, actual.elem):
         return "this is a set; pick one element, e.g. with the(x for x in … if …)"
+    if isinstance(actual, TSet) and isinstance(expected, TInt):
+        return "size(S) counts the members of a set"
     if isinstance(expected, TBool) and isinstance(actual, TInt):
         return "compare it, e.g. … > 0"
-    return None
+    if isinstance(expected, TPlayer) and isinstance(actual, TInt):
+        return "player(n) is the player in seat n"
+    if isinstance(expected, TInt) and isinstance(actual, TPlayer):
+        return "seat(p) is the seat number of a player"
+    if {type(expected), type(actual)} == {TEnum, TInt}:
+        return "enum values are written by name, e.g. x == hearts, and are not numbers"
+    if isinstance(expected, TText) or isinstance(actual, TText):
+        return "texts only label things; compare enum values or numbers instead"
+    return f"a value of type {tshow(expected)} is needed here (the types are listed in docs/language.md)"
 
 
 def const_value(x: ir.Expr, params: dict[str, ir.ParamInfo]) -> ir.Value | None:

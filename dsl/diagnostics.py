@@ -20,7 +20,8 @@ class Severity(Enum):
     NOTE = "note"
 
 
-#: Every diagnostic code with a one-line title (docs/diagnostics.md is generated from this table).
+#: Every diagnostic code with a one-line title.  docs/diagnostics.md explains each one; a test
+#: (tests/test_docs_examples.py) fails when the two disagree.
 CODES: dict[str, str] = {
     "E0001": "the file cannot be read",
     "E0002": "the file is not UTF-8 text",
@@ -57,7 +58,6 @@ CODES: dict[str, str] = {
     "W0601": "declared but never used",
     "W0602": "a rule without a rulebook source",
     "W0603": "a quote that is not in the rulebook",
-    "W0604": "an interpolated value in a say statement is a set of texts",
 }
 
 
@@ -69,6 +69,8 @@ class Diagnostic:
     span: Span = NOWHERE
     hint: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: The file a diagnostic is about when there is no source text to show (it cannot be read).
+    file: str | None = None
 
     @property
     def is_error(self) -> bool:
@@ -123,6 +125,21 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     return f"did you mean '{close[0]}'?" if close else None
 
 
+#: Source lines longer than this are shown as a window around the column of the diagnostic.
+SHOWN_WIDTH = 100
+
+
+def _window(text: str, col: int, width: int) -> tuple[str, int, int]:
+    """The part of a long line to show, the column of ``col`` in it, and the widest caret that fits."""
+    if len(text) <= SHOWN_WIDTH:
+        return text, col, max(1, len(text) - col + 1)
+    start = max(0, min(col - 1 - SHOWN_WIDTH // 3, len(text) - SHOWN_WIDTH))
+    end = start + SHOWN_WIDTH
+    shown = ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
+    new_col = col - start + (1 if start else 0)
+    return shown, new_col, max(1, end - col + 1)
+
+
 def render(diag: Diagnostic, source: SourceFile | None) -> str:
     """Plain-text rendering, stable for golden files:
 
@@ -131,33 +148,32 @@ def render(diag: Diagnostic, source: SourceFile | None) -> str:
     12 |     move c to hnad[p]
        |               ^^^^
        = help: did you mean 'hand'?
+
+    A diagnostic about a file that could not be read has no position: ``file: error[E0001]: …``.
     """
-    name = source.name if source is not None else "<input>"
-    head = f"{name}:{diag.span.line}:{diag.span.col}: {diag.severity.value}[{diag.code}]: {diag.message}"
+    if source is None or diag.span is NOWHERE:
+        # about the whole file: no position to give
+        head = f"{source.name if source else diag.file or '<input>'}: {diag.severity.value}[{diag.code}]: {diag.message}"
+    else:
+        head = f"{source.name}:{diag.span.line}:{diag.span.col}: {diag.severity.value}[{diag.code}]: {diag.message}"
     lines = [head]
-    if source is not None and source.text and diag.span is not NOWHERE:
-        text = source.line_text(diag.span.line).replace("\t", " ")
+    text = source.line_text(diag.span.line).replace("\t", " ") if source is not None else ""
+    if source is not None and text.strip() and diag.span is not NOWHERE:
         gutter = str(diag.span.line)
         pad = " " * len(gutter)
-        width = 1
-        if diag.span.end_line == diag.span.line:
-            width = max(1, diag.span.end_col - diag.span.col)
-        else:
-            width = max(1, len(text) - diag.span.col + 1)
-        width = min(width, max(1, len(text) - diag.span.col + 1))
-        shown = text if len(text) <= 200 else text[:200] + "…"
+        col = max(1, min(diag.span.col, len(text) + 1))
+        width = diag.span.end_col - diag.span.col if diag.span.end_line == diag.span.line else len(text) - col + 1
+        shown, shown_col, room = _window(text, col, width)
+        width = max(1, min(width, room))
         lines.append(f"{pad} |")
-        lines.append(f"{gutter} | {shown}")
-        lines.append(f"{pad} | {' ' * (diag.span.col - 1)}{'^' * width}")
-        for note in diag.notes:
-            lines.append(f"{pad} = note: {note}")
-        if diag.hint:
-            lines.append(f"{pad} = help: {diag.hint}")
+        lines.append(f"{gutter} | {shown}".rstrip())
+        lines.append(f"{pad} | {' ' * (shown_col - 1)}{'^' * width}")
     else:
-        for note in diag.notes:
-            lines.append(f"  = note: {note}")
-        if diag.hint:
-            lines.append(f"  = help: {diag.hint}")
+        pad = " "
+    for note in diag.notes:
+        lines.append(f"{pad} = note: {note}")
+    if diag.hint:
+        lines.append(f"{pad} = help: {diag.hint}")
     return "\n".join(lines)
 
 

@@ -8,7 +8,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token, Tree, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark import Lark, Token, Tree, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.visitors import Transformer_NonRecursive, v_args
 
 from . import ast
@@ -66,13 +66,13 @@ def read_source(path: Path, diags: Diagnostics) -> SourceFile | None:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        diags.error("E0001", f"no such file: {name}", hint="check the path; rulesets live in rulesets/")
+        diags.error("E0001", "no such file", hint="check the path; the shipped rulesets are in rulesets/").file = name
         return None
     except IsADirectoryError:
-        diags.error("E0001", f"{name} is a directory, not a rules file")
+        diags.error("E0001", "this is a directory, not a rules file", hint="name a .rules file inside it").file = name
         return None
     except OSError as exc:
-        diags.error("E0001", f"cannot read {name}: {exc.strerror or exc}")
+        diags.error("E0001", f"cannot read the file: {exc.strerror or exc}", hint="check that the file exists and that you may read it").file = name
         return None
     return decode_source(name, data, diags)
 
@@ -83,9 +83,9 @@ def decode_source(name: str, data: bytes, diags: Diagnostics) -> SourceFile | No
     if len(data) > MAX_FILE_BYTES:
         diags.error(
             "E0003",
-            f"{name} is {len(data):,} bytes; rules files are limited to {MAX_FILE_BYTES:,} bytes",
-            hint="split the data into a smaller file, or check that this is the file you meant",
-        )
+            f"the file is {len(data):,} bytes; rules files are limited to {MAX_FILE_BYTES:,} bytes (1 MiB)",
+            hint="check that this is the rules file you meant; a ruleset is text written by hand and is far smaller",
+        ).file = name
         return None
     try:
         text = data.decode("utf-8")
@@ -134,7 +134,7 @@ def unquote(token: Token, diags: Diagnostics) -> str:
                     "E0105",
                     f"unknown escape sequence '\\{nxt}' in a string",
                     Span(line, col, line, col + 2),
-                    hint='the escapes are \\" \\\\ \\n \\t; write \\\\ for a backslash',
+                    hint='the escapes are \\" \\\\ \\n \\t \\{ \\}; write \\\\ for a backslash',
                 )
                 out.append(nxt)
             i += 2
@@ -692,6 +692,12 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
 
 # ---- limits -----------------------------------------------------------------------------------
 
+#: The syntax tree of one declaration may be this many levels deep.  Each operator, call, attribute,
+#: index, ``else if`` and block adds a level, so a flat chain ``a + b + …`` of about 250 terms is the
+#: longest accepted; the limit keeps the checker and the back ends, which recurse, far from
+#: Python's stack limit.
+MAX_TREE_DEPTH = MAX_NESTING * 4
+
 _LEXICAL = re.compile(r'"(?:[^"\\]|\\.)*"|#[^\n]*|[()\[\]{}]|\n', re.S)
 
 
@@ -717,7 +723,7 @@ def check_nesting(src: SourceFile, diags: Diagnostics) -> bool:
                     "E0004",
                     f"brackets nested more than {MAX_NESTING} deep",
                     Span.point(line, col),
-                    hint="split the expression with 'let' or a 'define'",
+                    hint="give the inner part a name with 'let' or 'define', or call a procedure for the inner steps",
                 )
                 return False
         elif tok in ")]}":
@@ -726,22 +732,96 @@ def check_nesting(src: SourceFile, diags: Diagnostics) -> bool:
 
 
 def _tree_too_deep(tree: Tree[Token]) -> Span | None:
-    """The span of a node nested deeper than the limit, found without recursion."""
-    stack: list[tuple[Any, int]] = [(tree, 0)]
-    limit = MAX_NESTING * 4  # grammar levels per written level: generous for ordinary nesting
+    """Where a declaration's syntax tree is deeper than MAX_TREE_DEPTH (the start of the part of the
+    declaration that holds the deep node), found without recursion."""
+    stack: list[tuple[Any, int, Any]] = [(tree, 0, None)]
     while stack:
-        node, depth = stack.pop()
+        node, depth, anchor = stack.pop()
         if not isinstance(node, Tree):
             continue
-        if depth > limit:
-            meta = node.meta
-            return _span(meta)
+        if depth > MAX_TREE_DEPTH:
+            where = anchor if anchor is not None else node
+            return _span(where.meta)
+        # depth 0 is the file, 1 a declaration, 2 its parts (a body, a block, a case)
         for child in node.children:
-            stack.append((child, depth + 1))
+            stack.append((child, depth + 1, child if depth + 1 == 2 else anchor))
     return None
 
 
 # ---- syntax errors ----------------------------------------------------------------------------
+
+#: How each top-level keyword's declaration is called in messages.
+_DECL_WORDS = {
+    "game": "game declaration", "enum": "enum", "card": "card type", "piece": "piece type", "table": "table",
+    "zone": "zone", "var": "variable", "param": "parameter", "define": "definition", "procedure": "procedure",
+    "flow": "flow", "ambiguity": "ambiguity", "invariant": "invariant", "term": "term",
+}
+
+#: Operators that may follow a complete expression; summarized as "an operator" in messages.
+_OPERATORS = frozenset({"+", "-", "*", "/", "%", "and", "or", "in", "not", ".", "[", "..", "CMP"})
+
+_TOKEN_RE = re.compile(r'"(?:[^"\\]|\\.)*"?|#[^\n]*|[A-Za-z_][A-Za-z0-9_]*|[0-9]+|\.\.|->|=>|[=!<>]=|\S', re.S)
+
+
+@lru_cache(maxsize=1)
+def _first_sets() -> dict[str, frozenset[str]]:
+    """The terminals that can start an expression, a statement and a declaration, read from the
+    parse table so that they follow the grammar."""
+    lark = _lark()
+    block = lark.parse_interactive("flow {", start="item_only")
+    block.exhaust_lexer()
+    expr = lark.parse_interactive("", start="expr")
+    item = lark.parse_interactive("", start="item_only")
+    return {
+        "an expression": frozenset(expr.accepts()),  # type: ignore[no-untyped-call]
+        "a statement": frozenset(block.accepts()) - {"RBRACE"},  # type: ignore[no-untyped-call]
+        "a declaration": frozenset(item.accepts()),  # type: ignore[no-untyped-call]
+    }
+
+
+def _accepts(err: UnexpectedToken) -> set[str]:
+    """The terminals that would really let the parser go on: LALR's own expected sets merge
+    contexts and list tokens that would fail a step later."""
+    ip = getattr(err, "interactive_parser", None)
+    if ip is not None:
+        try:
+            return set(ip.accepts())
+        except Exception:  # the precise set is a nicety; lark's own one will do
+            pass
+    return set(err.expected or ())
+
+
+def _word(terminal: str) -> str:
+    return _literal_words().get(terminal, terminal)
+
+
+def _summarize(expected: set[str]) -> list[str]:
+    """What the parser expected, in words; whole classes of tokens become "an expression" etc."""
+    rest = {e for e in expected if not e.startswith("__") or e in _literal_words()}
+    groups: list[str] = []
+    core = {"an expression": {"INT", "NAME", "LPAR", "STRING"}}
+    for label, first in _first_sets().items():
+        if core.get(label, first) <= expected:
+            groups.append(label)
+            rest -= first
+    ops = {e for e in rest if _literal_words().get(e, "").strip("'") in _OPERATORS or e == "CMP"}
+    if len(ops) >= 3:
+        groups.append("an operator")
+        rest -= ops
+    return groups + sorted(_word(e) for e in rest)
+
+
+def _or_list(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def _expected_hint(expected: set[str]) -> str | None:
+    items = _summarize(expected)
+    if not items:
+        return None
+    if len(items) > 6:
+        return "expected " + ", ".join(items[:6]) + ", …"
+    return "expected " + _or_list(items)
 
 
 def _describe_token(tok: Token) -> str:
@@ -749,7 +829,7 @@ def _describe_token(tok: Token) -> str:
         return "the end of the file"
     text = str(tok)
     if tok.type == "STRING":
-        return "string"
+        return "a string"
     if tok.type == "NAME":
         return f"name '{text}'"
     if tok.type == "INT":
@@ -757,101 +837,189 @@ def _describe_token(tok: Token) -> str:
     return f"'{text}'"
 
 
-def _expected_words(expected: set[str]) -> list[str]:
-    words = _literal_words()
-    out = sorted({words.get(e, e) for e in expected if not e.startswith("__")})
-    return out
+def _offset(src: SourceFile, line: int, col: int) -> int:
+    """The character offset of a 1-based (line, column) in the file."""
+    line = max(1, min(line, len(src.lines)))
+    return sum(len(x) + 1 for x in src.lines[: line - 1]) + col - 1
 
 
-def _hint_for(tok: Token, expected: set[str], src: SourceFile) -> str | None:
+def _tokens_before(src: SourceFile, offset: int, n: int = 3) -> list[str]:
+    """The last few tokens of the text before an offset (comments skipped): context for hints."""
+    toks = [m.group() for m in _TOKEN_RE.finditer(src.text, 0, offset) if not m.group().startswith("#")]
+    return toks[-n:]
+
+
+def _special_hint(tok: Token, expected: set[str], before: list[str]) -> str | None:
+    """Advice for the mistakes people make most, beyond what the parser expected."""
     text = str(tok)
-    if tok.type == "$END" and "RBRACE" in expected:
-        return "a '}' is missing: every '{' needs its closing '}'"
+    prev = before[-1] if before else ""
+    if prev in {"elif", "elsif", "elseif"} or text in {"elif", "elsif", "elseif"}:
+        return "write 'else if'"
+    if text in {"function", "def", "fn", "func", "fun"}:
+        return "a rule that gives a value starts with 'define'; a sequence of steps with 'procedure'"
     if text == "=" and "CMP" in expected:
         return "compare with '==' ('=' gives a value in let, set and define)"
-    if text in TOP_KEYWORDS and "RBRACE" in expected:
-        return f"a '}}' is probably missing before this '{text}'"
-    if "RBRACE" in expected and tok.type == "STRING" and "COMMA" in expected:
-        return "separate the items with ','"
-    if tok.type == "NAME" and "EQUAL" in expected and len(expected) <= 3:
-        return "a '=' is missing"
-    if tok.type == "NAME" and text in {"elif", "elsif"}:
-        return "write 'else if'"
-    if tok.type == "NAME" and text in {"function", "def", "fn"}:
-        return "definitions start with 'define'"
-    if "COLON" in expected and text == "=":
+    if text == "=" and "COLON" in expected:
         return "write ':' here"
+    if tok.type == "CMP" and "CMP" not in expected and any(t in {"==", "!=", "<", "<=", ">", ">="} for t in before):
+        return "comparisons do not chain: write a < b and b < c"
+    if text == "then" and "LBRACE" in expected:
+        return "an if statement takes a block: if cond { … } else { … } ('then' belongs to the expression if c then a else b)"
+    if text in _DECL_WORDS and "RBRACE" in expected:
+        return f"a '}}' is probably missing before this '{text}'"
+    if tok.type == "STRING" and "RBRACE" in expected and "COMMA" in expected:
+        return "separate the items with ','"
+    if text == "," and prev and "RBRACE" in expected and "COMMA" not in expected:
+        return "write each statement on its own; ',' separates only arguments and set items"
+    if prev == "for" and "EACH" in expected:
+        return "loops are written: for each x in S { … }"
+    if "TIMES" in expected and "repeat" in before:
+        return "write: repeat N times { … }"
+    if tok.type == "NAME" and expected == {"LPAR"}:
+        return f"'{prev}' is not a statement; statements start with let, set, move, draw, choose, if, for, repeat, while, end, say, shuffle or a procedure call"
     return None
 
 
+_CODE_LINE = re.compile(r"\n[ \t]*(?:}|(?:" + "|".join(
+    ["let", "set", "move", "draw", "choose", "if", "for", "repeat", "while", "end", "say", "shuffle", "source", *_DECL_WORDS]
+) + r")\b)")
+
+
+def _runaway_string(src: SourceFile, offset: int) -> tuple[int, int] | None:
+    """The (start, end) offsets of the last string before ``offset`` that runs over lines that look
+    like rules, or None.  Such a string has probably lost its closing quote."""
+    found = None
+    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|#[^\n]*', src.text[:offset]):
+        if m.group().startswith('"') and _CODE_LINE.search(m.group()):
+            found = (m.start(), m.end())
+    return found
+
+
+def _runaway_note(src: SourceFile, start: int) -> str:
+    line, col = src.position(start)
+    return f"the string that starts at line {line}, column {col} runs over several lines of rules: is its closing '\"' missing?"
+
+
+def _unclosed(text: str, base: int) -> tuple[str, int] | None:
+    """The innermost bracket left open at the end of a piece of text, and its offset in the file."""
+    stack: list[tuple[str, int]] = []
+    for m in _LEXICAL.finditer(text):
+        tok = m.group()
+        if tok in "([{" and tok != "\n":
+            stack.append((tok, base + m.start()))
+        elif tok in ")]}" and tok != "\n" and stack:
+            stack.pop()
+    return stack[-1] if stack else None
+
+
+def _char_error(err: UnexpectedCharacters, src: SourceFile, diags: Diagnostics) -> None:
+    line, col = err.line, err.column
+    text = src.line_text(line)
+    ch = text[col - 1] if 0 < col <= len(text) else ""
+    if ch == '"':
+        d = diags.error(
+            "E0104", "this string is never closed", Span.point(line, col),
+            hint='close it with a " (write \\" for a quote mark inside a string)',
+        )
+        runaway = _runaway_string(src, _offset(src, line, col))
+        if runaway is not None:
+            d.notes.append(_runaway_note(src, runaway[0]))
+        return
+    shown = (f"'{ch}'" if ch != "'" else '"\'"') if ch.isprintable() and ch else f"U+{ord(ch):04X}" if ch else "?"
+    nxt = text[col : col + 1]
+    if ch in "'`‘’“”":
+        hint = 'strings are written in straight double quotes: "…"'
+    elif ch == ";":
+        hint = "no ';' is needed: end the statement with a line break (or just go on)"
+    elif ch == "!" and nxt != "=":
+        hint = "write 'not x' for a negation ('!=' means 'is not equal to')"
+    elif ch == "&":
+        hint = "write 'and'"
+    elif ch == "@":
+        hint = "a language tag is written @ and lower-case letters, e.g. @ja, before a translation string"
+    elif ch and not ch.isascii():
+        hint = "names are ASCII letters, digits and '_'; put text in other scripts inside a string"
+    else:
+        hint = "this character has no meaning in the rules language outside strings and comments (# …)"
+    diags.error("E0101", f"unexpected character {shown}", Span.point(line, col), hint=hint)
+
+
+def _token_error(err: UnexpectedToken, src: SourceFile, diags: Diagnostics) -> None:
+    tok = err.token
+    expected = _accepts(err)
+    span = _tok_span(tok)
+    before = _tokens_before(src, _offset(src, span.line, span.col))
+    runaway = _runaway_string(src, _offset(src, span.line, span.col))
+    if runaway is not None and src.position(runaway[1])[0] == span.line:
+        # the error follows a quote that closed a string opened lines before: that is the mistake
+        line, col = src.position(runaway[0])
+        d = diags.error("E0104", "this string is never closed", Span.point(line, col), hint='close it with a " at the end of its text')
+        d.notes.append(f"without its closing quote it runs on to line {span.line}, where {_describe_token(tok)} cannot be read as rules")
+        return
+    special = _special_hint(tok, expected, before)
+    d = diags.error("E0102", f"unexpected {_describe_token(tok)}", span, hint=special or _expected_hint(expected))
+
+
+def _end_error(err: UnexpectedToken, src: SourceFile, diags: Diagnostics, start: int, end: int, at_eof: bool) -> None:
+    """The declaration in text[start:end] stops before it is complete."""
+    chunk = src.text[start:end]
+    word = re.match(r"[A-Za-z_]+", chunk)
+    what = _DECL_WORDS.get(word.group(), "declaration") if word else "declaration"
+    expected = _accepts(err)
+    code = "E0103" if at_eof else "E0102"
+    unclosed = _unclosed(chunk, start)
+    nxt = None if at_eof else src.position(end)[0]
+    if unclosed is not None:
+        bracket, pos = unclosed
+        line, col = src.position(pos)
+        closer = {"{": "}", "(": ")", "[": "]"}[bracket]
+        where = "at the end of the file" if at_eof else f"before line {nxt}"
+        d = diags.error(code, f"this '{bracket}' is never closed", Span.point(line, col), hint=f"add the '{closer}' that closes it {where}")
+        d.notes.append(f"the {what} ends {'with the file' if at_eof else f'where the next declaration starts, on line {nxt}'}")
+        return
+    toks = [m for m in _TOKEN_RE.finditer(chunk) if not m.group().startswith("#")]
+    line, col = src.position(start + (toks[-1].start() if toks else 0))
+    msg = f"the file ends before the {what} is finished" if at_eof else f"the {what} is not finished"
+    hint = _expected_hint(expected)
+    d = diags.error(code, msg, Span.point(line, col), hint=hint)
+    if not at_eof:
+        d.notes.append(f"the next declaration starts on line {nxt}")
+
+
 def syntax_diagnostic(err: UnexpectedInput, src: SourceFile, diags: Diagnostics) -> None:
+    """One syntax error as a diagnostic; positions are those of ``src``."""
     if isinstance(err, UnexpectedCharacters):
-        line, col = err.line, err.column
-        pos = err.pos_in_stream or 0
-        ch = src.text[pos] if pos < len(src.text) else ""
-        if ch == '"':
-            diags.error(
-                "E0104", "this string is never closed", Span.point(line, col),
-                hint='close it with a " (write \\" for a quote mark inside a string)',
-            )
-            return
-        shown = repr(ch)[1:-1] if ch.isprintable() else f"U+{ord(ch):04X}" if ch else "?"
-        hint = None
-        if ch in "'`":
-            hint = 'strings are written in double quotes: "…"'
-        elif ch == ";":
-            hint = "statements need no ';' — put each on its own line"
-        elif ch and not ch.isascii():
-            hint = "names are ASCII; put text in other scripts inside a string"
-        diags.error("E0101", f"unexpected character '{shown}'", Span.point(line, col), hint=hint)
-        return
-    if isinstance(err, UnexpectedToken):
-        tok = err.token
-        expected = set(err.expected) if err.expected else set()
-        exp = _expected_words(expected)
-        if tok.type == "$END":
-            line = len(src.lines)
-            col = len(src.line_text(line)) + 1
-            msg = "the file ends in the middle of a declaration"
-            diags.error("E0103", msg, Span.point(line, col), hint=_hint_for(tok, expected, src) or _exp_hint(exp))
-            return
-        span = _tok_span(tok)
-        msg = f"unexpected {_describe_token(tok)}"
-        hint = _hint_for(tok, expected, src) or _exp_hint(exp)
-        diags.error("E0102", msg, span, hint=hint)
-        return
-    if isinstance(err, UnexpectedEOF):
-        line = len(src.lines)
-        diags.error("E0103", "the file ends in the middle of a declaration", Span.point(line, 1))
-        return
-    diags.error("E0102", str(err).splitlines()[0], Span.point(getattr(err, "line", 1) or 1, getattr(err, "column", 1) or 1))
-
-
-def _exp_hint(exp: list[str]) -> str | None:
-    if not exp:
-        return None
-    if len(exp) > 8:
-        return "expected one of: " + ", ".join(exp[:8]) + ", …"
-    return "expected " + (exp[0] if len(exp) == 1 else "one of: " + ", ".join(exp))
+        _char_error(err, src, diags)
+    elif isinstance(err, UnexpectedToken) and err.token.type == "$END":
+        _end_error(err, src, diags, 0, len(src.text), at_eof=True)
+    elif isinstance(err, UnexpectedToken):
+        _token_error(err, src, diags)
+    else:
+        line = getattr(err, "line", 1) or 1
+        col = getattr(err, "column", 1) or 1
+        diags.error("E0102", "the text cannot be read as rules here", Span.point(line, col), hint="see docs/language.md for the syntax")
 
 
 # ---- entry points -----------------------------------------------------------------------------
 
 
-def _chunks(text: str) -> list[tuple[int, int]]:
+def _chunks(text: str) -> list[tuple[int, int, bool]]:
     """Top-level declarations, found lexically, so that one broken declaration does not hide the
     errors in the others: a new chunk starts at a top-level keyword at brace depth 0 or at the
-    start of a line."""
+    start of a line.  Each chunk is (start, end, inside): ``inside`` when it starts inside brackets
+    left open by the chunk before."""
     starts: list[int] = []
+    inside: set[int] = set()
     depth = 0
     pos = 0
     word = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+    string = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
     at_line_start = True
     n = len(text)
     while pos < n:
         ch = text[pos]
         if ch == '"':
-            m = re.compile(r'"(?:[^"\\]|\\.)*"', re.S).match(text, pos)
+            m = string.match(text, pos)
             pos = m.end() if m else n
             at_line_start = False
             continue
@@ -870,8 +1038,10 @@ def _chunks(text: str) -> list[tuple[int, int]]:
         m = word.match(text, pos)
         if m:
             w = m.group()
-            if w in TOP_KEYWORDS and (depth == 0 or (at_line_start and pos == text.rfind("\n", 0, pos) + 1)):
+            if w in TOP_KEYWORDS and (depth == 0 or at_line_start):
                 starts.append(pos)
+                if depth:
+                    inside.add(pos)
                 depth = 0
             pos = m.end()
             at_line_start = False
@@ -881,50 +1051,83 @@ def _chunks(text: str) -> list[tuple[int, int]]:
         pos += 1
     if not starts or starts[0] != 0:
         starts.insert(0, 0)
-    bounds = [(s, starts[i + 1] if i + 1 < len(starts) else n) for i, s in enumerate(starts)]
-    return [(a, b) for a, b in bounds if re.sub(r"#[^\n]*", "", text[a:b]).strip()]
+    bounds = [(s, starts[i + 1] if i + 1 < len(starts) else n, s in inside) for i, s in enumerate(starts)]
+    return [(a, b, ins) for a, b, ins in bounds if re.sub(r"#[^\n]*", "", text[a:b]).strip()]
 
 
 def _parse_text(text: str, start: str) -> Tree[Token]:
     return _lark().parse(text, start=start)
 
 
+def _report_chunks(src: SourceFile, diags: Diagnostics) -> None:
+    """The first syntax error of every top-level declaration."""
+    chunks = _chunks(src.text)
+    errors: list[UnexpectedInput | None] = []
+    for a, b, _ in chunks:
+        line, col = src.position(a)
+        # padding keeps lark's line and column numbers those of the file
+        padded = "\n" * (line - 1) + " " * (col - 1) + src.text[a:b]
+        try:
+            _parse_text(padded, "item_only")
+            errors.append(None)
+        except UnexpectedInput as exc:
+            errors.append(exc)
+    end_of_text = len(src.text.rstrip())
+    skip: set[int] = set()
+    for i, ((a, b, _), err) in enumerate(zip(chunks, errors)):
+        if err is None or i in skip:
+            continue
+        ends_early = isinstance(err, UnexpectedToken) and err.token.type == "$END"
+        if ends_early and i + 1 < len(chunks) and chunks[i + 1][2] and _complete_then_more(errors[i + 1]):
+            # a declaration written inside this one's braces: one error, not a missing '}' and a stray rest
+            _nested_declaration(src, diags, chunks[i], chunks[i + 1])
+            skip.add(i + 1)
+        elif ends_early:
+            assert isinstance(err, UnexpectedToken)
+            _end_error(err, src, diags, a, b, at_eof=b >= end_of_text)
+        else:
+            syntax_diagnostic(err, src, diags)
+
+
+def _complete_then_more(err: UnexpectedInput | None) -> bool:
+    """A declaration that parsed completely and is followed by more text."""
+    return isinstance(err, UnexpectedToken) and err.token.type != "$END" and "$END" in _accepts(err)
+
+
+def _nested_declaration(src: SourceFile, diags: Diagnostics, outer: tuple[int, int, bool], inner: tuple[int, int, bool]) -> None:
+    word = re.match(r"[A-Za-z_]+", src.text[inner[0] :])
+    keyword = word.group() if word else "declaration"
+    outer_word = re.match(r"[A-Za-z_]+", src.text[outer[0] :])
+    outer_what = _DECL_WORDS.get(outer_word.group(), "declaration") if outer_word else "declaration"
+    line, col = src.position(inner[0])
+    d = diags.error(
+        "E0102", f"a {_DECL_WORDS.get(keyword, 'declaration')} cannot be declared inside a {outer_what}",
+        Span(line, col, line, col + len(keyword)),
+        hint=f"move it out: '{keyword}' and the other declarations go at the top level, outside every '{{ … }}'",
+    )
+    oline, _ = src.position(outer[0])
+    d.notes.append(f"the {outer_what} starts on line {oline}; if it was meant to end before this line, its '}}' is missing")
+
+
 def parse_source(src: SourceFile, diags: Diagnostics) -> ast.Ruleset | None:
-    """Parse a whole file.  On a syntax error, parse declaration by declaration to report every
-    broken one; returns None when any syntax error was found."""
+    """Parse a whole file.  On a syntax error, parse declaration by declaration to report the first
+    error of every broken one; returns None when any syntax error was found."""
     if not check_nesting(src, diags):
         return None
     try:
         tree = _parse_text(src.text, "start")
     except UnexpectedInput as first:
         before = len(diags.items)
-        for a, b in _chunks(src.text):
-            line, col = src.position(a)
-            padded = "\n" * (line - 1) + " " * (col - 1) + src.text[a:b]
-            try:
-                _parse_text(padded, "item_only")
-            except UnexpectedInput as err:
-                if isinstance(err, UnexpectedToken) and err.token.type == "$END":
-                    # the chunk ends early: report the end of the chunk, not of the file
-                    end_line, end_col = src.position(len(src.text[:b].rstrip()))
-                    diags.error(
-                        "E0103" if b >= len(src.text.rstrip()) else "E0102",
-                        "this declaration is not finished" if b < len(src.text.rstrip())
-                        else "the file ends in the middle of a declaration",
-                        Span.point(end_line, max(1, end_col - 1)),
-                        hint=_hint_for(err.token, set(err.expected or ()), src)
-                        or _exp_hint(_expected_words(set(err.expected or ()))),
-                    )
-                else:
-                    syntax_diagnostic(err, src, diags)
+        _report_chunks(src, diags)
         if len(diags.items) == before:
             syntax_diagnostic(first, src, diags)
         return None
     deep = _tree_too_deep(tree)
     if deep is not None:
         diags.error(
-            "E0004", f"an expression nested more than {MAX_NESTING} levels deep", deep,
-            hint="split the expression with 'let' or a 'define'",
+            "E0004", f"nested too deeply: more than {MAX_TREE_DEPTH} levels of syntax inside one another", deep,
+            hint="each operator, call, 'else if' and block is a level, so a chain like a + b + … or if … else if … counts "
+            "one per link; give parts a name with 'let' or 'define'",
         )
         return None
     before = len(diags.items)
@@ -940,10 +1143,20 @@ def parse_expr_text(text: str, line: int, col: int, diags: Diagnostics, src: Sou
     try:
         tree = _parse_text(padded, "expr")
     except UnexpectedInput as err:
-        syntax_diagnostic(err, src, diags)
+        if isinstance(err, UnexpectedToken) and err.token.type == "$END":
+            rows = text.split("\n")
+            end = (line, col + len(text)) if len(rows) == 1 else (line + len(rows) - 1, len(rows[-1]) + 1)
+            hint: str | None
+            if not text.strip():
+                msg, hint = "empty braces in a say text", "write an expression between the braces, or \\{ and \\} for braces in the text"
+            else:
+                msg, hint = "the expression in braces is not finished", _expected_hint(_accepts(err))
+            diags.error("E0102", msg, Span.point(*end), hint=hint)
+        else:
+            syntax_diagnostic(err, src, diags)
         return None
     if _tree_too_deep(tree) is not None:
-        diags.error("E0004", "an interpolated expression nested too deeply", Span.point(line, col))
+        diags.error("E0004", "an interpolated expression nested too deeply", Span.point(line, col), hint="compute it with 'let' first")
         return None
     expr: ast.Expr = _Builder(diags).transform(tree)
     return expr
