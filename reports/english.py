@@ -154,9 +154,9 @@ class English:
             return f"one {self.noun_of(t.elem)} per player"
         return t.show()
 
-    def value(self, v: ir.Value, t: Type) -> str:
+    def value(self, v: ir.Value, t: Type, quote_text: bool = True) -> str:
         if isinstance(t, TText):
-            return quoted(str(v))
+            return quoted(str(v)) if quote_text else str(v)
         if isinstance(t, TSet):
             assert isinstance(v, frozenset)
             if not v:
@@ -644,9 +644,11 @@ class English:
         dst = self.zone_phrase(s.dst, s.dst_index)
         z = self.rules.zones[s.src]
         word = self.rules.kinds[z.kinds[0]].word if len(z.kinds) == 1 else "component"
-        n = self.noun(s.count)
-        what = f"{article(word)}" if n == "1" else f"{n} {word}s"
         bind = f"; call it {s.bind}" if s.bind else ""
+        n = self.noun(s.count)
+        if not isinstance(s.count, ir.Const):
+            return f"Draw {word}s at random from {src} to {dst}, one at a time, as many as {n}{bind}."
+        what = f"{article(word)}" if n == "1" else f"{n} {word}s"
         return f"Draw {what} at random from {src} to {dst}, one at a time{bind}."
 
     # ---- declarations --------------------------------------------------------------------------------
@@ -704,8 +706,7 @@ class English:
             default = ", the default" if r.default else ""
             out.append(Line(depth + 1, f"Reading {quoted(r.name)}{default}: {r.desc}"))
             if proc and name in r.procs:
-                body = r.procs[name].body or []
-                out += self.stmts(body, depth + 2)
+                out += self.stmts(r.procs[name].body or [], depth + 2) or [Line(depth + 2, "Nothing happens.")]
             elif not proc and name in r.defs:
                 out += self.definition_lines(r.defs[name], depth + 2)
         return out
@@ -728,7 +729,7 @@ class English:
         if p.varies:
             lines = self.varies_lines(p.varies, p.name, True, 0)
         else:
-            lines = self.stmts(p.body or [], 0)
+            lines = self.stmts(p.body or [], 0) or [Line(0, "Nothing happens.")]
         return Block(anchor("proc", p.name), "procedure", heading, self.formal_sig(p.name, p.formals), p.span,
                      [p.source] if p.source else [], lines)
 
@@ -787,7 +788,7 @@ class English:
         for c in comps:
             row = [c.display]
             for a in attrs:
-                row.append(self.value(c.attrs[a], k.attrs[a]) if a in c.attrs else "?")
+                row.append(self.value(c.attrs[a], k.attrs[a], quote_text=False) if a in c.attrs else "?")
             rows.append(row)
         return DataTable([k.name] + [human(a) for a in attrs], notes, rows)
 

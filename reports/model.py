@@ -447,7 +447,7 @@ def _assumptions(rules: ir.Ruleset) -> list[AssumptionView]:
             plural = f"{k.name} {k.word}s"
             if kind == "assumed":
                 question = f"What are the {cols} printed on each of the {len(comps)} {plural}? The table below shows the values assumed for now."
-                rows = [[c.display] + [en.value(c.attrs[a], k.attrs[a]) for a in attrs] for c in comps]
+                rows = [[c.display] + [en.value(c.attrs[a], k.attrs[a], quote_text=False) for a in attrs] for c in comps]
                 table: english.DataTable | None = english.DataTable([k.name] + [english.human(a) for a in attrs], [""] * (len(attrs) + 1), rows)
             else:
                 default = en.value(p.default, k.attrs[attrs[0]]) if p.default is not None else "nothing"
