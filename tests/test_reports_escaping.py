@@ -92,7 +92,7 @@ ambiguity evil_question {{
 
 invariant small {lit("Invariant " + EVIL)} always: size(pile) <= 3 source {lit("Invariant source " + EVIL)}
 
-term {lit("Term " + EVIL)} @ja {lit("Term translation " + EVIL)} means {lit("Meaning " + EVIL)}
+term {lit("Term " + EVIL)} @ja {lit("Term translation " + EVIL)} means {lit("Meaning " + EVIL)} source {lit("Term source " + EVIL)} @ja {lit("Term source translation " + EVIL)}
 """
 
 RULEBOOK = "\n".join([
@@ -172,7 +172,7 @@ LABELS = [
     "Game", "Edition", "Game source", "Translated", "Red", "Number source", "Table source", "Rationale", "Zone desc",
     "Zone source", "Desc", "Colour label", "Definition source", "Flow source", "Say", "Ambiguity source", "Ambiguity translation",
     "Question", "Reading one", "Reading two", "Clarify one", "Clarify two", "Invariant", "Invariant source", "Term",
-    "Term translation", "Meaning", "Title", "Message", "Loose quote", "Label one", "Label two", "Step shared",
+    "Term translation", "Meaning", "Term source", "Term source translation", "Title", "Message", "Loose quote", "Label one", "Label two", "Step shared",
     "Step one", "Step two", "Outcome one", "Outcome two", "Setup who", "Setup line", "Divergence", "Key", "Value",
     "Item", "Title two", "Message two", "Subject", "Bound", "Rulebook", "An uncited sentence",
 ]
