@@ -318,7 +318,8 @@ class English:
         same = isinstance(e.elem, ir.Local) and e.elem.name == e.var
         if e.op == "set":
             if same:
-                return f"every {bound}{filt}"
+                noun, rest = self.binder_parts(e.var, e.coll)
+                return f"the {noun}s {rest}{filt}"
             return f"{self.noun(e.elem)} for every {bound}{filt}"
         if e.op == "count":
             noun, rest = self.binder_parts(e.var, e.coll)
