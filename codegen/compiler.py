@@ -1,0 +1,1247 @@
+"""IR to Python: the expressions, the definitions and the resumable flow of a generated engine.
+
+The compiler reads only the IR (``rulecheck.dsl.ir.Program``) and writes fragments of Python that
+the templates put together.  Its choices, all of them about speed, none about any one game:
+
+* **Values.** Sets of players, components, enum values and booleans are int bitmasks (bit ``v`` set
+  when ``v`` is a member); sets of numbers are frozensets, since numbers can be negative or large.
+  Zones are one bitmask per zone instance plus a location per component.
+* **Definitions** become plain functions; a definition without arguments is cached until the next
+  move or assignment, since expressions cannot change the state.
+* **Procedures** are inlined at every call (the checker forbids recursion).
+* **The flow** is one function that runs until the next decision and returns.  Every decision has a
+  number (a *point*); the state keeps the point it waits at, and locals that must survive a
+  decision live in a slot list ``L``, so clone and serialize copy a few flat lists.  Resuming runs
+  the same function again with ``r`` set to the point: guards skip what was already done, loops
+  take their position from their slots, and the decision reached sets ``r`` back to 0.
+* **Evaluation order and errors** follow ``interpreter/semantics.py`` exactly: operands left to
+  right, short-circuit ``and``/``or``/``if``/``any``/``all``, the same ``RuleError`` kinds, messages
+  and statement positions, and the same step budget.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from rulecheck.dsl import ir
+from rulecheck.dsl.source import Span
+from rulecheck.dsl.types import (
+    TAny,
+    TBool,
+    TComp,
+    TEnum,
+    TInt,
+    TMap,
+    TPlayer,
+    TSet,
+    TText,
+    Type,
+)
+from rulecheck.interpreter.semantics import STEP_BUDGET
+
+from .literals import comment_text, ident, pyrepr
+
+#: CPython refuses more than 20 statically nested loops in one function; keep a margin.
+MAX_LOOP_DEPTH = 18
+
+
+class GenerationError(Exception):
+    """The ruleset is valid but cannot be spelled as an engine (a limit of the generator)."""
+
+
+def rep_of(t: Type) -> str | None:
+    """How a value of this type is held: 'mask' (int bitmask), 'fs' (frozenset) or None (not a set)."""
+    if isinstance(t, TSet):
+        return "fs" if isinstance(t.elem, TInt) else "mask"
+    return None
+
+
+def py_type(t: Type) -> str:
+    """The Python annotation of a value of this type."""
+    if isinstance(t, TBool):
+        return "bool"
+    if isinstance(t, TText):
+        return "str"
+    if isinstance(t, (TInt, TPlayer, TComp, TEnum)):
+        return "int"
+    if isinstance(t, TSet):
+        return "int" if rep_of(t) == "mask" else "frozenset[int]"
+    if isinstance(t, TMap):
+        return "tuple[Any, ...]"
+    return "Any"
+
+
+def zero_of(t: Type) -> str:
+    """A placeholder value of the type (never observable: used only to give a variable a type)."""
+    if isinstance(t, TBool):
+        return "False"
+    if isinstance(t, TText):
+        return "''"
+    if rep_of(t) == "fs":
+        return "_EMPTY"
+    if isinstance(t, TMap):
+        return "()"
+    return "0"
+
+
+def bare(code: str) -> str:
+    """Drop one pair of parentheses around a whole expression (used where they are redundant)."""
+    if code.startswith("(") and code.endswith(")") and "'" not in code and '"' not in code:
+        depth = 0
+        for i, ch in enumerate(code):
+            depth += ch in "(["
+            depth -= ch in ")]"
+            if (depth == 0 and i < len(code) - 1) or (depth == 1 and ch == ","):
+                return code  # not one parenthesized expression, or a tuple
+        return code[1:-1]
+    return code
+
+
+def at(span: Span) -> str:
+    return f"{span.line}, {span.col}"
+
+
+_SIMPLE = re.compile(r"^(?:-?\d+|[A-Za-z_]\w*|[A-Za-z_]\w*\[-?\d+\]|[A-Za-z_]\w*\.[A-Za-z_]\w*|True|False)$")
+
+
+@dataclass
+class Loc:
+    """Where a local lives: a Python name or a slot ``L[k]``."""
+
+    code: str
+    type: Type
+    rep: str | None
+
+
+@dataclass
+class Scope:
+    parent: Scope | None = None
+    names: dict[str, Loc] = field(default_factory=dict)
+
+    def get(self, name: str) -> Loc:
+        s: Scope | None = self
+        while s is not None:
+            if name in s.names:
+                return s.names[name]
+            s = s.parent
+        raise GenerationError(f"unknown local '{name}'")  # the checker resolves every name
+
+
+@dataclass
+class Point:
+    """A decision of the flow: the state waits here for an action."""
+
+    kind: str  # "chance", "player", "simultaneous"
+    label: str
+    secret: bool
+    type: Type | None
+    span: Span
+
+
+class Fn:
+    """One Python function being written: its lines, indentation and fresh names."""
+
+    def __init__(self, indent: int) -> None:
+        self.lines: list[str] = []
+        self.ind = indent
+        self.counter = 0
+        self.loops = 0
+        self.uses: set[str] = set()
+
+    def emit(self, text: str) -> None:
+        self.lines.append("    " * self.ind + text)
+
+    def fresh(self, base: str = "t") -> str:
+        self.counter += 1
+        return f"{base}{self.counter}"
+
+
+class Layout:
+    """Where zone instances, variables and attribute tables live in a state, independent of the
+    player count (player-indexed zones and variables get a place for every possible seat)."""
+
+    def __init__(self, program: ir.Program) -> None:
+        rules = program.rules
+        self.rules = rules
+        self.maxp = rules.game.max_players
+        self.ncomp = len(rules.components)
+        self.kind_ids = {k: [c.cid for c in rules.components if c.kind == k] for k in rules.kinds}
+        self.zone_base: dict[str, int] = {}
+        pos = 0
+        for z in rules.zones.values():
+            self.zone_base[z.name] = pos
+            pos += self.size(z.index)
+        self.nzones = pos
+        self.var_base: dict[str, int] = {}
+        pos = 0
+        for v in rules.vars.values():
+            self.var_base[v.name] = pos
+            pos += self.size(v.index)
+        self.nvars = pos
+        self.params = list(rules.params)
+
+    def size(self, t: Type | None) -> int:
+        if t is None:
+            return 1
+        if isinstance(t, TPlayer):
+            return self.maxp
+        if isinstance(t, TComp):
+            return self.ncomp  # indexed by component id, so any id is in bounds
+        if isinstance(t, TEnum):
+            return len(self.rules.enums[t.name].values)
+        if isinstance(t, TInt) and t.lo is not None and t.hi is not None:
+            return t.hi - t.lo + 1
+        raise GenerationError(f"cannot index by {t.show()}")
+
+    def offset(self, t: Type, value: int) -> int:
+        """The position of index ``value`` within an indexed zone or variable."""
+        if isinstance(t, TInt):
+            assert t.lo is not None
+            return value - t.lo
+        return value
+
+    def domain(self, t: Type) -> list[int] | None:
+        """The index values, or None for players (they depend on the player count)."""
+        if isinstance(t, TPlayer):
+            return None
+        if isinstance(t, TComp):
+            return list(self.kind_ids.get(t.kind or "", range(self.ncomp)))
+        if isinstance(t, TEnum):
+            return list(range(len(self.rules.enums[t.name].values)))
+        if isinstance(t, TInt) and t.lo is not None and t.hi is not None:
+            return list(range(t.lo, t.hi + 1))
+        raise GenerationError(f"no finite domain for {t.show()}")
+
+
+class Compiler:
+    def __init__(self, program: ir.Program) -> None:
+        self.program = program
+        self.rules = program.rules
+        self.layout = Layout(program)
+        self.order = 1 if self.rules.game.order == "clockwise" else -1
+        self.consts: dict[str, str] = {}
+        self.points: list[Point] = []
+        self.shows: dict[str, str] = {}  # show expression template -> function name
+        self.fn = Fn(1)
+        self.scope = Scope()
+        self.slot_top = 0
+        self.slot_max = 0
+        self.point_counts: dict[int, int] = {}
+        self.rest: list[ir.Stmt] = []
+        self.attr_tables: dict[tuple[str, str], str] = {}
+        self.unspecified: list[tuple[str, str]] = []
+        for k in self.rules.kinds.values():
+            for a in k.attrs:
+                prov = k.provenance.get(a)
+                if prov is not None and prov.kind == "unspecified":
+                    self.unspecified.append((k.name, a))
+        self.used_defs = self.reachable_defs()
+        self.cached = {n for n in self.used_defs if not self.program.defs[n].formals}
+
+    # ---- module-level constants ---------------------------------------------------------------
+
+    def const(self, literal: str) -> str:
+        name = self.consts.get(literal)
+        if name is None:
+            name = f"_K{len(self.consts)}"
+            self.consts[literal] = name
+        return name
+
+    def set_literal(self, values: frozenset[object], rep: str) -> str:
+        if rep == "mask":
+            return str(sum(1 << int(v) for v in values))  # type: ignore[call-overload]
+        if not values:
+            return "_EMPTY"
+        return self.const(pyrepr(values))
+
+    def value_literal(self, value: ir.Value, t: Type) -> str:
+        """A constant of type ``t`` in its representation."""
+        rep = rep_of(t)
+        if isinstance(value, frozenset):
+            return self.set_literal(value, rep or "mask")
+        return pyrepr(value)
+
+    def attr_table(self, kind: str, attr: str) -> str:
+        """The expression of the table of one attribute, indexed by component id."""
+        if (kind, attr) in self.unspecified:
+            return f"S.g.U[{self.unspecified.index((kind, attr))}]"
+        name = self.attr_tables.get((kind, attr))
+        if name is None:
+            t = self.rules.kinds[kind].attrs[attr]
+            cells = [self.value_literal(c.attrs[attr], t) if c.kind == kind else "None" for c in self.rules.components]
+            name = self.const("(" + ", ".join(cells) + ("," if len(cells) == 1 else "") + ")")
+            self.attr_tables[(kind, attr)] = name
+        return name
+
+    # ---- what the flow uses -------------------------------------------------------------------
+
+    def proc(self, name: str) -> ir.Procedure:
+        p = self.program.procs[name]
+        if p.body is None:
+            raise GenerationError(f"procedure '{name}' has no body under the chosen readings")
+        return p
+
+    def reachable_defs(self) -> list[str]:
+        """Definitions the flow can call, in declaration order (invariants are not compiled)."""
+        from rulecheck.dsl.checker import walk_exprs, walk_stmts
+
+        seen: set[str] = set()
+        todo: list[object] = [self.rules.flow]
+        procs_seen: set[str] = set()
+        while todo:
+            node = todo.pop()
+            if isinstance(node, list) and all(isinstance(s, ir.Stmt) for s in node):
+                for s in walk_stmts(node):
+                    if isinstance(s, ir.CallProc) and s.name not in procs_seen:
+                        procs_seen.add(s.name)
+                        todo.append(self.proc(s.name).body)
+            for e in walk_exprs(node):
+                if isinstance(e, ir.CallDef) and e.name not in seen:
+                    seen.add(e.name)
+                    d = self.program.defs[e.name]
+                    todo.extend(x for x in (d.body, d.otherwise) if x is not None)
+                    for c in d.cases or []:
+                        todo.extend([c.guard, c.value])
+        return [n for n in self.program.defs if n in seen]
+
+    def count_points(self, s: ir.Stmt) -> int:
+        """How many decision points a statement holds (procedures included, as inlined)."""
+        got = self.point_counts.get(id(s))
+        if got is not None:
+            return got
+        n = 0
+        if isinstance(s, (ir.Draw, ir.Choose, ir.ChooseEach)):
+            n = 1
+        elif isinstance(s, ir.If):
+            n = self.block_points(s.then) + self.block_points(s.else_)
+        elif isinstance(s, (ir.ForEach, ir.Repeat, ir.RepeatUntil, ir.While)):
+            n = self.block_points(s.body)
+        elif isinstance(s, ir.CallProc):
+            body = self.proc(s.name).body
+            assert body is not None
+            n = self.block_points(body)
+        self.point_counts[id(s)] = n
+        return n
+
+    def block_points(self, stmts: list[ir.Stmt]) -> int:
+        return sum(self.count_points(s) for s in stmts)
+
+    # ---- writing code -------------------------------------------------------------------------
+
+    @contextmanager
+    def capture(self, extra: int = 0) -> Iterator[list[str]]:
+        """Compile into a separate list of lines (a preamble that may have to move)."""
+        fn = self.fn
+        saved = fn.lines
+        fn.lines = []
+        fn.ind += extra
+        buf = fn.lines
+        try:
+            yield buf
+        finally:
+            fn.lines = saved
+            fn.ind -= extra
+
+    @contextmanager
+    def indented(self) -> Iterator[None]:
+        self.fn.ind += 1
+        try:
+            yield
+        finally:
+            self.fn.ind -= 1
+
+    @contextmanager
+    def loop(self) -> Iterator[None]:
+        self.fn.loops += 1
+        if self.fn.loops > MAX_LOOP_DEPTH:
+            raise GenerationError(f"loops and aggregates nest more than {MAX_LOOP_DEPTH} deep, more than Python allows in one function")
+        try:
+            with self.indented():
+                yield
+        finally:
+            self.fn.loops -= 1
+
+    def emit(self, text: str) -> None:
+        self.fn.emit(text)
+
+    def materialize(self, code: str) -> str:
+        if _SIMPLE.match(code):
+            return code
+        t = self.fn.fresh()
+        self.emit(f"{t} = {code}")
+        return t
+
+    def uses(self, what: str) -> None:
+        self.fn.uses.add(what)
+
+    # ---- expressions --------------------------------------------------------------------------
+
+    def ex(self, e: ir.Expr, rep: str | None = None) -> str:
+        """A Python expression for ``e`` (in representation ``rep`` for a set); preamble
+        statements it needs are emitted first."""
+        want = rep if rep is not None else rep_of(e.type)
+        method = getattr(self, "x_" + type(e).__name__)
+        code, got = method(e, want)
+        return self.convert(code, got, want)
+
+    def convert(self, code: str, got: str | None, want: str | None) -> str:
+        if got is None or want is None or got == want:
+            return code
+        if got == "mask":
+            return f"frozenset(_BITS[{code}])"
+        return f"_mask({code})"
+
+    def ex_seq(self, items: list[tuple[ir.Expr, str | None]]) -> list[str]:
+        """Operands left to right: when a later one needs a preamble, the earlier ones are
+        computed before it, so errors happen in the interpreter's order."""
+        out: list[str] = []
+        for e, rep in items:
+            with self.capture() as buf:
+                code = self.ex(e, rep)
+            if buf:
+                out = [self.materialize(c) for c in out]
+                self.fn.lines.extend(buf)
+            out.append(code)
+        return out
+
+    def x_Const(self, e: ir.Const, want: str | None) -> tuple[str, str | None]:
+        v = e.value
+        if isinstance(v, frozenset):
+            rep = want or rep_of(e.type) or "mask"
+            return self.set_literal(v, rep), rep
+        if isinstance(v, int) and not isinstance(v, bool) and v < 0:
+            return f"({v})", None
+        return pyrepr(v), None
+
+    def x_Local(self, e: ir.Local, want: str | None) -> tuple[str, str | None]:
+        loc = self.scope.get(e.name)
+        return loc.code, loc.rep
+
+    def index_code(self, t: Type | None, index: ir.Expr | None, base: int, what: str) -> str:
+        if t is None or index is None:
+            return str(base)
+        idx = self.ex(index)
+        if isinstance(t, TInt):
+            assert t.lo is not None and t.hi is not None
+            return f"{base} + _ix({idx}, {t.lo}, {t.hi}, {pyrepr(what)}, {at(index.span)})"
+        if re.fullmatch(r"\d+", idx):
+            return str(base + int(idx))
+        return idx if base == 0 else f"{base} + {idx}"
+
+    def x_VarRef(self, e: ir.VarRef, want: str | None) -> tuple[str, str | None]:
+        v = self.rules.vars[e.name]
+        self.uses("V")
+        return f"V[{self.index_code(v.index, e.index, self.layout.var_base[v.name], v.name)}]", rep_of(v.type)
+
+    def x_ParamRef(self, e: ir.ParamRef, want: str | None) -> tuple[str, str | None]:
+        return f"S.g.P[{self.layout.params.index(e.name)}]", rep_of(e.type)
+
+    def zone_instance(self, zone: str, index: ir.Expr | None) -> str:
+        z = self.rules.zones[zone]
+        return self.index_code(z.index, index, self.layout.zone_base[zone], zone)
+
+    def x_ZoneRef(self, e: ir.ZoneRef, want: str | None) -> tuple[str, str | None]:
+        self.uses("Z")
+        return f"Z[{self.zone_instance(e.zone, e.index)}]", "mask"
+
+    def x_AttrRef(self, e: ir.AttrRef, want: str | None) -> tuple[str, str | None]:
+        obj = self.ex(e.obj)
+        t = self.rules.kinds[e.kind].attrs[e.attr]
+        return f"{self.attr_table(e.kind, e.attr)}[{obj}]", rep_of(t)
+
+    def x_CallDef(self, e: ir.CallDef, want: str | None) -> tuple[str, str | None]:
+        d = self.program.defs[e.name]
+        args = [bare(a) for a in self.ex_seq([(a, rep_of(t)) for a, (_, t) in zip(e.args, d.formals)])]
+        if needs_call_site(d):
+            args.append(f"({at(e.span)})")
+        return f"D_{ident(d.name)}({', '.join(['S', *args])})", rep_of(d.ret)
+
+    def x_Builtin(self, e: ir.Builtin, want: str | None) -> tuple[str, str | None]:
+        op = e.op
+        if op == "players":
+            self.uses("n")
+            return "((1 << n) - 1)", "mask"
+        if op == "num_players":
+            self.uses("n")
+            return "n", None
+        if op == "winners":
+            return "(S.w or 0)", "mask"
+        args = self.ex_seq([(a, None) for a in e.args])
+        if op in ("next", "prev"):
+            self.uses("n")
+            step = self.order if op == "next" else -self.order
+            return f"(({args[0]} {'+' if step > 0 else '-'} 1) % n)", None
+        if op == "seat":
+            return f"({args[0]} + 1)", None
+        if op == "player":
+            self.uses("n")
+            return f"_player({bare(args[0])}, n, {at(e.span)})", None
+        if op == "size":
+            if rep_of(e.args[0].type) == "fs":
+                return f"len({bare(args[0])})", None
+            return f"{args[0]}.bit_count()", None
+        if op == "abs":
+            return f"abs({bare(args[0])})", None
+        if op in ("min", "max"):
+            return f"{op}({bare(args[0])}, {bare(args[1])})", None
+        raise GenerationError(f"unknown builtin {op}")
+
+    def x_Unary(self, e: ir.Unary, want: str | None) -> tuple[str, str | None]:
+        v = self.ex(e.operand)
+        return (f"(not {v})" if e.op == "not" else f"(-{v})"), None
+
+    def short_circuit(self, op: str, left: ir.Expr, right: ir.Expr) -> str:
+        a = self.ex(left)
+        with self.capture(1) as buf:
+            b = self.ex(right)
+        if not buf:
+            return f"({a} {op} {b})"
+        t = self.fn.fresh()
+        self.emit(f"{t} = {a}")
+        self.emit(f"if {'' if op == 'and' else 'not '}{t}:")
+        self.fn.lines.extend(buf)
+        self.emit(f"    {t} = {b}")
+        return t
+
+    def x_BinOp(self, e: ir.BinOp, want: str | None) -> tuple[str, str | None]:
+        op = e.op
+        if op in ("and", "or"):
+            return self.short_circuit(op, e.left, e.right), None
+        lt, rt = e.left.type, e.right.type
+        if op in ("==", "!="):
+            rep = None
+            if isinstance(lt, TSet) or isinstance(rt, TSet):
+                rep = "fs" if "fs" in (rep_of(lt), rep_of(rt)) else "mask"
+            a, b = self.ex_seq([(e.left, rep), (e.right, rep)])
+            return f"({a} {op} {b})", None
+        if op in ("<", "<=", ">", ">="):
+            a, b = self.ex_seq([(e.left, None), (e.right, None)])
+            return f"({a} {op} {b})", None
+        if op == "in":
+            r = e.right
+            if isinstance(r, ir.IntRange) and isinstance(r.lo, ir.Const) and isinstance(r.hi, ir.Const):
+                a = self.ex(e.left)
+                return f"({r.lo.value} <= {a} <= {r.hi.value})", None
+            rep = rep_of(rt) or "mask"
+            if isinstance(rt, TSet) and isinstance(rt.elem, TAny) and isinstance(lt, TInt):
+                rep = "fs"  # an int is never in a mask
+            a, b = self.ex_seq([(e.left, None), (e.right, rep)])
+            if rep == "mask":
+                return f"({b} >> {a} & 1 == 1)", None
+            return f"({a} in {b})", None
+        if op in ("union", "diff"):
+            rep = want or rep_of(e.type) or "mask"
+            a, b = self.ex_seq([(e.left, rep), (e.right, rep)])
+            if op == "union":
+                return f"({a} | {b})", rep
+            return (f"({a} & ~{b})" if rep == "mask" else f"({a} - {b})"), rep
+        a, b = self.ex_seq([(e.left, None), (e.right, None)])
+        if op in ("+", "-", "*"):
+            return f"({a} {op} {b})", None
+        if op == "/":
+            return f"_div({bare(a)}, {bare(b)}, {at(e.span)})", None
+        if op == "%":
+            return f"_mod({bare(a)}, {bare(b)}, {at(e.span)})", None
+        raise GenerationError(f"unknown operator {op}")
+
+    def x_Cond(self, e: ir.Cond, want: str | None) -> tuple[str, str | None]:
+        rep = want or rep_of(e.type)
+        c = self.ex(e.cond)
+        with self.capture(1) as tbuf:
+            a = self.ex(e.then, rep)
+        with self.capture(1) as ebuf:
+            b = self.ex(e.else_, rep)
+        if not tbuf and not ebuf:
+            return f"({a} if {c} else {b})", rep
+        t = self.fn.fresh()
+        self.emit(f"if {c}:")
+        self.fn.lines.extend(tbuf)
+        self.emit(f"    {t} = {a}")
+        self.emit("else:")
+        self.fn.lines.extend(ebuf)
+        self.emit(f"    {t} = {b}")
+        return t, rep
+
+    def x_SetOf(self, e: ir.SetOf, want: str | None) -> tuple[str, str | None]:
+        rep = want or rep_of(e.type) or "mask"
+        elem = e.type.elem if isinstance(e.type, TSet) else TAny()
+        if not e.items:
+            return ("0" if rep == "mask" else "_EMPTY"), rep
+        items = self.ex_seq([(i, rep_of(elem)) for i in e.items])
+        if rep == "mask":
+            if len(items) == 1:
+                return f"(1 << {items[0]})", rep
+            return "(" + " | ".join(f"(1 << {i})" for i in items) + ")", rep
+        return "frozenset((" + ", ".join(items) + ",))", rep
+
+    def x_IntRange(self, e: ir.IntRange, want: str | None) -> tuple[str, str | None]:
+        if isinstance(e.lo, ir.Const) and isinstance(e.hi, ir.Const):
+            lo, hi = e.lo.value, e.hi.value
+            assert isinstance(lo, int) and isinstance(hi, int)
+            return self.set_literal(frozenset(range(lo, hi + 1)), "fs"), "fs"
+        lo_c, hi_c = self.ex_seq([(e.lo, None), (e.hi, None)])
+        return f"frozenset(range({lo_c}, {hi_c} + 1))", "fs"
+
+    def x_MapGet(self, e: ir.MapGet, want: str | None) -> tuple[str, str | None]:
+        m, i = self.ex_seq([(e.map, None), (e.index, None)])
+        return f"_pick({m}, {i}, {at(e.span)})", rep_of(e.type)
+
+    def x_Fail(self, e: ir.Fail, want: str | None) -> tuple[str, str | None]:
+        return f"_raise({pyrepr(e.kind)}, {pyrepr(e.message)}, {at(e.span)})", want
+
+    def iterate(self, coll: ir.Expr) -> str:
+        """A Python iterable over the members of a set, in ascending order."""
+        c = self.ex(coll)
+        if rep_of(coll.type) == "fs":
+            return f"sorted({c})"
+        return f"_BITS[{c}]"
+
+    def x_Agg(self, e: ir.Agg, want: str | None) -> tuple[str, str | None]:
+        op = e.op
+        elem_t = e.coll.type.elem if isinstance(e.coll.type, TSet) else TAny()
+        if op == "count" and e.filt is None:
+            c = self.ex(e.coll)
+            return (f"len({c})" if rep_of(e.coll.type) == "fs" else f"{c}.bit_count()"), None
+        rep = want or rep_of(e.type)
+        if op == "set" and e.filt is None and isinstance(e.elem, ir.Local) and e.elem.name == e.var:
+            return self.ex(e.coll, rep), rep
+        it = self.iterate(e.coll)
+        fn = self.fn
+        x = fn.fresh(f"x_{ident(e.var)}_")
+        acc = fn.fresh()
+        k = fn.fresh("k")
+        if op == "set":
+            self.emit(f"{acc}{': set[int]' if rep == 'fs' else ''} = {'set()' if rep == 'fs' else '0'}")
+        elif op == "any":
+            self.emit(f"{acc} = False")
+        elif op == "all":
+            self.emit(f"{acc} = True")
+        elif op in ("count", "sum"):
+            self.emit(f"{acc} = 0")
+        elif op in ("max", "min", "the"):
+            self.emit(f"{acc}: {py_type(e.type)} = {zero_of(e.type)}")
+            self.emit(f"{k} = 0")
+        else:
+            raise GenerationError(f"unknown aggregate {op}")
+        saved = self.scope
+        self.scope = Scope(saved, {e.var: Loc(x, elem_t, rep_of(elem_t))})
+        self.emit(f"for {x} in {it}:")
+        with self.loop():
+            if e.filt is not None:
+                f = self.ex(e.filt)
+                self.emit(f"if {f}:")
+                self.fn.ind += 1
+            if op == "set":
+                v = self.ex(e.elem, rep_of(e.type.elem) if isinstance(e.type, TSet) else None)
+                self.emit(f"{acc} |= 1 << {v}" if rep == "mask" else f"{acc}.add({v})")
+            elif op == "any":
+                v = self.ex(e.elem)
+                self.emit(f"if {v}:")
+                self.emit(f"    {acc} = True")
+                self.emit("    break")
+            elif op == "all":
+                v = self.ex(e.elem)
+                self.emit(f"if not {v}:")
+                self.emit(f"    {acc} = False")
+                self.emit("    break")
+            elif op == "count":
+                self.emit(f"{acc} += 1")
+            elif op == "sum":
+                v = self.ex(e.elem)
+                self.emit(f"{acc} += {v}")
+            elif op in ("max", "min"):
+                v = self.materialize(self.ex(e.elem))
+                cmp = ">" if op == "max" else "<"
+                self.emit(f"if not {k} or {v} {cmp} {acc}:")
+                self.emit(f"    {acc} = {v}")
+                self.emit(f"    {k} = 1")
+            else:  # the: every candidate's value is computed before the count is judged
+                v = self.ex(e.elem, rep)
+                self.emit(f"{acc} = {v}")
+                self.emit(f"{k} += 1")
+            if e.filt is not None:
+                self.fn.ind -= 1
+        self.scope = saved
+        if op in ("max", "min"):
+            msg = f"{op} of nothing: the collection is empty"
+            self.emit(f"if not {k}:")
+            self.emit(f"    _raise('incomplete', {pyrepr(msg)}, {at(e.span)})")
+        elif op == "the":
+            self.emit(f"if {k} != 1:")
+            self.emit(f"    _the_fail({k}, {at(e.span)})")
+        if op == "set" and rep == "fs":
+            return f"frozenset({acc})", rep
+        return acc, rep
+
+    # ---- showing values (observations, action strings, messages) ----------------------------
+
+    def show(self, t: Type | None, x: str) -> str:
+        """An expression giving the text ``dsl/values.show`` gives for value ``x`` of type ``t``."""
+        if isinstance(t, TBool):
+            return f"('yes' if {x} else 'no')"
+        if isinstance(t, TPlayer):
+            return f"_pname({x})"
+        if isinstance(t, TComp):
+            return f"_DISP[{x}]"
+        if isinstance(t, TEnum):
+            labels = self.const(pyrepr(tuple(self.rules.enums[t.name].labels)))
+            return f"{labels}[{x}]"
+        if isinstance(t, TSet):
+            if rep_of(t) == "fs":
+                return f"(', '.join([{self.show(t.elem, 'e')} for e in sorted({x})]) if {x} else 'none')"
+            return f"(', '.join([{self.show(t.elem, 'e')} for e in _BITS[{x}]]) if {x} else 'none')"
+        if isinstance(t, TMap):
+            return f"'; '.join([_pname(i) + ': ' + {self.show(t.elem, 'e')} for i, e in enumerate({x}) if e is not None])"
+        return f"str({x})"
+
+    def show_fn(self, t: Type | None) -> str:
+        """A named function showing values of type ``t`` (one per distinct type)."""
+        body = self.show(t, "x")
+        name = self.shows.get(body)
+        if name is None:
+            name = f"_show{len(self.shows)}"
+            self.shows[body] = name
+        return name
+
+    # ---- definitions --------------------------------------------------------------------------
+
+    def compile_def(self, d: ir.Definition) -> list[str]:
+        self.fn = Fn(1)
+        self.scope = Scope()
+        params = ["S: State"]
+        for name, t in d.formals:
+            py = self.fn.fresh(f"a_{ident(name)}_")
+            self.scope.names[name] = Loc(py, t, rep_of(t))
+            params.append(f"{py}: {py_type(t)}")
+        if needs_call_site(d):
+            params.append("_at: tuple[int, int]")
+        rt = py_type(d.ret)
+        rep = rep_of(d.ret)
+        if d.body is not None:
+            res = self.ex(d.body, rep)
+            self.emit(f"_r: {rt} = {res}")
+        else:
+            self.compile_cases(d, rt, rep)
+        body = self.fn.lines
+        key = self.used_defs.index(d.name)
+        head = [f"def D_{ident(d.name)}({', '.join(params)}) -> {rt}:"]
+        if d.name in self.cached:
+            # no arguments: the value only changes when the state does (moves and sets clear C)
+            head += [f"    _c = S.C.get({key})", "    if _c is not None:", "        return _c  # type: ignore[no-any-return]"]
+        head += self.prologue()
+        tail = [f"    S.C[{key}] = _r"] if d.name in self.cached else []
+        return mark_unread(head + body + tail + ["    return _r"])
+
+    def compile_cases(self, d: ir.Definition, rt: str, rep: str | None) -> None:
+        cases = d.cases or []
+        # all guards first, in order, as the interpreter does
+        guards = [self.materialize(self.ex(c.guard)) for c in cases]
+        guard_var = []
+        for g in guards:
+            if _SIMPLE.match(g) and g not in ("True", "False"):
+                guard_var.append(g)
+            else:
+                t = self.fn.fresh("g")
+                self.emit(f"{t} = {g}")
+                guard_var.append(t)
+        wins = []
+        for i, c in enumerate(cases):
+            over = [guard_var[j] for j, o in enumerate(cases) if c.name in o.overrides]
+            if over:
+                w = self.fn.fresh("w")
+                self.emit(f"{w} = {guard_var[i]} and not ({' or '.join(over)})")
+                wins.append(w)
+            else:
+                wins.append(guard_var[i])
+        k = self.fn.fresh("k")
+        self.emit(f"{k} = 0")
+        self.emit(f"_r: {rt} = {zero_of(d.ret)}")
+        vals = []
+        for i, c in enumerate(cases):
+            v = self.fn.fresh("v")
+            vals.append(v)
+            self.emit(f"if {wins[i]}:")
+            with self.indented():
+                code = self.ex(c.value, rep)
+                self.emit(f"{v}: {rt} = {code}")
+                self.emit(f"if not {k}:")
+                self.emit(f"    _r = {v}")
+                self.emit(f"{k} += 1")
+        self.emit(f"if not {k}:")
+        with self.indented():
+            if d.otherwise is not None:
+                code = self.ex(d.otherwise, rep)
+                self.emit(f"_r = {code}")
+            else:
+                msg = f"no case of '{d.name}' applies"
+                self.emit(f"_raise('incomplete', {pyrepr(msg)}, *_at)")
+        if len(cases) > 1:
+            self.emit(f"elif {k} > 1:")
+            items = ", ".join(f"({wins[i]}, {pyrepr(c.name)}, {vals[i]} if {wins[i]} else None, ({at(c.span)}))" for i, c in enumerate(cases))
+            self.emit(f"    _agree({pyrepr(d.name)}, [{items}])")
+
+    def prologue(self) -> list[str]:
+        out = []
+        if "Z" in self.fn.uses:
+            out.append("    Z = S.z")
+        if "V" in self.fn.uses:
+            out.append("    V = S.v")
+        if "n" in self.fn.uses:
+            out.append("    n = S.n")
+        return out
+
+    # ---- the flow -----------------------------------------------------------------------------
+
+    def compile_flow(self) -> list[str]:
+        self.fn = Fn(1)
+        self.scope = Scope()
+        self.uses("Z")
+        self.uses("n")
+        self.block(self.rules.flow)
+        flow = self.rules.flow
+        span = flow[-1].span if flow else Span(1, 1, 1, 1)
+        self.emit(f"_raise('incomplete', \"the flow ended without a result: no 'end winners' was reached\", {at(span)})")
+        head = ["    r: int = S.pc", "    st = S.st", "    Z = S.z", "    n = S.n"]
+        for part, line in (("V", "    V = S.v"), ("L", "    L = S.L"), ("loc", "    loc = S.loc"), ("C", "    C = S.C")):
+            if part in self.fn.uses:
+                head.append(line)
+        return mark_unread(head + self.fn.lines)
+
+    def alloc(self) -> str:
+        k = self.slot_top
+        self.slot_top += 1
+        self.slot_max = max(self.slot_max, self.slot_top)
+        self.uses("L")
+        return f"L[{k}]"
+
+    def bind(self, scope: Scope, name: str, t: Type, slot: bool, rep: str | None = None) -> Loc:
+        code = self.alloc() if slot else self.fn.fresh(f"x_{ident(name)}_")
+        loc = Loc(code, t, rep if rep is not None else rep_of(t))
+        scope.names[name] = loc
+        return loc
+
+    def tick(self, span: Span) -> None:
+        self.emit("st += 1")
+        self.emit(f"if st > {STEP_BUDGET}:")
+        self.emit(f"    _over({at(span)})")
+
+    def suspend(self, point: int, cp: str, options: str) -> None:
+        self.emit(f"S.pc = {point}")
+        self.emit(f"S.cp = {cp}")
+        self.emit(f"S.o = {options}")
+        self.emit("S.st = st")
+        self.emit("return")
+
+    def point(self, kind: str, s: ir.Stmt, label: str = "", secret: bool = False, t: Type | None = None) -> int:
+        self.points.append(Point(kind, label, secret, t, s.span))
+        return len(self.points)
+
+    def changed(self) -> None:
+        """The state changed: cached definitions are stale."""
+        if self.cached:
+            self.uses("C")
+            self.emit("C.clear()")
+
+    def block(self, stmts: list[ir.Stmt], scope: Scope | None = None) -> None:
+        """A block: its own scope (the interpreter copies the environment on entry)."""
+        saved_scope, saved_top = self.scope, self.slot_top
+        self.scope = scope if scope is not None else Scope(saved_scope)
+        counts = [self.count_points(s) for s in stmts]
+        last = max((i for i, c in enumerate(counts) if c), default=-1)
+        if not stmts:
+            self.emit("pass")
+        for i, s in enumerate(stmts):
+            guard = None
+            if i < last:
+                # resuming at a later point skips this statement
+                guard = f"if r <= {len(self.points) + counts[i]}:" if counts[i] else "if not r:"
+            if guard:
+                self.emit(guard)
+                self.fn.ind += 1
+            self.stmt(s, stmts[i + 1:])
+            if guard:
+                self.fn.ind -= 1
+        self.scope, self.slot_top = saved_scope, saved_top
+
+    def comment(self, s: ir.Stmt, what: str) -> None:
+        self.emit(f"# {s.span.line}:{s.span.col} {comment_text(what)}")
+
+    def stmt(self, s: ir.Stmt, rest: list[ir.Stmt]) -> None:
+        self.rest = rest
+        after = self.block_points(rest) > 0  # does a decision follow in this block?
+        name = type(s).__name__
+        getattr(self, "s_" + name)(s, after)
+
+    def s_Let(self, s: ir.Let, after: bool) -> None:
+        self.comment(s, f"let {s.name}")
+        self.tick(s.span)
+        rep = rep_of(s.value.type)
+        if isinstance(s.value.type, TSet) and isinstance(s.value.type.elem, TAny):
+            # an empty set whose element type only later assignments tell
+            from rulecheck.dsl.checker import walk_stmts
+
+            later = [x for x in walk_stmts(self.rest) if isinstance(x, ir.Assign) and x.local and x.name == s.name]
+            rep = "fs" if any(rep_of(x.value.type) == "fs" for x in later) else "mask"
+        v = self.ex(s.value, rep)
+        loc = self.bind(self.scope, s.name, s.value.type, after, rep)
+        self.emit(f"{loc.code} = {v}")
+
+    def s_Assign(self, s: ir.Assign, after: bool) -> None:
+        self.comment(s, f"set {s.name}")
+        self.tick(s.span)
+        target_rep = self.scope.get(s.name).rep if s.local else rep_of(s.type)
+        v = self.materialize(self.ex(s.value, target_rep))
+        t = s.type
+        if isinstance(t, TInt) and (t.lo is not None or t.hi is not None):
+            conds = []
+            if t.lo is not None:
+                conds.append(f"{v} < {t.lo}")
+            if t.hi is not None:
+                conds.append(f"{v} > {t.hi}")
+            self.emit(f"if {' or '.join(conds)}:")
+            msg1, msg2 = f"'{s.name}' would become ", f", outside {t.show()}"
+            self.emit(f"    _raise('range', {pyrepr(msg1)} + str({v}) + {pyrepr(msg2)}, {at(s.span)})")
+        if s.local:
+            loc = self.scope.names.get(s.name)
+            if loc is None:
+                # the name belongs to an enclosing block: the interpreter sets it in this block's
+                # copy of the environment, so the new value is seen until this block ends
+                outer = self.scope.get(s.name)
+                loc = self.bind(self.scope, s.name, outer.type, after, outer.rep)
+            self.emit(f"{loc.code} = {v}")
+            return
+        var = self.rules.vars[s.name]
+        idx = self.index_code(var.index, s.index, self.layout.var_base[var.name], var.name)
+        self.uses("V")
+        self.emit(f"V[{idx}] = {v}")
+        self.changed()
+
+    def move_one(self, comp: str, dest: str) -> None:
+        self.uses("loc")
+        self.emit(f"Z[loc[{comp}]] ^= 1 << {comp}")
+        self.emit(f"Z[{dest}] |= 1 << {comp}")
+        self.emit(f"loc[{comp}] = {dest}")
+
+    def s_Move(self, s: ir.Move, after: bool) -> None:
+        self.comment(s, f"move to {s.zone}")
+        self.tick(s.span)
+        single = not isinstance(s.what.type, TSet)
+        what = self.materialize(self.ex(s.what, None if single else "mask"))
+        dest = self.materialize(self.zone_instance(s.zone, s.index))
+        if single:
+            self.move_one(what, dest)
+        else:
+            self.uses("loc")
+            c = self.fn.fresh("c")
+            self.emit(f"for {c} in _BITS[{what}]:")
+            with self.loop():
+                self.emit(f"Z[loc[{c}]] ^= 1 << {c}")
+                self.emit(f"loc[{c}] = {dest}")
+            self.emit(f"Z[{dest}] |= {what}")
+        self.changed()
+
+    def s_Draw(self, s: ir.Draw, after: bool) -> None:
+        self.comment(s, f"draw from {s.src} to {s.dst}")
+        p = self.point("chance", s)
+        once = isinstance(s.count, ir.Const) and s.count.value == 1
+        slots: dict[str, str] = {}
+        self.emit("if not r:")
+        with self.indented():
+            self.tick(s.span)
+            count = None if once else self.materialize(self.ex(s.count))
+            src = self.materialize(self.zone_instance(s.src, s.src_index))
+            dst = self.materialize(self.zone_instance(s.dst, s.dst_index))
+            for key, code in (("count", count), ("src", src), ("dst", dst)):
+                if code is None:
+                    continue
+                if re.fullmatch(r"\d+", code):
+                    slots[key] = code  # a fixed zone instance needs no slot
+                else:
+                    slots[key] = self.alloc()
+                    self.emit(f"{slots[key]} = {code}")
+            if not once:
+                slots["i"] = self.alloc()
+                self.emit(f"{slots['i']} = 0")
+        bind = None
+        if s.bind is not None:
+            kinds = self.rules.zones[s.src].kinds
+            bind = self.bind(self.scope, s.bind, TComp(kinds[0] if len(kinds) == 1 else None), after)
+        exhausted = f"_raise('exhaustion', 'cannot draw from ' + _ZLABEL[{slots['src']}] + ': it is empty', {at(s.span)})"
+        if once:
+            with self.indented():
+                self.emit(f"o = Z[{slots['src']}]")
+                self.emit("if not o:")
+                self.emit(f"    {exhausted}")
+                self.suspend(p, "-1", "o")
+            self.emit("r = 0")
+            self.move_one("a", slots["dst"])
+            self.changed()
+            if bind is not None:
+                self.emit(f"{bind.code} = a")
+            return
+        self.emit("while True:")
+        with self.loop():
+            self.emit("if r:")
+            with self.indented():
+                self.emit("r = 0")
+                self.move_one("a", slots["dst"])
+                self.changed()
+                if bind is not None:
+                    self.emit(f"{bind.code} = a")
+                self.emit(f"{slots['i']} += 1")
+            self.emit(f"if {slots['i']} >= {slots['count']}:")
+            self.emit("    break")
+            self.emit(f"o = Z[{slots['src']}]")
+            self.emit("if not o:")
+            self.emit(f"    {exhausted}")
+            self.suspend(p, "-1", "o")
+
+    def pending_options(self, code: str, t: Type) -> str:
+        """Options as the state keeps them: a mask, or a sorted tuple of numbers."""
+        if rep_of(TSet(t)) == "fs":
+            return f"tuple(sorted({code}))"
+        return code
+
+    def decode(self, code: str, t: Type) -> str:
+        return f"bool({code})" if isinstance(t, TBool) else code
+
+    def s_Choose(self, s: ir.Choose, after: bool) -> None:
+        self.comment(s, f"choose {s.bind}")
+        p = self.point("player", s, s.label, s.secret, s.type)
+        loc = self.bind(Scope(), s.bind, s.type, after)  # bound after the decision, below
+        self.emit("if not r:")
+        with self.indented():
+            self.tick(s.span)
+            opts = self.materialize(self.ex(s.options))
+            who = self.materialize(self.ex(s.chooser))
+            msg = f" must choose ({s.label}) but has no option"
+            self.emit(f"if not {opts}:")
+            self.emit(f"    _raise('incomplete', _pname({who}) + {pyrepr(msg)}, {at(s.span)})")
+            self.suspend(p, who, self.pending_options(opts, s.type))
+        self.emit("r = 0")
+        self.scope.names[s.bind] = loc
+        self.emit(f"{loc.code} = {self.decode('a', s.type)}")
+
+    def s_ChooseEach(self, s: ir.ChooseEach, after: bool) -> None:
+        self.comment(s, f"choose each {s.pvar}: {s.bind}")
+        p = self.point("simultaneous", s, s.label, s.secret, s.type)
+        loc = self.bind(Scope(), s.bind, TMap(s.type), after)
+        self.emit("if not r:")
+        with self.indented():
+            self.tick(s.span)
+            who = self.materialize(self.ex(s.players))
+            per = self.fn.fresh("per")
+            self.emit(f"{per}: list[Any] = [None] * n")
+            q = self.fn.fresh(f"x_{ident(s.pvar)}_")
+            self.emit(f"for {q} in _BITS[{who}]:")
+            saved = self.scope
+            self.scope = Scope(saved, {s.pvar: Loc(q, TPlayer(), None)})
+            with self.loop():
+                opts = self.materialize(self.ex(s.options))
+                msg = f" must choose ({s.label}) but has no option"
+                self.emit(f"if not {opts}:")
+                self.emit(f"    _raise('incomplete', _pname({q}) + {pyrepr(msg)}, {at(s.span)})")
+                self.emit(f"{per}[{q}] = {self.pending_options(opts, s.type)}")
+            self.scope = saved
+            self.emit(f"if {who}:")
+            with self.indented():
+                self.suspend(p, "-2", per)
+            typed = "" if loc.code.startswith("L[") else ": tuple[Any, ...]"
+            self.emit(f"{loc.code}{typed} = (None,) * n")
+        self.emit("else:")
+        with self.indented():
+            self.emit("r = 0")
+            self.emit(f"{loc.code} = tuple([None if o is None else {self.decode('a[i]', s.type)} for i, o in enumerate(S.o)])")
+        self.scope.names[s.bind] = loc
+
+    def s_If(self, s: ir.If, after: bool) -> None:
+        self.comment(s, "if")
+        then_pts, else_pts = self.block_points(s.then), self.block_points(s.else_)
+        t = self.fn.fresh("c")
+        if then_pts or else_pts:
+            first = len(self.points)
+            resume = f"r <= {first + then_pts}" if then_pts and else_pts else ("True" if then_pts else "False")
+            self.emit("if r:")
+            self.emit(f"    {t} = {resume}")
+            self.emit("else:")
+            with self.indented():
+                self.tick(s.span)
+                cond = self.ex(s.cond)
+                self.emit(f"{t} = {cond}")
+            cond = t
+        else:
+            self.tick(s.span)
+            cond = self.ex(s.cond)
+        self.emit(f"if {cond}:")
+        with self.indented():
+            self.block(s.then)
+        if s.else_:
+            self.emit("else:")
+            with self.indented():
+                self.block(s.else_)
+
+    def loop_order(self, s: ir.ForEach) -> str:
+        coll = self.materialize(self.ex(s.coll))
+        if s.start is not None:
+            start = self.ex(s.start)
+            return f"_turn({start}, {coll}, n, {self.order})"
+        if rep_of(s.coll.type) == "fs":
+            return f"tuple(sorted({coll}))"
+        return f"_BITS[{coll}]"
+
+    def s_ForEach(self, s: ir.ForEach, after: bool) -> None:
+        self.comment(s, f"for each {s.var}")
+        elem = s.coll.type.elem if isinstance(s.coll.type, TSet) else TAny()
+        saved_top = self.slot_top
+        if not self.block_points(s.body):
+            self.tick(s.span)
+            order = self.loop_order(s)
+            x = self.fn.fresh(f"x_{ident(s.var)}_")
+            self.emit(f"for {x} in {order}:")
+            with self.loop():
+                self.block(s.body, Scope(self.scope, {s.var: Loc(x, elem, rep_of(elem))}))
+            return
+        order_slot, i_slot = self.alloc(), self.alloc()
+        var = Loc(self.alloc(), elem, rep_of(elem))
+        self.emit("if not r:")
+        with self.indented():
+            self.tick(s.span)
+            self.emit(f"{order_slot} = {self.loop_order(s)}")
+            self.emit(f"{i_slot} = 0")
+        self.emit("while True:")
+        with self.loop():
+            self.emit("if not r:")
+            self.emit(f"    if {i_slot} >= len({order_slot}):")
+            self.emit("        break")
+            self.emit(f"    {var.code} = {order_slot}[{i_slot}]")
+            self.block(s.body, Scope(self.scope, {s.var: var}))
+            self.emit(f"{i_slot} += 1")
+        self.slot_top = saved_top
+
+    def s_Repeat(self, s: ir.Repeat, after: bool) -> None:
+        self.comment(s, "repeat")
+        if not self.block_points(s.body):
+            self.tick(s.span)
+            count = self.ex(s.count)
+            self.emit(f"for _ in range({count}):")
+            with self.loop():
+                self.block(s.body)
+            return
+        saved_top = self.slot_top
+        n_slot, i_slot = self.alloc(), self.alloc()
+        self.emit("if not r:")
+        with self.indented():
+            self.tick(s.span)
+            self.emit(f"{n_slot} = {self.ex(s.count)}")
+            self.emit(f"{i_slot} = 0")
+        self.emit("while True:")
+        with self.loop():
+            self.emit(f"if not r and {i_slot} >= {n_slot}:")
+            self.emit("    break")
+            self.block(s.body)
+            self.emit(f"{i_slot} += 1")
+        self.slot_top = saved_top
+
+    def conditional_loop(self, s: ir.While | ir.RepeatUntil, stop_when: bool) -> None:
+        """``while c`` stops when c is false; ``repeat until c`` stops when c is true (and, like
+        the interpreter, tests c before the first round)."""
+        resumable = self.block_points(s.body) > 0
+        if resumable:
+            self.emit("if not r:")
+            with self.indented():
+                self.tick(s.span)
+        else:
+            self.tick(s.span)
+        self.emit("while True:")
+        with self.loop():
+            if resumable:
+                self.emit("if not r:")
+                self.fn.ind += 1
+            cond = self.ex(s.cond)
+            self.emit(f"if {'' if stop_when else 'not '}{cond}:")
+            self.emit("    break")
+            self.tick(s.span)
+            if resumable:
+                self.fn.ind -= 1
+            self.block(s.body)
+
+    def s_While(self, s: ir.While, after: bool) -> None:
+        self.comment(s, "while")
+        self.conditional_loop(s, stop_when=False)
+
+    def s_RepeatUntil(self, s: ir.RepeatUntil, after: bool) -> None:
+        self.comment(s, "repeat until")
+        self.conditional_loop(s, stop_when=True)
+
+    def s_CallProc(self, s: ir.CallProc, after: bool) -> None:
+        self.comment(s, f"{s.name}(...)")
+        proc = self.proc(s.name)
+        assert proc.body is not None
+        resumable = self.block_points(proc.body) > 0
+        callee = Scope()
+        if resumable:
+            self.emit("if not r:")
+            self.fn.ind += 1
+        self.tick(s.span)
+        args = self.ex_seq([(a, rep_of(t)) for a, (_, t) in zip(s.args, proc.formals)])
+        saved_top = self.slot_top
+        for (name, t), code in zip(proc.formals, args):
+            loc = self.bind(callee, name, t, resumable)
+            self.emit(f"{loc.code} = {code}")
+        if resumable:
+            self.fn.ind -= 1
+        saved = self.scope
+        self.scope = callee
+        self.block(proc.body, Scope(callee))
+        self.scope = saved
+        self.slot_top = saved_top
+
+    def s_End(self, s: ir.End, after: bool) -> None:
+        self.comment(s, "end")
+        self.tick(s.span)
+        w = self.materialize(self.ex(s.winners, "mask"))
+        self.emit(f"S.w = {w}")
+        self.emit("S.pc = -1")
+        self.emit("S.cp = -4")
+        self.emit("S.st = st")
+        self.emit("return")
+
+    def s_Say(self, s: ir.Say, after: bool) -> None:
+        # the engine keeps no log: like the interpreter without logging, it evaluates nothing
+        self.comment(s, "say")
+        self.tick(s.span)
+
+    def s_Shuffle(self, s: ir.Shuffle, after: bool) -> None:
+        # draws are uniform over the zone, so a shuffle changes nothing observable
+        self.comment(s, f"shuffle {s.zone}")
+        self.tick(s.span)
+
+
+_ASSIGN = re.compile(r"^(\s*)(x_\w+_\d+)(?::[^=]+)? = ")
+
+
+def mark_unread(lines: list[str]) -> list[str]:
+    """Locals the rules bind but never read are still computed (the value may fail to evaluate,
+    and that error must happen) but assigned to ``_``."""
+    assigned: dict[str, int] = {}
+    for line in lines:
+        m = _ASSIGN.match(line)
+        if m:
+            assigned[m.group(2)] = assigned.get(m.group(2), 0) + 1
+    if not assigned:
+        return lines
+    text = "\n".join(lines)
+    unread = {name for name, k in assigned.items() if len(re.findall(rf"\b{name}\b", text)) == k}
+    out = []
+    for line in lines:
+        m = _ASSIGN.match(line)
+        out.append(f"{m.group(1)}_ = {line[m.end():]}" if m and m.group(2) in unread else line)
+    return out
+
+
+def needs_call_site(d: ir.Definition) -> bool:
+    """Definitions that can fail with 'no case applies' report the position of the call."""
+    return d.cases is not None and d.otherwise is None

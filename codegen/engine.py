@@ -1,0 +1,185 @@
+"""`rulecheck gen`: render one standalone engine module for a Program.
+
+The compiler (compiler.py) spells the rules as Python fragments; this module gathers the tables an
+engine needs (component names, zone and variable layout, decision points) and renders them with
+the templates in templates/.  Every constant goes through the ``pyrepr`` filter.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from rulecheck.dsl import ir
+from rulecheck.dsl.types import TInt, TPlayer, Type
+from rulecheck.dsl.values import num_distinct_actions, show
+from rulecheck.interpreter.semantics import STEP_BUDGET
+
+from .compiler import Compiler, GenerationError, Layout, rep_of
+from .literals import comment_text, pyrepr
+
+__all__ = ["GenerationError", "environment", "generate", "load_module"]
+
+_VISIBILITY = {"public": 0, "hidden": 1, "owner": 2}
+
+
+def environment() -> jinja2.Environment:
+    """The one configured jinja Environment of the code generator."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+        autoescape=False,  # the output is Python; literals are escaped by pyrepr, not as HTML
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["pyrepr"] = pyrepr
+    env.filters["comment"] = comment_text
+    return env
+
+
+def generate(program: ir.Program, players_default: int | None = None) -> str:
+    """The source of a standalone engine for ``program`` (readings are fixed by the program)."""
+    rules = program.rules
+    g = rules.game
+    players = g.min_players if players_default is None else players_default
+    if not g.min_players <= players <= g.max_players:
+        raise GenerationError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
+    c = Compiler(program)
+    defs = [c.compile_def(program.defs[name]) for name in c.used_defs]
+    flow = c.compile_flow()
+    layout = c.layout
+    zones = zone_table(rules, layout)
+    variables = var_table(c, rules, layout)
+    points = [
+        {
+            "kind": {"chance": -1, "player": 0, "simultaneous": -2}[p.kind],
+            "label": p.label,
+            "secret": p.secret,
+            "show": c.show_fn(p.type) if p.type is not None else "None",
+            "line": p.span.line,
+        }
+        for p in c.points
+    ]
+    unspecified = []
+    for kind, attr in c.unspecified:
+        t = rules.kinds[kind].attrs[attr]
+        cells = [c.value_literal(comp.attrs[attr], t) if comp.kind == kind else "None" for comp in rules.components]
+        unspecified.append({"name": f"{kind}.{attr}", "ids": tuple(layout.kind_ids[kind]), "cells": cells, "mask": rep_of(t) == "mask"})
+    # the tables above may add show functions and constants, so they are read last
+    shows = [{"name": name, "body": body} for body, name in c.shows.items()]
+    consts = [{"name": name, "literal": literal} for literal, name in c.consts.items()]
+    changed = {a: r for a, r in sorted(program.readings.items())}
+    context: dict[str, Any] = {
+        "ruleset_file": Path(rules.name).name,
+        "text_hash": rules.text_hash,
+        "readings": changed,
+        "non_default": {a: r for a, r in changed.items() if r != rules.ambiguities[a].default.name},
+        "title": g.title,
+        "min_players": g.min_players,
+        "max_players": g.max_players,
+        "default_players": players,
+        "num_actions": num_distinct_actions(rules),
+        "step_budget": STEP_BUDGET,
+        "displays": [comp.display for comp in rules.components],
+        "nzones": layout.nzones,
+        "start_loc": tuple(layout.zone_base[rules.kinds[comp.kind].start_zone] for comp in rules.components),
+        "zones": zones,
+        "zone_labels": tuple(zone_labels(rules, layout)),
+        "variables": variables,
+        "var_init": var_init(c, rules, layout),
+        "nslots": c.slot_max,
+        "params": [{"name": n, "value": p.value} for n, p in rules.params.items()],
+        "unspecified": unspecified,
+        "consts": consts,
+        "shows": shows,
+        "points": points,
+        "defs": defs,
+        "flow": flow,
+    }
+    return environment().get_template("engine.py.jinja").render(**context)
+
+
+def index_label(rules: ir.Ruleset, name: str, t: Type | None, idx: int | None) -> str:
+    if t is None or idx is None:
+        return name
+    return f"{name}[{show(idx, t, rules)}]"
+
+
+def instances(rules: ir.Ruleset, layout: Layout, t: Type | None) -> list[tuple[int | None, int]]:
+    """(index value, seat) for every instance of an indexed thing, in the interpreter's order; the
+    seat is the player index for player-indexed things (instances past the player count are
+    skipped at run time), -1 otherwise."""
+    if t is None:
+        return [(None, -1)]
+    if isinstance(t, TPlayer):
+        return [(q, q) for q in range(layout.maxp)]
+    dom = layout.domain(t)
+    assert dom is not None
+    return [(v, -1) for v in dom]
+
+
+def zone_table(rules: ir.Ruleset, layout: Layout) -> list[dict[str, Any]]:
+    out = []
+    for z in rules.zones.values():
+        for idx, seat in instances(rules, layout, z.index):
+            inst = layout.zone_base[z.name] + (layout.offset(z.index, idx) if z.index is not None and idx is not None else 0)
+            out.append({
+                "inst": inst, "label": index_label(rules, z.name, z.index, idx), "seat": seat,
+                "vis": _VISIBILITY[z.visibility], "zone": z.name, "index": idx,
+            })
+    return out
+
+
+def zone_labels(rules: ir.Ruleset, layout: Layout) -> list[str]:
+    """The label of every zone instance by its number (for 'cannot draw from …')."""
+    labels = [""] * layout.nzones
+    for z in rules.zones.values():
+        base = layout.zone_base[z.name]
+        for k in range(layout.size(z.index)):
+            idx = None if z.index is None else k + (z.index.lo or 0) if isinstance(z.index, TInt) else k
+            labels[base + k] = index_label(rules, z.name, z.index, idx)
+    return labels
+
+
+def var_table(c: Compiler, rules: ir.Ruleset, layout: Layout) -> list[dict[str, Any]]:
+    out = []
+    for v in rules.vars.values():
+        for idx, seat in instances(rules, layout, v.index):
+            slot = layout.var_base[v.name] + (layout.offset(v.index, idx) if v.index is not None and idx is not None else 0)
+            out.append({
+                "slot": slot, "label": index_label(rules, v.name, v.index, idx), "seat": seat,
+                "vis": _VISIBILITY[v.visibility], "indexed": v.index is not None,
+                "init": c.value_literal(v.init, v.type), "show": c.show_fn(v.type),
+                "var": v.name, "index": idx, "mask": rep_of(v.type) == "mask",
+            })
+    return out
+
+
+def var_init(c: Compiler, rules: ir.Ruleset, layout: Layout) -> list[str]:
+    cells = ["None"] * layout.nvars
+    for v in rules.vars.values():
+        base = layout.var_base[v.name]
+        for k in range(layout.size(v.index)):
+            cells[base + k] = c.value_literal(v.init, v.type)
+    return cells
+
+
+def load_module(source: str, name: str = "rulecheck_engine") -> types.ModuleType:
+    """Import generated source as a module without writing a file (tests, benchmarks, replay).
+
+    The module is registered in sys.modules while it runs, as an import would do, and removed
+    again afterwards so engines of different programs never collide."""
+    module = types.ModuleType(name)
+    module.__file__ = f"<{name}>"
+    code = compile(source, module.__file__, "exec")
+    sys.modules[name] = module
+    try:
+        exec(code, module.__dict__)
+    finally:
+        del sys.modules[name]
+    return module
