@@ -152,6 +152,36 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK if result.finished else EXIT_FINDINGS
 
 
+def cmd_gen(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    loaded = load_or_report(args.file, err, quiet_warnings=True)
+    if not loaded.ok:
+        return EXIT_BAD_INPUT
+    rules = loaded.rules
+    assert rules is not None
+    program = bind_program(rules, parse_readings(args.reading))
+    g = rules.game
+    players = args.players_default if args.players_default is not None else g.min_players
+    if not g.min_players <= players <= g.max_players:
+        raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
+    from rulecheck.codegen.engine import GenerationError, generate
+
+    try:
+        text = generate(program, players_default=players)
+    except GenerationError as exc:
+        _err(err, f"cannot generate an engine for {args.file}: {exc}", "this is a limit of the code generator, not an error in the ruleset")
+        return EXIT_FINDINGS
+    if args.output is None or args.output == "-":
+        out.write(text)
+        return EXIT_OK
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    changed = sum(1 for a, r in program.readings.items() if r != rules.ambiguities[a].default.name)
+    out.write(f"wrote {args.output}: an engine for {g.title}, {len(program.readings)} readings fixed ({changed} not the default)\n")
+    return EXIT_OK
+
+
 # ---- parser -----------------------------------------------------------------------------------
 
 
@@ -182,6 +212,13 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--param", action="append", metavar="NAME=VALUE", help="set a game parameter (repeatable)")
     pl.add_argument("--max-steps", type=int, default=10_000, metavar="N", help="stop after N decisions (default 10000)")
     pl.set_defaults(func=cmd_play)
+
+    gn = sub.add_parser("gen", help="generate a standalone Python game engine for a ruleset")
+    gn.add_argument("file", metavar="FILE")
+    gn.add_argument("-o", "--output", metavar="PATH", help="write the engine module here (default: standard output)")
+    gn.add_argument("--reading", action="append", metavar="NAME=READING", help="the reading of an ambiguity the engine plays (repeatable; the default readings otherwise)")
+    gn.add_argument("--players-default", type=int, metavar="N", help="player count when load_game() is not given one (default: the fewest the game allows)")
+    gn.set_defaults(func=cmd_gen)
     return p
 
 
