@@ -466,7 +466,7 @@ def _assumptions(rules: ir.Ruleset) -> list[AssumptionView]:
             question = f"What is {what}? The rules assume {value} for now."
         else:
             question = f"What is {what}? The rulebook does not say; it is {en.type_phrase(prm.type)}. Engines use {value} until it is known."
-        out.append(AssumptionView(english.anchor("data", prm.name), prov.kind, f"game option {prm.name}", question,
+        out.append(AssumptionView(english.anchor("data", prm.name), prov.kind, f"Game option: {what}", question,
                                   prov.rationale or "", _location(rules, prov.span.line, prov.span.col), None, _cited_source(rules, prov.source)))
     return out
 

@@ -20,10 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import (
-    ROOT,
-    seed_text,
-)
+from conftest import ROOT, seed_text
 from test_reports_golden import SEED, cinderella_report
 
 from rulecheck.reports.render import render_html

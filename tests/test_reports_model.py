@@ -1,0 +1,143 @@
+"""The report's data: verdicts, quotes with their translations, witnesses as tables, open questions,
+missing data and source coverage.  The findings are hand-written test data."""
+
+from __future__ import annotations
+
+from conftest import seed_text
+from test_reports_english import CONSTRUCTS
+from test_reports_golden import SEED, cinderella, test_findings, test_simulation
+
+from rulecheck.dsl import ir
+from rulecheck.dsl.loader import load_text
+from rulecheck.reports.model import build_report, verdict
+from rulecheck.verifier.findings import Finding, Play, Quote, Witness
+
+
+def constructs() -> ir.Ruleset:
+    loaded = load_text(CONSTRUCTS, "constructs.rules")
+    assert loaded.rules is not None
+    return loaded.rules
+
+
+def test_unknown_is_never_shown_as_proven() -> None:
+    rules = cinderella()
+    findings = test_findings(rules)
+    report = build_report(rules, findings)
+    unknown = next(f for f in findings if f.status == "unknown")
+    proven = next(f for f in findings if f.status == "proven")
+    assert unknown.title not in " ".join(report.summary.proven)
+    assert any(unknown.title in u for u in report.summary.unknown)
+    assert any(proven.title in p for p in report.summary.proven)
+    view = next(v for v in report.findings if v.status == "unknown")
+    assert "not a proof" in view.verdict and "proven" not in view.verdict.lower()
+    assert verdict(proven).startswith("Proven harmless")
+
+
+def test_findings_are_ordered_by_kind_then_severity() -> None:
+    rules = cinderella()
+    report = build_report(rules, list(reversed(test_findings(rules))))
+    assert [f.kind for f in report.findings] == ["ambiguity", "ambiguity", "incompleteness", "dead-rule"]
+    assert [f.severity for f in report.findings[:2]] == ["warning", "note"]
+    assert [f.number for f in report.findings] == [1, 2, 3, 4]
+
+
+def test_counts_by_kind_and_severity() -> None:
+    rules = cinderella()
+    s = build_report(rules, test_findings(rules)).summary
+    rows = {r.kind: (r.counts, r.total) for r in s.rows}
+    assert s.severities == ["error", "warning", "note"]
+    assert rows == {"ambiguity": ([0, 1, 1], 2), "incompleteness": ([1, 0, 0], 1), "dead-rule": ([0, 0, 1], 1)}
+    assert s.findings == 4
+
+
+def test_a_quote_comes_with_the_translation_the_ruleset_gives() -> None:
+    rules = constructs()
+    f = Finding("ambiguity", "note", "static", "amb_x", "t", "m", rules.ambiguities["amb_x"].span,
+                quotes=[Quote("The rule  may apply."), Quote("Only in the finding", "ja")])
+    view = build_report(rules, [f]).findings[0]
+    assert view.quotes[0].text == "The rule may apply."
+    assert view.quotes[0].lang == "English"
+    assert view.quotes[0].translations == [("Japanese", "規則が適用されるかもしれない。")]
+    assert (view.quotes[1].lang, view.quotes[1].text, view.quotes[1].translations) == ("Japanese", "Only in the finding", [])
+
+
+def test_an_ambiguity_finding_without_quotes_shows_the_ambiguity_sources() -> None:
+    rules = constructs()
+    f = Finding("ambiguity", "warning", "proven", "amb_x", "t", "m", rules.ambiguities["amb_x"].span, bound="3 players")
+    view = build_report(rules, [f]).findings[0]
+    assert [q.text for q in view.quotes] == ["The rule may apply."]
+    assert view.question == "Does the rule apply?"
+    assert [(r.name, r.default, r.clarify) for r in view.readings] == [
+        ("yes", True, "The rule always applies."), ("no", False, "The rule never applies.")]
+    assert view.affects == [("The rule that varies", "def-rule_x")]
+
+
+def test_the_witness_splits_shared_moves_from_the_moves_where_readings_part() -> None:
+    rules = constructs()
+    plays = [
+        Play("reading yes (default)", {"amb_x": "yes"}, [1, [0, 2], 3], ["a", "b", "c1", "d1"], "Player 1 wins", [0], True),
+        Play("reading no", {"amb_x": "no"}, [1, [0, 2], 2], ["a", "b", "c2"], "Player 2 wins", [1]),
+    ]
+    w = Witness(2, ["Player 1: Tile 1, Tile 3", "the pile: Tile 2"], plays, "they differ at the third move")
+    f = Finding("ambiguity", "warning", "witness", "amb_x", "t", "m", rules.ambiguities["amb_x"].span, witness=w)
+    view = build_report(rules, [f]).findings[0]
+    assert view.witness is not None
+    assert view.witness.setup == [("Player 1", "Tile 1, Tile 3"), ("the pile", "Tile 2")]
+    assert view.witness.common == ["a", "b"]
+    assert view.witness.rows == [["c1", "c2"], ["d1", ""]]
+    assert [(c.outcome, c.replayed, c.actions) for c in view.witness.columns] == [
+        ("Player 1 wins", True, "1 [0,2] 3"), ("Player 2 wins", False, "1 [0,2] 2")]
+    assert [r.outcome for r in view.readings] == ["Player 1 wins", "Player 2 wins"]
+
+
+def test_frequencies_come_from_the_simulation_results() -> None:
+    rules = cinderella()
+    report = build_report(rules, test_findings(rules), test_simulation())
+    view = report.findings[0]
+    assert view.simulation == "2000 random games with 3 players per reading, seed 7"
+    assert [r.frequency for r in view.readings] == [
+        "changes the result in 0 of 2000 games (0.0%; 95% interval 0.0% to 0.2%)",
+        "changes the result in 61 of 2000 games (3.0%; 95% interval 2.4% to 3.9%)",
+    ]
+    # an ambiguity the simulation did not cover shows no frequency at all
+    assert all(r.frequency is None for r in report.findings[1].readings)
+
+
+def test_every_declared_ambiguity_is_in_the_report() -> None:
+    rules = cinderella()
+    report = build_report(rules, test_findings(rules))
+    covered = {f.subject for f in report.findings}
+    assert {q.name for q in report.open_questions} == set(rules.ambiguities) - covered
+    assert report.summary.unverified == len(rules.ambiguities) - len(covered & set(rules.ambiguities))
+
+
+def test_missing_data_becomes_questions_with_values() -> None:
+    rules = constructs()
+    a = {x.subject: x for x in build_report(rules, []).assumptions}
+    assert set(a) == {"Tile cards: suit", "Tile cards: weight", "Game option: the points needed to win", "Game option: bonus"}
+    suit = a["Tile cards: suit"]
+    assert suit.kind == "assumed" and suit.rationale == "The suits are not printed in the rulebook."
+    assert suit.values is not None and suit.values.rows == [["Tile 1", "Sun"], ["Tile 2", "Moon"], ["Tile 3", "Sun"], ["Tile 4", "Moon"]]
+    assert "Engines use 1" in a["Tile cards: weight"].question
+    assert "assume 5" in a["Game option: the points needed to win"].question
+    assert a["Game option: bonus"].kind == "unspecified" and "Engines use 2" in a["Game option: bonus"].question
+
+
+def test_source_coverage_lists_the_sentences_no_rule_cites() -> None:
+    rules = cinderella()
+    book = seed_text(SEED)
+    cov = build_report(rules, [], rulebook=book, rulebook_name=SEED).coverage
+    assert cov is not None
+    assert cov.total == cov.cited + len(cov.uncited) and cov.cited == len(cov.cited_sentences)
+    uncited = [text for _, text in cov.uncited]
+    assert "Table of Contents" in uncited
+    assert any(text.startswith("Rank The rank of the card.") for _, text in cov.cited_sentences)
+
+
+def test_details_are_words_in_a_stable_order() -> None:
+    rules = constructs()
+    f = Finding("conflict", "error", "static", "worth", "t", "m", rules.defs["worth"].span,
+                details={"b": [1, 2], "a": {"y": True, "x": None}})
+    view = build_report(rules, [f]).findings[0]
+    assert view.details == [("a", "x: none; y: yes"), ("b", "1, 2")]
+    assert view.subject_anchor == "def-worth"
