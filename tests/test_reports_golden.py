@@ -30,7 +30,7 @@ def cinderella() -> ir.Ruleset:
     return loaded.rules
 
 
-def test_findings(rules: ir.Ruleset, seconds: float = 0.0) -> list[Finding]:
+def hand_written_findings(rules: ir.Ruleset, seconds: float = 0.0) -> list[Finding]:
     """Hand-written findings covering every field: a witness with two plays (a simultaneous step
     among the actions, one play replayed and one not), a proof with its bound, an unknown, a
     static finding, quotes with and without a language, and details."""
@@ -105,7 +105,7 @@ def test_findings(rules: ir.Ruleset, seconds: float = 0.0) -> list[Finding]:
     ]
 
 
-def test_simulation() -> SimulationResults:
+def hand_written_simulation() -> SimulationResults:
     return SimulationResults(
         seed=7, games=2000, players=3,
         readings=(
@@ -115,14 +115,9 @@ def test_simulation() -> SimulationResults:
     )
 
 
-# the helpers above are named test_* for readability of the data; they are not tests themselves
-test_findings.__test__ = False  # type: ignore[attr-defined]
-test_simulation.__test__ = False  # type: ignore[attr-defined]
-
-
 def cinderella_report(rulebook: str | None = None, seconds: float = 0.0) -> Report:
     rules = cinderella()
-    return build_report(rules, test_findings(rules, seconds), test_simulation(), rulebook, SEED if rulebook else None)
+    return build_report(rules, hand_written_findings(rules, seconds), hand_written_simulation(), rulebook, SEED if rulebook else None)
 
 
 def test_markdown_report_of_cinderella(golden) -> None:  # type: ignore[no-untyped-def]

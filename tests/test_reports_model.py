@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from conftest import seed_text
 from test_reports_english import CONSTRUCTS
-from test_reports_golden import SEED, cinderella, test_findings, test_simulation
+from test_reports_golden import SEED, cinderella, hand_written_findings, hand_written_simulation
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.loader import load_text
@@ -21,7 +21,7 @@ def constructs() -> ir.Ruleset:
 
 def test_unknown_is_never_shown_as_proven() -> None:
     rules = cinderella()
-    findings = test_findings(rules)
+    findings = hand_written_findings(rules)
     report = build_report(rules, findings)
     unknown = next(f for f in findings if f.status == "unknown")
     proven = next(f for f in findings if f.status == "proven")
@@ -35,7 +35,7 @@ def test_unknown_is_never_shown_as_proven() -> None:
 
 def test_findings_are_ordered_by_kind_then_severity() -> None:
     rules = cinderella()
-    report = build_report(rules, list(reversed(test_findings(rules))))
+    report = build_report(rules, list(reversed(hand_written_findings(rules))))
     assert [f.kind for f in report.findings] == ["ambiguity", "ambiguity", "incompleteness", "dead-rule"]
     assert [f.severity for f in report.findings[:2]] == ["warning", "note"]
     assert [f.number for f in report.findings] == [1, 2, 3, 4]
@@ -43,7 +43,7 @@ def test_findings_are_ordered_by_kind_then_severity() -> None:
 
 def test_counts_by_kind_and_severity() -> None:
     rules = cinderella()
-    s = build_report(rules, test_findings(rules)).summary
+    s = build_report(rules, hand_written_findings(rules)).summary
     rows = {r.kind: (r.counts, r.total) for r in s.rows}
     assert s.severities == ["error", "warning", "note"]
     assert rows == {"ambiguity": ([0, 1, 1], 2), "incompleteness": ([1, 0, 0], 1), "dead-rule": ([0, 0, 1], 1)}
@@ -92,7 +92,7 @@ def test_the_witness_splits_shared_moves_from_the_moves_where_readings_part() ->
 
 def test_frequencies_come_from_the_simulation_results() -> None:
     rules = cinderella()
-    report = build_report(rules, test_findings(rules), test_simulation())
+    report = build_report(rules, hand_written_findings(rules), hand_written_simulation())
     view = report.findings[0]
     assert view.simulation == "2000 random games with 3 players per reading, seed 7"
     assert [r.frequency for r in view.readings] == [
@@ -105,7 +105,7 @@ def test_frequencies_come_from_the_simulation_results() -> None:
 
 def test_every_declared_ambiguity_is_in_the_report() -> None:
     rules = cinderella()
-    report = build_report(rules, test_findings(rules))
+    report = build_report(rules, hand_written_findings(rules))
     covered = {f.subject for f in report.findings}
     assert {q.name for q in report.open_questions} == set(rules.ambiguities) - covered
     assert report.summary.unverified == len(rules.ambiguities) - len(covered & set(rules.ambiguities))
