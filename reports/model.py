@@ -58,9 +58,10 @@ class SimulationResults:
 class Cited:
     """A rulebook quote: the rulebook's own wording, and its translations where the ruleset has them."""
 
-    lang: str
+    lang: str  # the language's name, for the reader
+    code: str  # its code, for the HTML lang attribute (fonts pick CJK glyphs by it)
     text: str
-    translations: list[tuple[str, str]] = field(default_factory=list)
+    translations: list[tuple[str, str, str]] = field(default_factory=list)  # (name, code, text)
 
 
 @dataclass
@@ -173,7 +174,7 @@ class AssumptionView:
 @dataclass
 class GlossaryEntry:
     term: str
-    translations: list[tuple[str, str]]
+    translations: list[tuple[str, str, str]]  # (language name, code, text)
     meaning: str
     quotes: list[Cited]
 
@@ -191,6 +192,7 @@ class CoverageView:
 @dataclass
 class Report:
     title: str
+    lang: str  # the code of the rulebook's language
     summary: Summary
     findings: list[FindingView]
     open_questions: list[OpenQuestion]
@@ -259,10 +261,10 @@ def build_report(
     cov = _coverage(rules, rulebook, rulebook_name) if rulebook is not None else None
     summary = _summary(rules, ordered, open_qs, assumptions, cov, simulation)
     glossary = [
-        GlossaryEntry(t.term, [(language_name(q.lang), q.text) for q in t.translations], t.meaning, _cited_source(rules, t.source))
+        GlossaryEntry(t.term, [_translation(rules, q) for q in t.translations], t.meaning, _cited_source(rules, t.source))
         for t in rules.terms
     ]
-    return Report(rules.game.title, summary, views, open_qs, assumptions, glossary, english.sections(rules), cov)
+    return Report(rules.game.title, rules.game.language, summary, views, open_qs, assumptions, glossary, english.sections(rules), cov)
 
 
 def _finding_key(f: Finding) -> tuple[int, int, int, int, str, str]:
@@ -282,8 +284,13 @@ def _cited_source(rules: ir.Ruleset, src: ir.Source | None) -> list[Cited]:
 
 def _cited_quotes(rules: ir.Ruleset, quotes: tuple[ir.Quote, ...]) -> Cited:
     first, rest = quotes[0], quotes[1:]
-    return Cited(language_name(first.lang or rules.game.language), first.text,
-                 [(language_name(q.lang), q.text) for q in rest])
+    code = first.lang or rules.game.language
+    return Cited(language_name(code), code, first.text, [_translation(rules, q) for q in rest])
+
+
+def _translation(rules: ir.Ruleset, q: ir.Quote) -> tuple[str, str, str]:
+    code = q.lang or rules.game.language
+    return language_name(code), code, q.text
 
 
 def _quotes(rules: ir.Ruleset, f: Finding) -> list[Cited]:
@@ -299,7 +306,8 @@ def _quotes(rules: ir.Ruleset, f: Finding) -> list[Cited]:
         if found is not None:
             cited = _cited_quotes(rules, found.quotes)
         else:
-            cited = Cited(language_name(fq.lang or rules.game.language), fq.text)
+            code = fq.lang or rules.game.language
+            cited = Cited(language_name(code), code, fq.text)
         key = normalize(cited.text)
         if key not in seen:
             seen.add(key)

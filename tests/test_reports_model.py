@@ -56,9 +56,10 @@ def test_a_quote_comes_with_the_translation_the_ruleset_gives() -> None:
                 quotes=[Quote("The rule  may apply."), Quote("Only in the finding", "ja")])
     view = build_report(rules, [f]).findings[0]
     assert view.quotes[0].text == "The rule may apply."
-    assert view.quotes[0].lang == "English"
-    assert view.quotes[0].translations == [("Japanese", "規則が適用されるかもしれない。")]
-    assert (view.quotes[1].lang, view.quotes[1].text, view.quotes[1].translations) == ("Japanese", "Only in the finding", [])
+    assert (view.quotes[0].lang, view.quotes[0].code) == ("English", "en")
+    assert view.quotes[0].translations == [("Japanese", "ja", "規則が適用されるかもしれない。")]
+    assert (view.quotes[1].lang, view.quotes[1].code, view.quotes[1].text, view.quotes[1].translations) == (
+        "Japanese", "ja", "Only in the finding", [])
 
 
 def test_an_ambiguity_finding_without_quotes_shows_the_ambiguity_sources() -> None:
