@@ -57,11 +57,14 @@ class DevTools:
             os.dup2(a2, 3)
             os.dup2(b2, 4)
 
-        self.proc = subprocess.Popen(
-            [exe, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            close_fds=False, preexec_fn=child_fds,
-        )
+        # stderr goes to a file: a pipe nobody reads could fill up and stall the browser
+        self.log = Path(profile) / "chromium-stderr.log"
+        with self.log.open("wb") as err:
+            self.proc = subprocess.Popen(
+                [exe, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                close_fds=False, preexec_fn=child_fds,
+            )
         os.close(cmd_r)
         os.close(res_w)
         self.buf = b""
@@ -77,7 +80,7 @@ class DevTools:
                 raise TimeoutError("the browser stopped answering")
             chunk = os.read(self.res_r, 1 << 20)
             if not chunk:
-                err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
+                err = self.log.read_text(errors="replace")
                 raise RuntimeError(f"the browser closed the pipe: {err[-2000:]}")
             self.buf += chunk
         raw, self.buf = self.buf.split(b"\0", 1)
@@ -121,8 +124,6 @@ class DevTools:
             self.proc.wait()
         os.close(self.cmd_w)
         os.close(self.res_r)
-        if self.proc.stderr:
-            self.proc.stderr.close()
 
 
 def problems(events: list[dict[str, Any]], page_url: str) -> list[str]:
