@@ -48,6 +48,10 @@ BUILTIN_USE = {
     "abs": "abs(x) is the absolute value of a number",
 }
 MAX_PLAYERS = 16
+#: Limits that keep checking and playing a 1 MiB file from running for hours (docs/language.md).
+MAX_COMPONENTS = 10_000  # components made by all tables together
+MAX_RANGE = 10_000  # values in a range written in an expression, a match pattern or an index type
+MAX_SUGGESTIONS = 200
 
 
 @dataclass
@@ -103,6 +107,7 @@ class Checker:
         self.allow_winners = False
         self.in_init = False
         self.decl_spans: dict[str, Span] = {}
+        self.suggestions = 0
 
     # ---- helpers ----------------------------------------------------------------------------
 
@@ -116,6 +121,12 @@ class Checker:
             + list(self.def_decls) + list(self.proc_decls) + list(self.enum_values)
             + list(ir.BUILTINS_0) + list(ir.BUILTINS_1) + list(ir.BUILTINS_2)
         )
+
+    def suggest(self, name: str, candidates: Iterable[str]) -> str | None:
+        """'did you mean', for the first MAX_SUGGESTIONS unknown names only: a file with thousands of
+        misspellings among thousands of declarations would otherwise take minutes to check."""
+        self.suggestions += 1
+        return did_you_mean(name, candidates) if self.suggestions <= MAX_SUGGESTIONS else None
 
     def declare(self, name: str, span: Span, what: str) -> bool:
         if name in self.decl_spans:
@@ -154,7 +165,8 @@ class Checker:
                 return TComp(t.name)
             self.d.error(
                 "E0201", f"unknown type '{t.name}'", t.span,
-                hint=did_you_mean(t.name, list(self.enums) + list(self.kinds) + ["bool", "int", "text", "player"]),
+                hint=self.suggest(t.name, list(self.enums) + list(self.kinds) + ["bool", "int", "text", "player"])
+                or "types: bool, int, text, player, a range such as 1..5, set of …, or a declared enum, card or piece",
             )
             return ERROR
         return ERROR  # pragma: no cover
@@ -165,7 +177,10 @@ class Checker:
         typ = self.resolve_type(t)
         if isinstance(typ, TComp) or isinstance(typ, (TPlayer, TEnum, TError)):
             return typ
-        if isinstance(typ, TInt) and typ.lo is not None:
+        if isinstance(typ, TInt) and typ.lo is not None and typ.hi is not None:
+            if typ.hi - typ.lo >= MAX_RANGE:
+                self.d.error("E0006", f"an index range of {typ.hi - typ.lo + 1:,} values; the limit is {MAX_RANGE:,}", t.span, hint="index by a smaller range, a player, an enum or a card type")
+                return ERROR
             return typ
         self.d.error("E0303", f"cannot index by {tshow(typ)}", t.span, hint="index by player, a card or piece type, an enum or a range such as 1..5")
         return ERROR
@@ -361,7 +376,7 @@ class Checker:
                 if m.group(1) not in kind.attrs:
                     self.d.error(
                         "E0205", f"the display text of '{k.name}' names no attribute '{m.group(1)}'", k.span,
-                        hint=did_you_mean(m.group(1), kind.attrs) or "write attribute names in braces, e.g. \"Person {rank}\"",
+                        hint=self.suggest(m.group(1), kind.attrs) or "write attribute names in braces, e.g. \"Person {rank}\"",
                     )
 
     def collect_zone(self, z: ast.ZoneDecl) -> None:
@@ -371,7 +386,7 @@ class Checker:
         kinds = []
         for name, span in z.kinds:
             if name not in self.kinds:
-                self.d.error("E0201", f"unknown card or piece type '{name}'", span, hint=did_you_mean(name, self.kinds))
+                self.d.error("E0201", f"unknown card or piece type '{name}'", span, hint=self.suggest(name, self.kinds) or _listing("card and piece types", self.kinds))
                 continue
             kinds.append(name)
         if z.visibility == "owner" and not isinstance(index, TPlayer):
@@ -441,7 +456,10 @@ class Checker:
     def check_table(self, t: ast.TableDecl) -> None:
         kind = self.kinds.get(t.kind)
         if kind is None:
-            self.d.error("E0201", f"unknown card or piece type '{t.kind}'", t.kind_span, hint=did_you_mean(t.kind, self.kinds))
+            self.d.error(
+                "E0201", f"unknown card or piece type '{t.kind}'", t.kind_span,
+                hint=self.suggest(t.kind, self.kinds) or f"declare it first: card {t.kind} {{ … }}",
+            )
             return
         if t.start is None:
             self.d.error("E0402", f"the table of '{t.kind}' does not say where its components start", t.kind_span, hint=f"write: table {t.kind} in <zone> {{ ... }}")
@@ -449,7 +467,7 @@ class Checker:
             z = self.zones.get(t.start)
             if z is None:
                 assert t.start_span is not None
-                self.d.error("E0201", f"unknown zone '{t.start}'", t.start_span, hint=did_you_mean(t.start, self.zones))
+                self.d.error("E0201", f"unknown zone '{t.start}'", t.start_span, hint=self.suggest(t.start, self.zones) or _listing("zones", self.zones))
             else:
                 self.used.add(("zone", z.name))
                 if z.index is not None:
@@ -467,7 +485,7 @@ class Checker:
                 return
             name = str(cell.value)
             if name not in kind.attrs:
-                self.d.error("E0205", f"'{t.kind}' has no attribute '{name}'", cell.span, hint=did_you_mean(name, kind.attrs))
+                self.d.error("E0205", f"'{t.kind}' has no attribute '{name}'", cell.span, hint=self.suggest(name, kind.attrs) or _listing("attributes", kind.attrs))
             elif name in cols:
                 self.d.error("E0202", f"column '{name}' appears twice", cell.span, hint="remove the second column")
             cols.append(name)
@@ -478,7 +496,7 @@ class Checker:
         for clause in t.clauses:
             for name, span in clause.columns:
                 if name not in kind.attrs:
-                    self.d.error("E0205", f"'{t.kind}' has no attribute '{name}'", span, hint=did_you_mean(name, kind.attrs))
+                    self.d.error("E0205", f"'{t.kind}' has no attribute '{name}'", span, hint=self.suggest(name, kind.attrs) or _listing("attributes", kind.attrs))
                     continue
                 if name in kind.provenance:
                     self.d.error("E0202", f"column '{name}' is given a provenance twice", span, hint="name each column in exactly one of given, assumed and unspecified")
@@ -527,8 +545,18 @@ class Checker:
                         choices.append([0])
                     else:
                         assert isinstance(cell.value, int) and cell.hi is not None
-                        choices.append(list(range(cell.value, cell.hi + 1)))
-                        self.check_in_range(list(range(cell.value, cell.hi + 1)), at, cell.span, col)
+                        if cell.value > cell.hi:
+                            self.d.error("E0405", f"the range {cell.value}..{cell.hi} is empty: this row makes no components", cell.span, hint="write the smaller bound first")
+                            choices.append([])
+                        elif cell.hi - cell.value >= MAX_COMPONENTS:
+                            self.d.error(
+                                "E0006", f"the range {cell.value}..{cell.hi} makes {cell.hi - cell.value + 1:,} rows; a ruleset may have at most {MAX_COMPONENTS:,} components",
+                                cell.span, hint="check the bounds; a game with that many pieces is better described by a number in a variable",
+                            )
+                            return
+                        else:
+                            choices.append(list(range(cell.value, cell.hi + 1)))
+                            self.check_in_range(list(range(cell.value, cell.hi + 1)), at, cell.span, col)
                     continue
                 if cell.kind == "all":
                     if not isinstance(at, TEnum):
@@ -538,6 +566,15 @@ class Checker:
                         choices.append(list(range(len(self.enums[at.name].values))))
                     continue
                 choices.append([self.cell_value(cell, at, t.kind, col)])
+            made = 1
+            for ch in choices:
+                made *= len(ch)
+            if len(self.components) + made > MAX_COMPONENTS:
+                self.d.error(
+                    "E0006", f"this row makes {made:,} components, more than the {MAX_COMPONENTS:,} a ruleset may have", rspan,
+                    hint="every range a..b and every '*' multiplies the rows; check the bounds",
+                )
+                return
             for combo in product(*choices):
                 attrs = dict(zip(cols, combo))
                 cid = len(self.components)
@@ -587,7 +624,7 @@ class Checker:
     def enum_index(self, enum: str, name: str, span: Span) -> int:
         values = self.enums[enum].values
         if name not in values:
-            self.d.error("E0201", f"'{name}' is not a value of {enum}", span, hint=did_you_mean(name, values) or "values: " + ", ".join(values))
+            self.d.error("E0201", f"'{name}' is not a value of {enum}", span, hint=self.suggest(name, values) or "values: " + ", ".join(values))
             return 0
         self.used.add(("enum", enum))
         return values.index(name)
@@ -639,7 +676,7 @@ class Checker:
                     if o not in names:
                         self.d.error(
                             "E0201", f"'{d.name}' has no case '{o}' to override", ospan,
-                            hint=did_you_mean(o, names) or _listing(f"cases of '{d.name}'", names),
+                            hint=self.suggest(o, names) or _listing(f"cases of '{d.name}'", names),
                         )
                     elif o == c.name:
                         self.d.error("E0405", f"case '{c.name}' cannot override itself", ospan, hint="name the cases this one takes precedence over")
@@ -667,7 +704,7 @@ class Checker:
         if kind not in AMBIGUITY_KINDS:
             self.d.error(
                 "E0405", f"'{kind}' is not a kind of ambiguity", a.kind_span or a.span,
-                hint=did_you_mean(kind, AMBIGUITY_KINDS) or "kinds: " + ", ".join(AMBIGUITY_KINDS),
+                hint=self.suggest(kind, AMBIGUITY_KINDS) or "kinds: " + ", ".join(AMBIGUITY_KINDS),
             )
         if not a.sources:
             self.d.error("E0507", f"ambiguity '{a.name}' quotes nothing from the rulebook", a.name_span, hint='add: source "the sentence that can be read two ways"')
@@ -697,7 +734,7 @@ class Checker:
                 if base is None:
                     self.d.error(
                         "E0502", f"reading '{r.name}' overrides '{d.name}', which is not a definition", d.name_span,
-                        hint=did_you_mean(d.name, self.def_decls) or f"declare it at the top level first: define {d.name}(…) -> type varies by {a.name}",
+                        hint=self.suggest(d.name, self.def_decls) or f"declare it at the top level first: define {d.name}(…) -> type varies by {a.name}",
                     )
                     continue
                 if d.varies is not None:
@@ -718,7 +755,7 @@ class Checker:
                 if pbase is None:
                     self.d.error(
                         "E0502", f"reading '{r.name}' overrides '{p.name}', which is not a procedure", p.name_span,
-                        hint=did_you_mean(p.name, self.proc_decls) or f"declare it at the top level first: procedure {p.name}(…) varies by {a.name}",
+                        hint=self.suggest(p.name, self.proc_decls) or f"declare it at the top level first: procedure {p.name}(…) varies by {a.name}",
                     )
                     continue
                 if p.varies is not None:
@@ -761,7 +798,7 @@ class Checker:
                 if var_amb not in declared:  # a declared but broken ambiguity has its own errors
                     self.d.error(
                         "E0201", f"unknown ambiguity '{var_amb}'", vspan,
-                        hint=did_you_mean(var_amb or "", declared) or f"declare it: ambiguity {var_amb} {{ source \"…\" reading … }}",
+                        hint=self.suggest(var_amb or "", declared) or f"declare it: ambiguity {var_amb} {{ source \"…\" reading … }}",
                     )
                 continue
             for r in amb.readings:
@@ -858,7 +895,7 @@ class Checker:
     def zone_ref(self, z: ast.ZoneRef, scope: Scope) -> tuple[str, ir.Expr | None, ir.ZoneInfo | None]:
         info = self.zones.get(z.name)
         if info is None:
-            self.d.error("E0201", f"unknown zone '{z.name}'", z.name_span, hint=did_you_mean(z.name, self.zones) or _listing("zones", self.zones))
+            self.d.error("E0201", f"unknown zone '{z.name}'", z.name_span, hint=self.suggest(z.name, self.zones) or _listing("zones", self.zones))
             return z.name, None, None
         self.used.add(("zone", z.name))
         index = None
@@ -894,7 +931,7 @@ class Checker:
             if var is None:
                 self.d.error(
                     "E0201", f"unknown variable '{s.name}'", s.name_span,
-                    hint=did_you_mean(s.name, list(self.vars) + list(scope.all_names())) or f"declare it: var {s.name}: type = value, or bind it first with let",
+                    hint=self.suggest(s.name, list(self.vars) + list(scope.all_names())) or f"declare it: var {s.name}: type = value, or bind it first with let",
                 )
                 return None
             index = None
@@ -998,7 +1035,7 @@ class Checker:
                 else:
                     self.d.error(
                         "E0201", f"unknown procedure '{s.name}'", s.name_span,
-                        hint=did_you_mean(s.name, self.proc_sigs) or f"declare it: procedure {s.name}(…) {{ … }}",
+                        hint=self.suggest(s.name, self.proc_sigs) or f"declare it: procedure {s.name}(…) {{ … }}",
                     )
                 for a in s.args:
                     self.expr(a, scope)
@@ -1138,6 +1175,8 @@ class Checker:
                     "E0302", "the bounds of a range must be constants", sp,
                     hint="write numbers or parameters, e.g. 1..4; to go over the players, use players",
                 )
+            if hv - lv >= MAX_RANGE:
+                return self.err("E0006", f"the range {lv}..{hv} has {hv - lv + 1:,} values; the limit is {MAX_RANGE:,}", sp, hint="use a comparison instead, e.g. lo <= x and x <= hi")
             return ir.IntRange(TSet(TInt(lv, hv)), sp, lo, hi)
         if isinstance(e, ast.SetLit):
             items = [self.expr(i, scope) for i in e.items]
@@ -1158,7 +1197,7 @@ class Checker:
             if e.name not in ("any", "all", "count", "sum", "max", "min", "the"):
                 return self.err(
                     "E0201", f"'{e.name}' does not take 'for … in …'", e.name_span,
-                    hint=did_you_mean(e.name, ["any", "all", "count", "sum", "max", "min", "the"]) or "aggregates: any, all, count, sum, max, min, the",
+                    hint=self.suggest(e.name, ["any", "all", "count", "sum", "max", "min", "the"]) or "aggregates: any, all, count, sum, max, min, the",
                 )
             return self.aggregate(e.name, e.gen, scope, sp, e.name_span)
         if isinstance(e, ast.Call):
@@ -1227,7 +1266,11 @@ class Checker:
         if n in self.enums:
             self.used.add(("enum", n))
             return ir.Const(TSet(TEnum(n)), sp, frozenset(range(len(self.enums[n].values))))
-        return self.err("E0201", f"unknown name '{n}'", sp, hint=did_you_mean(n, list(scope.all_names()) + self.global_names()))
+        return self.err(
+            "E0201", f"unknown name '{n}'", sp,
+            hint=self.suggest(n, list(scope.all_names()) + self.global_names())
+            or "declare it, or bind it with let, choose, for each or draw … as",
+        )
 
     def binary(self, e: ast.Binary, scope: Scope) -> ir.Expr:
         op, sp = e.op, e.span
@@ -1339,7 +1382,7 @@ class Checker:
             return self.err("E0203", f"'{n}' is a procedure: it is a step of the game, not a value", e.name_span, hint=f"run it as a step on its own line: {n}(…)")
         return self.err(
             "E0201", f"unknown definition '{n}'", e.name_span,
-            hint=did_you_mean(n, [*list(self.def_sigs), "size", "count", "min", "max", "next", "prev", "seat", "player", "abs"])
+            hint=self.suggest(n, [*list(self.def_sigs), "size", "count", "min", "max", "next", "prev", "seat", "player", "abs"])
             or f"declare it: define {n}(…) -> type = …",
         )
 
@@ -1348,7 +1391,7 @@ class Checker:
             enum = self.enums[e.obj.name]
             self.used.add(("enum", enum.name))
             if e.name not in enum.values:
-                return self.err("E0205", f"'{e.name}' is not a value of {enum.name}", e.name_span, hint=did_you_mean(e.name, enum.values) or "values: " + ", ".join(enum.values))
+                return self.err("E0205", f"'{e.name}' is not a value of {enum.name}", e.name_span, hint=self.suggest(e.name, enum.values) or "values: " + ", ".join(enum.values))
             return ir.Const(TEnum(enum.name), e.span, enum.values.index(e.name))
         obj = self.expr(e.obj, scope)
         if isinstance(obj.type, TError):
@@ -1359,7 +1402,7 @@ class Checker:
             return self.err("E0205", f"this could be any kind of component, so '{e.name}' is unknown", e.name_span, hint="read attributes from a zone that holds one card or piece type")
         kind = self.kinds[obj.type.kind]
         if e.name not in kind.attrs:
-            return self.err("E0205", f"'{kind.name}' has no attribute '{e.name}'", e.name_span, hint=did_you_mean(e.name, kind.attrs) or "attributes: " + ", ".join(kind.attrs))
+            return self.err("E0205", f"'{kind.name}' has no attribute '{e.name}'", e.name_span, hint=self.suggest(e.name, kind.attrs) or "attributes: " + ", ".join(kind.attrs))
         return ir.AttrRef(kind.attrs[e.name], e.span, obj, kind.name, e.name)
 
     def index(self, e: ast.Index, scope: Scope) -> ir.Expr:
@@ -1389,7 +1432,10 @@ class Checker:
                 return ir.ZoneRef(TSet(zone_elem(z)), e.span, n, idx)
             if n in self.def_sigs:
                 return self.err("E0303", f"'{n}' is a definition: call it as {n}(…)", e.span, hint=f"write {n}(…)")
-            return self.err("E0201", f"unknown name '{n}'", e.obj.span, hint=did_you_mean(n, list(self.vars) + list(self.zones) + list(scope.all_names())))
+            return self.err(
+                "E0201", f"unknown name '{n}'", e.obj.span,
+                hint=self.suggest(n, list(self.vars) + list(self.zones) + list(scope.all_names())) or "only variables, zones and choices take an index",
+            )
         self.expr(e.obj, scope)
         return self.err("E0303", "only variables, zones and per-player choices take an index", e.span, hint="index a variable or zone declared with […], e.g. hand[p]")
 
@@ -1424,6 +1470,10 @@ class Checker:
                         self.d.error("E0301", "a range pattern needs a number", p.span, hint=f"match {tshow(st)} values by name")
                         continue
                     lo, hi = int(p.value), int(p.hi or 0)
+                    if hi - lo >= MAX_RANGE or lo > hi:
+                        what = "is empty" if lo > hi else f"has {hi - lo + 1:,} values; the limit is {MAX_RANGE:,}"
+                        self.d.error("E0006" if lo <= hi else "E0405", f"the pattern {lo}..{hi} {what}", p.span, hint="write the smaller bound first, within the limit; or use an else arm")
+                        continue
                     rng = ir.IntRange(TSet(TInt(lo, hi)), p.span, ir.Const(TInt(lo, lo), p.span, lo), ir.Const(TInt(hi, hi), p.span, hi))
                     conds.append(ir.BinOp(BOOL, p.span, "in", subj, rng))
             value = self.expr(arm.value, scope)

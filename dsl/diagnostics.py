@@ -28,6 +28,7 @@ CODES: dict[str, str] = {
     "E0003": "the file is larger than the size limit",
     "E0004": "brackets or expressions nested too deeply",
     "E0005": "the file declares nothing",
+    "E0006": "a table or a range larger than the limit",
     "E0101": "unexpected character",
     "E0102": "unexpected token",
     "E0103": "unexpected end of file",
@@ -117,6 +118,9 @@ class Diagnostics:
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """A 'did you mean' hint for a misspelt name, or None when nothing is close."""
     pool = sorted(set(candidates))
+    if len(pool) > 1000:
+        # difflib compares with every candidate; in a huge pool, look only at likely ones
+        pool = [c for c in pool if c[:1].lower() == name[:1].lower() and abs(len(c) - len(name)) <= 2][:1000]
     close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
     if not close:
         lowered = {c.lower(): c for c in pool}
