@@ -161,6 +161,7 @@ class Machine:
                 options = sorted(self.contents[src])
                 if not options:
                     raise RuleError("exhaustion", f"cannot draw from {self.zone_label(src)}: it is empty", s.span)
+                self.steps = 0  # the budget counts statements between two decisions
                 cid = yield Pending("chance", s, options=options)
                 self.move(cid, dst)
                 drawn.append(cid)
@@ -174,6 +175,7 @@ class Machine:
             chooser = self.ev(s.chooser, env)
             if not options:
                 raise RuleError("incomplete", f"{show(chooser, TPlayer(), self.rules)} must choose ({s.label}) but has no option", s.span)
+            self.steps = 0
             value = yield Pending("player", s, player=chooser, options=sorted(int(v) for v in options), type=s.type, label=s.label, secret=s.secret)
             value = self.decode(value, s.type)
             env[s.bind] = value
@@ -190,6 +192,7 @@ class Machine:
                     raise RuleError("incomplete", f"{show(q, TPlayer(), self.rules)} must choose ({s.label}) but has no option", s.span)
                 per[q] = sorted(int(v) for v in opts)
             if per:
+                self.steps = 0
                 joint = yield Pending("simultaneous", s, per_player=per, type=s.type, label=s.label, secret=s.secret)
             else:
                 joint = [None] * self.n

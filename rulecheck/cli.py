@@ -84,10 +84,27 @@ def parse_params(items: Sequence[str] | None, rules: ir.Ruleset) -> dict[str, ir
             raise UsageError(f"--param takes NAME=VALUE, not '{item}'")
         name, raw = (x.strip() for x in item.split("=", 1))
         p = rules.params.get(name)
+        kind, _, attr = name.partition(".")
+        column = rules.kinds[kind].provenance.get(attr) if kind in rules.kinds else None
+        if p is None and column is not None and column.kind == "unspecified":
+            # an unspecified table column: one value for every component of the kind
+            t = rules.kinds[kind].attrs[attr]
+            if not isinstance(t, TInt):
+                raise UsageError(f"'{name}' is not a number column; set it from Python with load_game(params)")
+            try:
+                v = int(raw)
+            except ValueError:
+                raise UsageError(f"'{name}' is a number, not '{raw}'") from None
+            if (t.lo is not None and v < t.lo) or (t.hi is not None and v > t.hi):
+                raise UsageError(f"'{name}' must be within {t.show()}")
+            out[name] = v
+            continue
         if p is None:
             from rulecheck.dsl.diagnostics import did_you_mean
 
-            raise UsageError(f"no parameter named '{name}'", did_you_mean(name, rules.params) or f"parameters: {', '.join(rules.params) or 'none'}")
+            columns = [f"{k.name}.{a}" for k in rules.kinds.values() for a, pr in k.provenance.items() if pr.kind == "unspecified"]
+            names = [*rules.params, *columns]
+            raise UsageError(f"no parameter named '{name}'", did_you_mean(name, names) or f"parameters: {', '.join(names) or 'none'}")
         t = p.type
         if isinstance(t, TBool):
             if raw not in ("true", "false"):
