@@ -1328,6 +1328,12 @@ class Checker:
             return self.err("E0301", f"'{op}' needs a number before 'for', but this is {tshow(elem.type)}", g.elem.span, hint=f"e.g. {op}(x.rank for x in S)")
         if op == "set" and isinstance(elem.type, (TSet, TMap, TText)):
             return self.err("E0301", f"a set cannot hold {tshow(elem.type)} values", g.elem.span, hint="sets hold players, components, enum values, numbers or booleans")
+        if op == "count" and not (isinstance(g.elem, ast.Name) and g.elem.name == g.var):
+            # count(c.rank > 3 for c in S) counts all of S: a trap worth a warning
+            self.d.warning(
+                "W0604", f"count ignores '{self.src.snippet(g.elem.span)}': it counts the members of the set that pass 'if'", g.elem.span,
+                hint=f"write count({g.var} for {g.var} in … if condition)",
+            )
         t: Type = {"any": BOOL, "all": BOOL, "count": INT, "sum": INT, "max": INT, "min": INT}.get(op, ERROR)
         if op == "the":
             t = elem.type
@@ -1448,7 +1454,7 @@ class Checker:
         covered: set[int] = set()
         result_t: Type | None = None
         has_else = False
-        for arm in e.arms:
+        for i, arm in enumerate(e.arms):
             conds: list[ir.Expr] = []
             for p in arm.patterns:
                 if p.kind == "name":
@@ -1484,6 +1490,11 @@ class Checker:
             if not arm.patterns:
                 has_else = True
                 arms.append((None, value))
+                if i + 1 < len(e.arms):
+                    self.d.warning(
+                        "W0601", "this arm comes after 'else' and is never used", e.arms[i + 1].span,
+                        hint="move the 'else' arm to the end",
+                    )
                 break
             cond: ir.Expr | None = None
             for c in conds:

@@ -59,6 +59,7 @@ CODES: dict[str, str] = {
     "W0601": "declared but never used",
     "W0602": "a rule without a rulebook source",
     "W0603": "a quote that is not in the rulebook",
+    "W0604": "count with an expression that it does not use",
 }
 
 
