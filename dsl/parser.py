@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from functools import lru_cache
 from importlib import resources
@@ -837,15 +838,30 @@ def _describe_token(tok: Token) -> str:
     return f"'{text}'"
 
 
+@lru_cache(maxsize=4)
+def _line_starts(text: str) -> list[int]:
+    """The offset where each line starts; cached, since a file with many errors asks often."""
+    return [0] + [m.end() for m in re.finditer("\n", text)]
+
+
 def _offset(src: SourceFile, line: int, col: int) -> int:
     """The character offset of a 1-based (line, column) in the file."""
-    line = max(1, min(line, len(src.lines)))
-    return sum(len(x) + 1 for x in src.lines[: line - 1]) + col - 1
+    starts = _line_starts(src.text)
+    return starts[max(1, min(line, len(starts))) - 1] + col - 1
+
+
+def _position(src: SourceFile, offset: int) -> tuple[int, int]:
+    """The 1-based (line, column) of a character offset, in logarithmic time."""
+    starts = _line_starts(src.text)
+    line = bisect.bisect_right(starts, offset)
+    return line, offset - starts[line - 1] + 1
 
 
 def _tokens_before(src: SourceFile, offset: int, n: int = 3) -> list[str]:
-    """The last few tokens of the text before an offset (comments skipped): context for hints."""
-    toks = [m.group() for m in _TOKEN_RE.finditer(src.text, 0, offset) if not m.group().startswith("#")]
+    """The last few tokens before an offset (comments skipped): context for hints.  Only the few
+    lines before are read, so that a file with thousands of errors stays fast."""
+    start = max(0, offset - 300)
+    toks = [m.group() for m in _TOKEN_RE.finditer(src.text, start, offset) if not m.group().startswith("#")]
     return toks[-n:]
 
 
@@ -885,18 +901,25 @@ _CODE_LINE = re.compile(r"\n[ \t]*(?:}|(?:" + "|".join(
 ) + r")\b)")
 
 
-def _runaway_string(src: SourceFile, offset: int) -> tuple[int, int] | None:
-    """The (start, end) offsets of the last string before ``offset`` that runs over lines that look
-    like rules, or None.  Such a string has probably lost its closing quote."""
-    found = None
-    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|#[^\n]*', src.text[:offset]):
+@lru_cache(maxsize=4)
+def _runaway_strings(text: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of the strings that run over lines that look like rules."""
+    out = []
+    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|#[^\n]*', text):
         if m.group().startswith('"') and _CODE_LINE.search(m.group()):
-            found = (m.start(), m.end())
-    return found
+            out.append((m.start(), m.end()))
+    return out
+
+
+def _runaway_string(src: SourceFile, offset: int) -> tuple[int, int] | None:
+    """The last string that ends before ``offset`` and runs over lines that look like rules, or
+    None.  Such a string has probably lost its closing quote."""
+    found = [r for r in _runaway_strings(src.text) if r[1] <= offset]
+    return found[-1] if found else None
 
 
 def _runaway_note(src: SourceFile, start: int) -> str:
-    line, col = src.position(start)
+    line, col = _position(src, start)
     return f"the string that starts at line {line}, column {col} runs over several lines of rules: is its closing '\"' missing?"
 
 
@@ -950,9 +973,9 @@ def _token_error(err: UnexpectedToken, src: SourceFile, diags: Diagnostics) -> N
     span = _tok_span(tok)
     before = _tokens_before(src, _offset(src, span.line, span.col))
     runaway = _runaway_string(src, _offset(src, span.line, span.col))
-    if runaway is not None and src.position(runaway[1])[0] == span.line:
+    if runaway is not None and _position(src, runaway[1])[0] == span.line:
         # the error follows a quote that closed a string opened lines before: that is the mistake
-        line, col = src.position(runaway[0])
+        line, col = _position(src, runaway[0])
         d = diags.error("E0104", "this string is never closed", Span.point(line, col), hint='close it with a " at the end of its text')
         d.notes.append(f"without its closing quote it runs on to line {span.line}, where {_describe_token(tok)} cannot be read as rules")
         return
@@ -968,17 +991,17 @@ def _end_error(err: UnexpectedToken, src: SourceFile, diags: Diagnostics, start:
     expected = _accepts(err)
     code = "E0103" if at_eof else "E0102"
     unclosed = _unclosed(chunk, start)
-    nxt = None if at_eof else src.position(end)[0]
+    nxt = None if at_eof else _position(src, end)[0]
     if unclosed is not None:
         bracket, pos = unclosed
-        line, col = src.position(pos)
+        line, col = _position(src, pos)
         closer = {"{": "}", "(": ")", "[": "]"}[bracket]
         where = "at the end of the file" if at_eof else f"before line {nxt}"
         d = diags.error(code, f"this '{bracket}' is never closed", Span.point(line, col), hint=f"add the '{closer}' that closes it {where}")
         d.notes.append(f"the {what} ends {'with the file' if at_eof else f'where the next declaration starts, on line {nxt}'}")
         return
     toks = [m for m in _TOKEN_RE.finditer(chunk) if not m.group().startswith("#")]
-    line, col = src.position(start + (toks[-1].start() if toks else 0))
+    line, col = _position(src, start + (toks[-1].start() if toks else 0))
     msg = f"the file ends before the {what} is finished" if at_eof else f"the {what} is not finished"
     hint = _expected_hint(expected)
     d = diags.error(code, msg, Span.point(line, col), hint=hint)
@@ -1059,26 +1082,57 @@ def _parse_text(text: str, start: str) -> Tree[Token]:
     return _lark().parse(text, start=start)
 
 
+#: After this many syntax errors the parser stops looking for more: they are usually consequences
+#: of the first ones, and a file of thousands of broken lines would take minutes.
+MAX_SYNTAX_ERRORS = 50
+
+
+def _shift(err: UnexpectedInput, line0: int, col0: int) -> None:
+    """Move the position of an error found in a piece of the file that starts at (line0, col0) to
+    the file's own lines and columns."""
+
+    def moved(line: int | None, col: int | None) -> tuple[int | None, int | None]:
+        if line is None or col is None:
+            return line, col
+        return line + line0 - 1, col + col0 - 1 if line == 1 else col
+
+    if isinstance(err, UnexpectedToken):
+        tok = err.token
+        tok.line, tok.column = moved(tok.line, tok.column)
+        tok.end_line, tok.end_column = moved(tok.end_line, tok.end_column)
+    if isinstance(err, (UnexpectedCharacters, UnexpectedToken)):
+        err.line, err.column = moved(err.line, err.column)  # type: ignore[assignment]
+
+
 def _report_chunks(src: SourceFile, diags: Diagnostics) -> None:
-    """The first syntax error of every top-level declaration."""
+    """The first syntax error of every top-level declaration (up to MAX_SYNTAX_ERRORS)."""
     chunks = _chunks(src.text)
-    errors: list[UnexpectedInput | None] = []
-    for a, b, _ in chunks:
-        line, col = src.position(a)
-        # padding keeps lark's line and column numbers those of the file
-        padded = "\n" * (line - 1) + " " * (col - 1) + src.text[a:b]
-        try:
-            _parse_text(padded, "item_only")
-            errors.append(None)
-        except UnexpectedInput as exc:
-            errors.append(exc)
+    parsed: dict[int, UnexpectedInput | None] = {}
+
+    def error_of(i: int) -> UnexpectedInput | None:
+        if i not in parsed:
+            a, b, _ = chunks[i]
+            try:
+                _parse_text(src.text[a:b], "item_only")
+                parsed[i] = None
+            except UnexpectedInput as exc:
+                _shift(exc, *_position(src, a))
+                parsed[i] = exc
+        return parsed[i]
+
     end_of_text = len(src.text.rstrip())
     skip: set[int] = set()
-    for i, ((a, b, _), err) in enumerate(zip(chunks, errors)):
+    reported = 0
+    for i, (a, b, _) in enumerate(chunks):
+        err = error_of(i)
         if err is None or i in skip:
             continue
+        if reported == MAX_SYNTAX_ERRORS:
+            diags.items[-1].notes.append(f"rulecheck stops after {MAX_SYNTAX_ERRORS} syntax errors; fix these and check again")
+            return
+        reported += 1
         ends_early = isinstance(err, UnexpectedToken) and err.token.type == "$END"
-        if ends_early and i + 1 < len(chunks) and chunks[i + 1][2] and _complete_then_more(errors[i + 1]):
+        if ends_early and i + 1 < len(chunks) and chunks[i + 1][2] and _complete_then_more(error_of(i + 1)):
             # a declaration written inside this one's braces: one error, not a missing '}' and a stray rest
             _nested_declaration(src, diags, chunks[i], chunks[i + 1])
             skip.add(i + 1)
@@ -1099,13 +1153,13 @@ def _nested_declaration(src: SourceFile, diags: Diagnostics, outer: tuple[int, i
     keyword = word.group() if word else "declaration"
     outer_word = re.match(r"[A-Za-z_]+", src.text[outer[0] :])
     outer_what = _DECL_WORDS.get(outer_word.group(), "declaration") if outer_word else "declaration"
-    line, col = src.position(inner[0])
+    line, col = _position(src, inner[0])
     d = diags.error(
         "E0102", f"a {_DECL_WORDS.get(keyword, 'declaration')} cannot be declared inside a {outer_what}",
         Span(line, col, line, col + len(keyword)),
         hint=f"move it out: '{keyword}' and the other declarations go at the top level, outside every '{{ … }}'",
     )
-    oline, _ = src.position(outer[0])
+    oline, _ = _position(src, outer[0])
     d.notes.append(f"the {outer_what} starts on line {oline}; if it was meant to end before this line, its '}}' is missing")
 
 
@@ -1139,10 +1193,10 @@ def parse_source(src: SourceFile, diags: Diagnostics) -> ast.Ruleset | None:
 
 def parse_expr_text(text: str, line: int, col: int, diags: Diagnostics, src: SourceFile) -> ast.Expr | None:
     """Parse an expression that sits at (line, col) of the file (used for say interpolations)."""
-    padded = "\n" * (line - 1) + " " * (col - 1) + text
     try:
-        tree = _parse_text(padded, "expr")
+        tree = _parse_text(text, "expr")
     except UnexpectedInput as err:
+        _shift(err, line, col)
         if isinstance(err, UnexpectedToken) and err.token.type == "$END":
             rows = text.split("\n")
             end = (line, col + len(text)) if len(rows) == 1 else (line + len(rows) - 1, len(rows[-1]) + 1)
@@ -1158,5 +1212,28 @@ def parse_expr_text(text: str, line: int, col: int, diags: Diagnostics, src: Sou
     if _tree_too_deep(tree) is not None:
         diags.error("E0004", "an interpolated expression nested too deeply", Span.point(line, col), hint="compute it with 'let' first")
         return None
+    _shift_tree(tree, line, col)
     expr: ast.Expr = _Builder(diags).transform(tree)
     return expr
+
+
+def _shift_tree(tree: Tree[Token], line0: int, col0: int) -> None:
+    """Move the positions of a tree parsed from a piece of the file that starts at (line0, col0)
+    to the file's own lines and columns (cheaper than padding the piece with line breaks)."""
+
+    def moved(line: int, col: int) -> tuple[int, int]:
+        return line + line0 - 1, col + col0 - 1 if line == 1 else col
+
+    seen: set[int] = set()
+    for node in tree.iter_subtrees():
+        meta = node.meta
+        if id(meta) not in seen and not getattr(meta, "empty", True):
+            seen.add(id(meta))
+            meta.line, meta.column = moved(meta.line, meta.column)
+            meta.end_line, meta.end_column = moved(meta.end_line, meta.end_column)
+        for tok in node.children:
+            if isinstance(tok, Token) and id(tok) not in seen and tok.line is not None and tok.column is not None:
+                seen.add(id(tok))
+                tok.line, tok.column = moved(tok.line, tok.column)
+                if tok.end_line is not None and tok.end_column is not None:
+                    tok.end_line, tok.end_column = moved(tok.end_line, tok.end_column)

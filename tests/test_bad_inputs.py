@@ -122,3 +122,32 @@ def test_expected_files_have_inputs() -> None:
     inputs = {p.stem for p in RULES} | {"too_large"}
     assert {p.stem for p in BAD.glob("*.expected")} == inputs
     assert {p.stem for p in (BAD / "cli").glob("*.expected")} == {p.stem for p in COMMANDS}
+
+
+HEAD_RULES = 'game "Many" {\n  players 2..4\n}\n\nflow {\n  end winners players\n}\n'
+
+
+def test_syntax_errors_stop_after_the_limit() -> None:
+    """A file of a thousand broken declarations reports the first MAX_SYNTAX_ERRORS, and says so."""
+    from rulecheck.dsl.loader import load_text
+    from rulecheck.dsl.parser import MAX_SYNTAX_ERRORS
+
+    text = HEAD_RULES + "".join(f"define d{i} -> int = 1 +* 2\n" for i in range(1000))
+    diags = load_text(text).diagnostics.sorted()
+    assert [d.code for d in diags] == ["E0102"] * MAX_SYNTAX_ERRORS
+    assert diags[0].span.line == 8 and diags[-1].span.line == 7 + MAX_SYNTAX_ERRORS
+    assert "stops after" in diags[-1].notes[-1]
+
+
+def test_suggestions_stop_after_the_limit() -> None:
+    """Every unknown name is reported; only the first MAX_SUGGESTIONS get a 'did you mean'."""
+    from rulecheck.dsl.checker import MAX_SUGGESTIONS
+    from rulecheck.dsl.loader import load_text
+
+    n = MAX_SUGGESTIONS + 50
+    text = HEAD_RULES + "".join(f"define value{i} -> int = valeu{i}\n  source \"v\"\n" for i in range(n))
+    diags = [d for d in load_text(text).diagnostics.sorted() if d.code == "E0201"]
+    assert len(diags) == n
+    suggested = [d for d in diags if d.hint and d.hint.startswith("did you mean")]
+    assert len(suggested) == MAX_SUGGESTIONS
+    assert suggested[0].hint == "did you mean 'value0'?"

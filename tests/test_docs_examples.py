@@ -32,6 +32,7 @@ from rulecheck.dsl import checker, ir, parser, source
 from rulecheck.dsl.diagnostics import CODES, render_all
 from rulecheck.dsl.loader import Loaded, load_text
 from rulecheck.dsl.quotes import check_quotes
+from rulecheck.interpreter import semantics
 
 LANGUAGE = ROOT / "docs" / "language.md"
 DIAGNOSTICS = ROOT / "docs" / "diagnostics.md"
@@ -210,8 +211,9 @@ def test_limits_are_documented() -> None:
     text = LANGUAGE.read_text(encoding="utf-8")
     section = text[text.index("## Limits") :]
     section = section[: section.index("\n## ", 4)]
-    for number in (source.MAX_FILE_BYTES, parser.MAX_NESTING, parser.MAX_TREE_DEPTH, checker.MAX_PLAYERS,
-                   checker.MAX_COMPONENTS, checker.MAX_RANGE):
+    for number in (source.MAX_FILE_BYTES, parser.MAX_NESTING, parser.MAX_TREE_DEPTH, parser.MAX_SYNTAX_ERRORS,
+                   checker.MAX_PLAYERS, checker.MAX_COMPONENTS, checker.MAX_RANGE, checker.MAX_SUGGESTIONS,
+                   semantics.STEP_BUDGET):
         assert f"{number:,}" in section, f"the limit {number:,} is not in the Limits section of docs/language.md"
 
 
