@@ -40,12 +40,14 @@ from rulecheck.dsl.types import (
     TText,
     Type,
 )
-from rulecheck.interpreter.semantics import STEP_BUDGET
 
+from .analysis import Analysis, match_chain
 from .literals import comment_text, ident, pyrepr
 
 #: CPython refuses more than 20 statically nested loops in one function; keep a margin.
 MAX_LOOP_DEPTH = 18
+#: Definitions with arguments and a body this small (IR nodes) are inlined.
+INLINE_NODES = 24
 
 
 class GenerationError(Exception):
@@ -104,7 +106,8 @@ def at(span: Span) -> str:
     return f"{span.line}, {span.col}"
 
 
-_SIMPLE = re.compile(r"^(?:-?\d+|[A-Za-z_]\w*|[A-Za-z_]\w*\[-?\d+\]|[A-Za-z_]\w*\.[A-Za-z_]\w*|True|False)$")
+#: code that reads a name, a constant or one subscript/attribute of a name: cheap and cannot fail
+_SIMPLE = re.compile(r"^(?:-?\d+|[A-Za-z_]\w*|[A-Za-z_]\w*\[(?:-?\d+|[A-Za-z_]\w*)\]|[A-Za-z_]\w*\.[A-Za-z_]\w*|True|False)$")
 
 
 @dataclass
@@ -238,8 +241,12 @@ class Compiler:
                 prov = k.provenance.get(a)
                 if prov is not None and prov.kind == "unspecified":
                     self.unspecified.append((k.name, a))
+        self.analysis = Analysis(program)
+        self.subst: dict[int, tuple[str, str | None]] = {}  # IR nodes already computed, by id
         self.used_defs = self.reachable_defs()
         self.cached = {n for n in self.used_defs if not self.program.defs[n].formals}
+        self.inlined = {n for n in self.used_defs if inlinable(self.program.defs[n])}
+        self.called = [n for n in self.used_defs if n not in self.inlined]
 
     # ---- module-level constants ---------------------------------------------------------------
 
@@ -383,6 +390,9 @@ class Compiler:
         """A Python expression for ``e`` (in representation ``rep`` for a set); preamble
         statements it needs are emitted first."""
         want = rep if rep is not None else rep_of(e.type)
+        done = self.subst.get(id(e))
+        if done is not None:
+            return self.convert(done[0], done[1], want)
         method = getattr(self, "x_" + type(e).__name__)
         code, got = method(e, want)
         return self.convert(code, got, want)
@@ -455,9 +465,30 @@ class Compiler:
     def x_CallDef(self, e: ir.CallDef, want: str | None) -> tuple[str, str | None]:
         d = self.program.defs[e.name]
         args = [bare(a) for a in self.ex_seq([(a, rep_of(t)) for a, (_, t) in zip(e.args, d.formals)])]
+        if d.name in self.inlined:
+            # the arguments are computed first, as for a call; then the body, seeing only them
+            assert d.body is not None
+            scope = Scope()
+            for (name, t), code in zip(d.formals, args):
+                scope.names[name] = Loc(self.materialize(code), t, rep_of(t))
+            saved_scope, saved_subst = self.scope, self.subst
+            self.scope, self.subst = scope, {}
+            try:
+                return self.ex(d.body, rep_of(d.ret)), rep_of(d.ret)
+            finally:
+                self.scope, self.subst = saved_scope, saved_subst
         if needs_call_site(d):
             args.append(f"({at(e.span)})")
-        return f"D_{ident(d.name)}({', '.join(['S', *args])})", rep_of(d.ret)
+        call = f"D_{ident(d.name)}({', '.join(['S', *args])})"
+        if d.name in self.cached:
+            # the remembered value, without a call when there is one
+            self.uses("C")
+            got = self.fn.fresh()
+            self.emit(f"{got} = C.get({self.used_defs.index(d.name)})")
+            self.emit(f"if {got} is None:")
+            self.emit(f"    {got} = {call}")
+            return got, rep_of(d.ret)
+        return call, rep_of(d.ret)
 
     def x_Builtin(self, e: ir.Builtin, want: str | None) -> tuple[str, str | None]:
         op = e.op
@@ -494,6 +525,10 @@ class Compiler:
         return (f"(not {v})" if e.op == "not" else f"(-{v})"), None
 
     def short_circuit(self, op: str, left: ir.Expr, right: ir.Expr) -> str:
+        an = self.analysis
+        if an.cost(right) * 2 < an.cost(left) and not an.can_raise(left) and not an.can_raise(right):
+            # neither side can fail, so the cheaper one may decide first: same value, less work
+            left, right = right, left
         a = self.ex(left)
         with self.capture(1) as buf:
             b = self.ex(right)
@@ -549,6 +584,20 @@ class Compiler:
 
     def x_Cond(self, e: ir.Cond, want: str | None) -> tuple[str, str | None]:
         rep = want or rep_of(e.type)
+        chain = match_chain(e)
+        if chain is not None and id(chain[0]) not in self.subst:
+            # a match: its subject is the first thing evaluated, and evaluated in every test
+            subj = chain[0]
+            code = self.ex(subj)
+            if not re.fullmatch(r"[A-Za-z_]\w*", code):
+                t = self.fn.fresh()
+                self.emit(f"{t} = {code}")
+                code = t
+            self.subst[id(subj)] = (code, rep_of(subj.type))
+            try:
+                return self.x_Cond(e, want)
+            finally:
+                del self.subst[id(subj)]
         c = self.ex(e.cond)
         with self.capture(1) as tbuf:
             a = self.ex(e.then, rep)
@@ -570,6 +619,8 @@ class Compiler:
         elem = e.type.elem if isinstance(e.type, TSet) else TAny()
         if not e.items:
             return ("0" if rep == "mask" else "_EMPTY"), rep
+        if all(isinstance(i, ir.Const) for i in e.items):
+            return self.set_literal(frozenset(i.value for i in e.items if isinstance(i, ir.Const)), rep), rep
         items = self.ex_seq([(i, rep_of(elem)) for i in e.items])
         if rep == "mask":
             if len(items) == 1:
@@ -587,7 +638,11 @@ class Compiler:
 
     def x_MapGet(self, e: ir.MapGet, want: str | None) -> tuple[str, str | None]:
         m, i = self.ex_seq([(e.map, None), (e.index, None)])
-        return f"_pick({m}, {i}, {at(e.span)})", rep_of(e.type)
+        t = self.fn.fresh()
+        self.emit(f"{t} = {m}[{i}]")
+        self.emit(f"if {t} is None:")
+        self.emit(f"    _raise('incomplete', 'this player made no choice here', {at(e.span)})")
+        return t, rep_of(e.type)
 
     def x_Fail(self, e: ir.Fail, want: str | None) -> tuple[str, str | None]:
         return f"_raise({pyrepr(e.kind)}, {pyrepr(e.message)}, {at(e.span)})", want
@@ -785,6 +840,8 @@ class Compiler:
 
     def prologue(self) -> list[str]:
         out = []
+        if "C" in self.fn.uses:
+            out.append("    C = S.C")
         if "Z" in self.fn.uses:
             out.append("    Z = S.z")
         if "V" in self.fn.uses:
@@ -804,7 +861,8 @@ class Compiler:
         flow = self.rules.flow
         span = flow[-1].span if flow else Span(1, 1, 1, 1)
         self.emit(f"_raise('incomplete', \"the flow ended without a result: no 'end winners' was reached\", {at(span)})")
-        head = ["    r: int = S.pc", "    st = S.st", "    Z = S.z", "    n = S.n"]
+        # the step budget counts statements between two decisions, so it starts afresh here
+        head = ["    r: int = S.pc", "    st = _STEP_BUDGET + 1", "    Z = S.z", "    n = S.n"]
         for part, line in (("V", "    V = S.v"), ("L", "    L = S.L"), ("loc", "    loc = S.loc"), ("C", "    C = S.C")):
             if part in self.fn.uses:
                 head.append(line)
@@ -824,26 +882,32 @@ class Compiler:
         return loc
 
     def tick(self, span: Span) -> None:
-        self.emit("st += 1")
-        self.emit(f"if st > {STEP_BUDGET}:")
+        # st counts down the statements left in the budget (the interpreter's tick)
+        self.emit("st -= 1")
+        self.emit("if not st:")
         self.emit(f"    _over({at(span)})")
 
     def suspend(self, point: int, cp: str, options: str) -> None:
         self.emit(f"S.pc = {point}")
         self.emit(f"S.cp = {cp}")
         self.emit(f"S.o = {options}")
-        self.emit("S.st = st")
         self.emit("return")
 
     def point(self, kind: str, s: ir.Stmt, label: str = "", secret: bool = False, t: Type | None = None) -> int:
         self.points.append(Point(kind, label, secret, t, s.span))
         return len(self.points)
 
-    def changed(self) -> None:
-        """The state changed: cached definitions are stale."""
-        if self.cached:
-            self.uses("C")
-            self.emit("C.clear()")
+    def changed(self, touched: set[str]) -> None:
+        """Zones or variables changed: forget the remembered definitions that read them."""
+        stale = [self.used_defs.index(n) for n in sorted(self.cached) if self.analysis.def_reads(n) & touched]
+        if not stale:
+            return
+        self.uses("C")
+        if len(stale) > 2:
+            self.emit("C.clear()")  # cheaper than forgetting them one by one
+        else:
+            for k in sorted(stale):
+                self.emit(f"C.pop({k}, None)")
 
     def block(self, stmts: list[ir.Stmt], scope: Scope | None = None) -> None:
         """A block: its own scope (the interpreter copies the environment on entry)."""
@@ -917,19 +981,34 @@ class Compiler:
         idx = self.index_code(var.index, s.index, self.layout.var_base[var.name], var.name)
         self.uses("V")
         self.emit(f"V[{idx}] = {v}")
-        self.changed()
+        self.changed({"var:" + s.name})
 
     def move_one(self, comp: str, dest: str) -> None:
         self.uses("loc")
-        self.emit(f"Z[loc[{comp}]] ^= 1 << {comp}")
-        self.emit(f"Z[{dest}] |= 1 << {comp}")
+        if not re.fullmatch(r"[A-Za-z_]\w*", comp):
+            t = self.fn.fresh("c")
+            self.emit(f"{t} = {comp}")
+            comp = t
+        if not re.fullmatch(r"\w+", dest):
+            t = self.fn.fresh("d")
+            self.emit(f"{t} = {dest}")
+            dest = t
+        b = self.fn.fresh("b")
+        self.emit(f"{b} = 1 << {comp}")
+        self.emit(f"Z[loc[{comp}]] ^= {b}")
+        self.emit(f"Z[{dest}] |= {b}")
         self.emit(f"loc[{comp}] = {dest}")
 
     def s_Move(self, s: ir.Move, after: bool) -> None:
         self.comment(s, f"move to {s.zone}")
         self.tick(s.span)
         single = not isinstance(s.what.type, TSet)
-        what = self.materialize(self.ex(s.what, None if single else "mask"))
+        what = self.ex(s.what, None if single else "mask")
+        if not single and not re.fullmatch(r"[A-Za-z_]\w*", what):
+            # a snapshot: the moves below change the zone the set may be read from
+            t = self.fn.fresh()
+            self.emit(f"{t} = {what}")
+            what = t
         dest = self.materialize(self.zone_instance(s.zone, s.index))
         if single:
             self.move_one(what, dest)
@@ -941,7 +1020,7 @@ class Compiler:
                 self.emit(f"Z[loc[{c}]] ^= 1 << {c}")
                 self.emit(f"loc[{c}] = {dest}")
             self.emit(f"Z[{dest}] |= {what}")
-        self.changed()
+        self.changed({"zone:" + s.zone} | self.analysis.moved_through(s.what.type))
 
     def s_Draw(self, s: ir.Draw, after: bool) -> None:
         self.comment(s, f"draw from {s.src} to {s.dst}")
@@ -978,7 +1057,7 @@ class Compiler:
                 self.suspend(p, "-1", "o")
             self.emit("r = 0")
             self.move_one("a", slots["dst"])
-            self.changed()
+            self.changed({"zone:" + s.src, "zone:" + s.dst})
             if bind is not None:
                 self.emit(f"{bind.code} = a")
             return
@@ -988,7 +1067,7 @@ class Compiler:
             with self.indented():
                 self.emit("r = 0")
                 self.move_one("a", slots["dst"])
-                self.changed()
+                self.changed({"zone:" + s.src, "zone:" + s.dst})
                 if bind is not None:
                     self.emit(f"{bind.code} = a")
                 self.emit(f"{slots['i']} += 1")
@@ -1206,7 +1285,6 @@ class Compiler:
         self.emit(f"S.w = {w}")
         self.emit("S.pc = -1")
         self.emit("S.cp = -4")
-        self.emit("S.st = st")
         self.emit("return")
 
     def s_Say(self, s: ir.Say, after: bool) -> None:
@@ -1240,6 +1318,15 @@ def mark_unread(lines: list[str]) -> list[str]:
         m = _ASSIGN.match(line)
         out.append(f"{m.group(1)}_ = {line[m.end():]}" if m and m.group(2) in unread else line)
     return out
+
+
+def inlinable(d: ir.Definition) -> bool:
+    """Small definitions with arguments are spelled in place instead of called."""
+    from rulecheck.dsl.checker import walk_exprs
+
+    if d.body is None or not d.formals:
+        return False
+    return len(list(walk_exprs(d.body))) <= INLINE_NODES
 
 
 def needs_call_site(d: ir.Definition) -> bool:

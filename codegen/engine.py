@@ -50,7 +50,7 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
     if not g.min_players <= players <= g.max_players:
         raise GenerationError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
     c = Compiler(program)
-    defs = [c.compile_def(program.defs[name]) for name in c.used_defs]
+    defs = [c.compile_def(program.defs[name]) for name in c.called]
     flow = c.compile_flow()
     layout = c.layout
     zones = zone_table(rules, layout)
@@ -87,6 +87,7 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "step_budget": STEP_BUDGET,
         "displays": [comp.display for comp in rules.components],
         "nzones": layout.nzones,
+        "mask_bytes": mask_bytes(rules),
         "start_loc": tuple(layout.zone_base[rules.kinds[comp.kind].start_zone] for comp in rules.components),
         "zones": zones,
         "zone_labels": tuple(zone_labels(rules, layout)),
@@ -102,6 +103,12 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "flow": flow,
     }
     return environment().get_template("engine.py.jinja").render(**context)
+
+
+def mask_bytes(rules: ir.Ruleset) -> int:
+    """How many bytes the widest set of the rules needs (components, players, enum values)."""
+    widest = max([len(rules.components), rules.game.max_players, 2, *(len(e.values) for e in rules.enums.values())])
+    return (widest + 7) // 8
 
 
 def index_label(rules: ir.Ruleset, name: str, t: Type | None, idx: int | None) -> str:
