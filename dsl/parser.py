@@ -65,7 +65,9 @@ def read_source(path: Path, diags: Diagnostics) -> SourceFile | None:
     """Read a rules file, refusing unreadable, oversized and non-UTF-8 input with a diagnostic."""
     name = display_name(path)
     try:
-        data = path.read_bytes()
+        with path.open("rb") as f:
+            # one byte more than the limit is enough to refuse it, even from a device that never ends
+            data = f.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         diags.error("E0001", "no such file", hint="check the path; the shipped rulesets are in rulesets/").file = name
         return None
@@ -82,9 +84,10 @@ def decode_source(name: str, data: bytes, diags: Diagnostics) -> SourceFile | No
     """Decode the bytes of a rules file.  On invalid UTF-8 the returned text has replacement
     characters (so the diagnostic can show the line) and an E0002 error is recorded."""
     if len(data) > MAX_FILE_BYTES:
+        size = f"{len(data):,} bytes" if len(data) > MAX_FILE_BYTES + 1 else f"more than {MAX_FILE_BYTES:,} bytes"
         diags.error(
             "E0003",
-            f"the file is {len(data):,} bytes; rules files are limited to {MAX_FILE_BYTES:,} bytes (1 MiB)",
+            f"the file is {size}; rules files are limited to {MAX_FILE_BYTES:,} bytes (1 MiB)",
             hint="check that this is the rules file you meant; a ruleset is text written by hand and is far smaller",
         ).file = name
         return None
@@ -792,6 +795,11 @@ def _accepts(err: UnexpectedToken) -> set[str]:
     return set(err.expected or ())
 
 
+@lru_cache(maxsize=1)
+def _keywords() -> frozenset[str]:
+    return frozenset(str(t.pattern.value) for t in _lark().terminals if t.pattern.type == "str" and str(t.pattern.value).isalpha())
+
+
 def _word(terminal: str) -> str:
     return _literal_words().get(terminal, terminal)
 
@@ -891,6 +899,8 @@ def _special_hint(tok: Token, expected: set[str], before: list[str]) -> str | No
         return "loops are written: for each x in S { … }"
     if "TIMES" in expected and "repeat" in before:
         return "write: repeat N times { … }"
+    if text == "(" and prev in _keywords():
+        return f"'{prev}' is read as a keyword here; give the procedure or definition another name"
     if tok.type == "NAME" and expected == {"LPAR"}:
         return f"'{prev}' is not a statement; statements start with let, set, move, draw, choose, if, for, repeat, while, end, say, shuffle or a procedure call"
     return None

@@ -10,16 +10,19 @@ Fenced blocks are tagged by their info string:
   comment line names the one error code it must produce (for a warning: no error, and that warning);
   ``rulebook=NAME`` checks its quotes against the ```` ```rulebook id=NAME ```` block;
 - ```` ```text output=NAME ```` what ``rulecheck check`` prints on stderr for the block NAME, with the
-  file called ``example.rules``.
+  file called ``example.rules``;
+- ```` ```console ```` a ``$ rulecheck …`` command run from the project root and what it prints.
 
-Other blocks (``text``, ``console``) are prose.  Beyond the examples themselves, the tests below
+Other ``text`` blocks are prose.  Beyond the examples themselves, the tests below
 check that every construct of the grammar, every statement, builtin and aggregate, every diagnostic
 code and every limit is documented.
 """
 
 from __future__ import annotations
 
+import io
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -126,6 +129,20 @@ def test_example_fails_as_documented(block: Block) -> None:
 def test_shown_output(block: Block) -> None:
     loaded = load(DOCS[block.doc].named(block.attrs["output"]))
     assert shown(loaded) == block.text, f"{block.ident}: the output shown differs from:\n{shown(loaded)}"
+
+
+CONSOLE = [b for b in BLOCKS if b.kind == "console"]
+
+
+@pytest.mark.parametrize("block", CONSOLE, ids=[b.ident for b in CONSOLE])
+def test_console_example(block: Block, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A console block is a rulecheck command run from the project root, and what it prints."""
+    command, _, expected = block.text.partition("\n")
+    assert command.startswith("$ rulecheck "), f"{block.ident}: a console block starts with $ rulecheck"
+    monkeypatch.chdir(ROOT)
+    out, err = io.StringIO(), io.StringIO()
+    cli.main(shlex.split(command[len("$ rulecheck ") :]), out, err)
+    assert out.getvalue() + err.getvalue() == expected, f"{block.ident}: it prints\n{out.getvalue() + err.getvalue()}"
 
 
 # ---- everything is documented ---------------------------------------------------------------
