@@ -281,10 +281,14 @@ ambiguity giving {
 # ---- building engines -----------------------------------------------------------------------------
 
 
+#: rulesets written in tests, by name (other test modules add theirs)
+TEXTS: dict[str, tuple[str, str]] = {"kitchen_sink": (KITCHEN_SINK, "kitchen_sink.rules")}
+
+
 @cache
 def ruleset(name: str) -> ir.Ruleset:
-    """A shipped ruleset by file name, or the kitchen sink."""
-    loaded = load_text(KITCHEN_SINK, "kitchen_sink.rules") if name == "kitchen_sink" else load_path(ROOT / "rulesets" / name)
+    """A shipped ruleset by file name, or one written in the tests."""
+    loaded = load_text(*TEXTS[name]) if name in TEXTS else load_path(ROOT / "rulesets" / name)
     assert loaded.ok and loaded.rules is not None, loaded.diagnostics.sorted()
     return loaded.rules
 

@@ -2161,9 +2161,8 @@ def _observe(S: State, pl: int | None) -> str:
         if seat >= n or (vis == 1 and pl is not None):
             continue
         value = V[slot]
-        if not indexed:
-            out.append(label + ": " + show(value))
-        elif (vis != 2 or pl is None or seat == pl) and value != init:
+        # indexed variables show where they differ from their initial value
+        if not indexed or ((vis != 2 or pl is None or seat == pl) and value != init):
             out.append(label + ": " + show(value))
     return "\n".join(out)
 
