@@ -1496,10 +1496,11 @@ class Checker:
                         hint="move the 'else' arm to the end",
                     )
                 break
-            cond: ir.Expr | None = None
-            for c in conds:
-                cond = c if cond is None else ir.BinOp(BOOL, c.span, "or", cond, c)
-            arms.append((cond, value))
+            # every pattern of the arm may have had an error: then it matches nothing
+            arm_cond: ir.Expr = conds[0] if conds else ir.Const(BOOL, arm.span, False)
+            for c in conds[1:]:
+                arm_cond = ir.BinOp(BOOL, c.span, "or", arm_cond, c)
+            arms.append((arm_cond, value))
         t = result_t or ERROR
         exhaustive = isinstance(st, TEnum) and len(covered) == len(self.enums[st.name].values)
         if has_else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from functools import lru_cache
 from importlib import resources
@@ -838,7 +839,7 @@ def _describe_token(tok: Token) -> str:
         return "the end of the file"
     text = str(tok)
     if tok.type == "STRING":
-        return "a string"
+        return f"string {text if len(text) <= 30 else text[:28] + '…' + text[-1]}"
     if tok.type == "NAME":
         return f"name '{text}'"
     if tok.type == "INT":
@@ -865,11 +866,11 @@ def _position(src: SourceFile, offset: int) -> tuple[int, int]:
     return line, offset - starts[line - 1] + 1
 
 
-def _tokens_before(src: SourceFile, offset: int, n: int = 3) -> list[str]:
-    """The last few tokens before an offset (comments skipped): context for hints.  Only the few
-    lines before are read, so that a file with thousands of errors stays fast."""
-    start = max(0, offset - 300)
-    toks = [m.group() for m in _TOKEN_RE.finditer(src.text, start, offset) if not m.group().startswith("#")]
+def _tokens_before(src: SourceFile, offset: int, floor: int, n: int = 6) -> list[str]:
+    """The last few tokens between ``floor`` and an offset (comments skipped): context for hints.
+    ``floor`` is where the declaration or the interpolation starts, so that the scan neither starts
+    inside a string nor reads the whole file for every error."""
+    toks = [m.group() for m in _TOKEN_RE.finditer(src.text, floor, offset) if not m.group().startswith("#")]
     return toks[-n:]
 
 
@@ -877,6 +878,9 @@ def _special_hint(tok: Token, expected: set[str], before: list[str]) -> str | No
     """Advice for the mistakes people make most, beyond what the parser expected."""
     text = str(tok)
     prev = before[-1] if before else ""
+    for kw, brace in itertools.pairwise(before):
+        if kw in {"if", "while", "until"} and brace == "{" and "RBRACE" in expected:
+            return f"the condition is missing: write {kw} CONDITION {{ … }}"
     if prev in {"elif", "elsif", "elseif"} or text in {"elif", "elsif", "elseif"}:
         return "write 'else if'"
     if text in {"function", "def", "fn", "func", "fun"}:
@@ -945,6 +949,26 @@ def _unclosed(text: str, base: int) -> tuple[str, int] | None:
     return stack[-1] if stack else None
 
 
+def _misindented(src: SourceFile, text: str, base: int) -> tuple[int, int] | None:
+    """A '{' whose matching '}' starts a line less indented than the line of the '{': by the
+    indentation, that '}' closes an outer block, so this '{' is probably the one left open.
+    Returns (line of the '{', line of the '}') for the last such pair."""
+    stack: list[int] = []
+    found = None
+    for m in _LEXICAL.finditer(text):
+        if m.group() == "{":
+            stack.append(base + m.start())
+        elif m.group() == "}" and stack:
+            opened = stack.pop()
+            oline, _ = _position(src, opened)
+            cline, ccol = _position(src, base + m.start())
+            before_close = src.line_text(cline)[: ccol - 1]
+            open_text = src.line_text(oline)
+            if not before_close.strip() and len(before_close) < len(open_text) - len(open_text.lstrip()):
+                found = (oline, cline)
+    return found
+
+
 def _char_error(err: UnexpectedCharacters, src: SourceFile, diags: Diagnostics) -> None:
     line, col = err.line, err.column
     text = src.line_text(line)
@@ -977,11 +1001,11 @@ def _char_error(err: UnexpectedCharacters, src: SourceFile, diags: Diagnostics) 
     diags.error("E0101", f"unexpected character {shown}", Span.point(line, col), hint=hint)
 
 
-def _token_error(err: UnexpectedToken, src: SourceFile, diags: Diagnostics) -> None:
+def _token_error(err: UnexpectedToken, src: SourceFile, diags: Diagnostics, floor: int) -> None:
     tok = err.token
     expected = _accepts(err)
     span = _tok_span(tok)
-    before = _tokens_before(src, _offset(src, span.line, span.col))
+    before = _tokens_before(src, _offset(src, span.line, span.col), floor)
     runaway = _runaway_string(src, _offset(src, span.line, span.col))
     if runaway is not None and _position(src, runaway[1])[0] == span.line:
         # the error follows a quote that closed a string opened lines before: that is the mistake
@@ -1009,6 +1033,12 @@ def _end_error(err: UnexpectedToken, src: SourceFile, diags: Diagnostics, start:
         where = "at the end of the file" if at_eof else f"before line {nxt}"
         d = diags.error(code, f"this '{bracket}' is never closed", Span.point(line, col), hint=f"add the '{closer}' that closes it {where}")
         d.notes.append(f"the {what} ends {'with the file' if at_eof else f'where the next declaration starts, on line {nxt}'}")
+        guess = _misindented(src, chunk, start)
+        if bracket == "{" and guess is not None:
+            d.notes.append(
+                f"judging by the indentation, the '{{' on line {guess[0]} is the one left open: "
+                f"the '}}' on line {guess[1]} is indented like an outer block"
+            )
         return
     toks = [m for m in _TOKEN_RE.finditer(chunk) if not m.group().startswith("#")]
     line, col = _position(src, start + (toks[-1].start() if toks else 0))
@@ -1019,14 +1049,15 @@ def _end_error(err: UnexpectedToken, src: SourceFile, diags: Diagnostics, start:
         d.notes.append(f"the next declaration starts on line {nxt}")
 
 
-def syntax_diagnostic(err: UnexpectedInput, src: SourceFile, diags: Diagnostics) -> None:
-    """One syntax error as a diagnostic; positions are those of ``src``."""
+def syntax_diagnostic(err: UnexpectedInput, src: SourceFile, diags: Diagnostics, floor: int = 0) -> None:
+    """One syntax error as a diagnostic; positions are those of ``src``, and the text in question
+    starts at offset ``floor`` (a declaration, an interpolation)."""
     if isinstance(err, UnexpectedCharacters):
         _char_error(err, src, diags)
     elif isinstance(err, UnexpectedToken) and err.token.type == "$END":
         _end_error(err, src, diags, 0, len(src.text), at_eof=True)
     elif isinstance(err, UnexpectedToken):
-        _token_error(err, src, diags)
+        _token_error(err, src, diags, floor)
     else:
         line = getattr(err, "line", 1) or 1
         col = getattr(err, "column", 1) or 1
@@ -1150,7 +1181,7 @@ def _report_chunks(src: SourceFile, diags: Diagnostics) -> None:
             assert isinstance(err, UnexpectedToken)
             _end_error(err, src, diags, a, b, at_eof=b >= end_of_text)
         else:
-            syntax_diagnostic(err, src, diags)
+            syntax_diagnostic(err, src, diags, floor=a)
 
 
 def _complete_then_more(err: UnexpectedInput | None) -> bool:
@@ -1217,7 +1248,7 @@ def parse_expr_text(text: str, line: int, col: int, diags: Diagnostics, src: Sou
                 msg, hint = "the expression in braces is not finished", _expected_hint(_accepts(err))
             diags.error("E0102", msg, Span.point(*end), hint=hint)
         else:
-            syntax_diagnostic(err, src, diags)
+            syntax_diagnostic(err, src, diags, floor=_offset(src, line, col))
         return None
     if _tree_too_deep(tree) is not None:
         diags.error("E0004", "an interpolated expression nested too deeply", Span.point(line, col), hint="compute it with 'let' first")
