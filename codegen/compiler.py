@@ -595,6 +595,9 @@ class Compiler:
                 code = t
             self.subst[id(subj)] = (code, rep_of(subj.type))
             try:
+                tree = match_tree(chain) if isinstance(subj.type, (TInt, TEnum)) and len(chain[1]) >= 4 else None
+                if isinstance(tree, ir.Cond):
+                    return self.x_Cond(tree, want)
                 return self.x_Cond(e, want)
             finally:
                 del self.subst[id(subj)]
@@ -663,7 +666,12 @@ class Compiler:
         rep = want or rep_of(e.type)
         if op == "set" and e.filt is None and isinstance(e.elem, ir.Local) and e.elem.name == e.var:
             return self.ex(e.coll, rep), rep
-        it = self.iterate(e.coll)
+        filt = e.filt
+        pushed = self.pushdown(e)
+        if pushed is not None:
+            it, filt = pushed
+        else:
+            it = self.iterate(e.coll)
         fn = self.fn
         x = fn.fresh(f"x_{ident(e.var)}_")
         acc = fn.fresh()
@@ -685,8 +693,8 @@ class Compiler:
         self.scope = Scope(saved, {e.var: Loc(x, elem_t, rep_of(elem_t))})
         self.emit(f"for {x} in {it}:")
         with self.loop():
-            if e.filt is not None:
-                f = self.ex(e.filt)
+            if filt is not None:
+                f = self.ex(filt)
                 self.emit(f"if {f}:")
                 self.fn.ind += 1
             if op == "set":
@@ -717,7 +725,7 @@ class Compiler:
                 v = self.ex(e.elem, rep)
                 self.emit(f"{acc} = {v}")
                 self.emit(f"{k} += 1")
-            if e.filt is not None:
+            if filt is not None:
                 self.fn.ind -= 1
         self.scope = saved
         if op in ("max", "min"):
@@ -730,6 +738,40 @@ class Compiler:
         if op == "set" and rep == "fs":
             return f"frozenset({acc})", rep
         return acc, rep
+
+    def pushdown(self, e: ir.Agg) -> tuple[str, ir.Expr | None] | None:
+        """``x for x in S if … and x in E and …``: iterate over S ∩ E only, when the tests skipped
+        for members outside E cannot fail (so skipping them changes nothing).  E may also be a
+        union, written ``any(x in E(p) for p in P)``.  Returns (iterable, remaining filter)."""
+        if e.filt is None or rep_of(e.coll.type) != "mask":
+            return None
+        conjuncts = and_chain(e.filt)
+        for i, c in enumerate(conjuncts):
+            member = membership(c, e.var)
+            if member is None or any(self.analysis.can_raise(x) for x in conjuncts[: i + 1]):
+                continue
+            coll = self.materialize(self.ex(e.coll))
+            if isinstance(member, ir.Agg):  # any(x in E(p) for p in P): the union of the E(p)
+                assert isinstance(member.elem, ir.BinOp)
+                u = self.fn.fresh("u")
+                pv = self.fn.fresh(f"x_{ident(member.var)}_")
+                p_elem = member.coll.type.elem if isinstance(member.coll.type, TSet) else TAny()
+                self.emit(f"{u} = 0")
+                self.emit(f"for {pv} in {self.iterate(member.coll)}:")
+                saved = self.scope
+                self.scope = Scope(saved, {member.var: Loc(pv, p_elem, rep_of(p_elem))})
+                with self.loop():
+                    self.emit(f"{u} |= {self.ex(member.elem.right, 'mask')}")
+                self.scope = saved
+                restrict = u
+            else:
+                restrict = self.ex(member, "mask")
+            rest = conjuncts[:i] + conjuncts[i + 1:]
+            filt: ir.Expr | None = None
+            for x in rest:
+                filt = x if filt is None else ir.BinOp(x.type, x.span, "and", filt, x)
+            return f"_BITS[{coll} & {restrict}]", filt
+        return None
 
     # ---- showing values (observations, action strings, messages) ----------------------------
 
@@ -1318,6 +1360,89 @@ def mark_unread(lines: list[str]) -> list[str]:
         m = _ASSIGN.match(line)
         out.append(f"{m.group(1)}_ = {line[m.end():]}" if m and m.group(2) in unread else line)
     return out
+
+
+def match_tree(chain: tuple[ir.Expr, list[tuple[ir.Expr, ir.Expr]], ir.Expr]) -> ir.Expr | None:
+    """A long match on a number as a balanced tree of comparisons: the arms' constant tests
+    become disjoint intervals (the first arm that matches a value keeps it, as in the chain), and
+    the values between them go to what the chain ends with (else, the last arm, or a failure)."""
+    from rulecheck.dsl.types import BOOL
+
+    from .analysis import test
+
+    subj, arms, last = chain
+    points: set[int] = set()
+    for cond, _ in arms:
+        for lo, hi in intervals(cond):
+            points.update((lo, hi + 1))
+    cuts = sorted(points)
+    if len(cuts) > 64:
+        return None
+    # between two cuts every value goes to the same arm: ask a representative
+    segments: list[tuple[int, ir.Expr]] = []  # (first value, what it gives); the first from -inf
+    for k, start in enumerate([cuts[0] - 1, *cuts]):
+        target = next((v for cond, v in arms if test(cond, start)), last)
+        if segments and segments[-1][1] is target:
+            continue
+        segments.append((start if k else -(10**18), target))
+
+    def build(segs: list[tuple[int, ir.Expr]]) -> ir.Expr:
+        if len(segs) == 1:
+            return segs[0][1]
+        mid = len(segs) // 2
+        bound = segs[mid][0]
+        below = ir.BinOp(BOOL, subj.span, "<", subj, ir.Const(TInt(bound, bound), subj.span, bound))
+        left, right = build(segs[:mid]), build(segs[mid:])
+        return ir.Cond(join_type(left.type, right.type), left.span, below, left, right)
+
+    return build(segments)
+
+
+def join_type(a: Type, b: Type) -> Type:
+    from rulecheck.dsl.types import join
+
+    return join(a, b) or a
+
+
+def intervals(cond: ir.Expr) -> list[tuple[int, int]]:
+    """The values a constant test of a match accepts, as closed intervals."""
+    assert isinstance(cond, ir.BinOp)
+    if cond.op == "or":
+        return intervals(cond.left) + intervals(cond.right)
+    if cond.op == "==":
+        assert isinstance(cond.right, ir.Const)
+        v = int(cond.right.value)  # type: ignore[arg-type]
+        return [(v, v)]
+    r = cond.right
+    assert isinstance(r, ir.IntRange) and isinstance(r.lo, ir.Const) and isinstance(r.hi, ir.Const)
+    return [(int(r.lo.value), int(r.hi.value))]  # type: ignore[arg-type]
+
+
+def and_chain(e: ir.Expr) -> list[ir.Expr]:
+    """The operands of ``a and b and …`` from left to right."""
+    if isinstance(e, ir.BinOp) and e.op == "and":
+        return and_chain(e.left) + and_chain(e.right)
+    return [e]
+
+
+def mentions(e: ir.Expr, name: str) -> bool:
+    from rulecheck.dsl.checker import walk_exprs
+
+    return any(isinstance(x, ir.Local) and x.name == name for x in walk_exprs(e))
+
+
+def membership(c: ir.Expr, var: str) -> ir.Expr | None:
+    """E when the test ``c`` on ``var`` is ``var in E`` (or ``any(var in E(p) for p in P)``, then
+    that aggregate), with E not depending on ``var``."""
+    if isinstance(c, ir.BinOp) and c.op == "in" and isinstance(c.left, ir.Local) and c.left.name == var:
+        if rep_of(c.right.type) == "mask" and not mentions(c.right, var):
+            return c.right
+    if isinstance(c, ir.Agg) and c.op == "any" and c.filt is None and not mentions(c.coll, var):
+        inner = c.elem
+        if isinstance(inner, ir.BinOp) and inner.op == "in" and isinstance(inner.left, ir.Local) and inner.left.name == var:
+            if rep_of(inner.right.type) == "mask" and not mentions(inner.right, var) and rep_of(c.coll.type) == "mask":
+                return c
+    return None
 
 
 def inlinable(d: ir.Definition) -> bool:

@@ -109,6 +109,8 @@ define spread -> int = abs(top - bottom) / max(1, num_players - 1)
 define best_tile(s: set of Tile) -> Tile = the(t for t in s if all(u == t or points(u) < points(t) for u in s))
 define suit_rank(s: Suit) -> int = match s { red => 1  blue => 2 }
 define band(x: int) -> int = match x { 0 => 10  1 | 2 => 20  3..5 => 30  else => 40 }
+define gappy(x: int) -> int = match x { 0 => 1  2 | 7 => 2  3..5 => 3  9 => 4  6 => 5  12 => 6 }
+define shade(s: Suit) -> int = match s { green => 3  red => 1  blue => 2 }
 
 define word(x: int) -> text "a word for a number" {
   case low: x >= 0 and x < 3 => "low"
@@ -221,9 +223,9 @@ procedure tokens() source "Tokens move along." {
 
 procedure scoring() source "Scores at the end of a round." {
   for each p in players {
-    set score[p] = score[p] + parity(p) + band(hand_value(p)) / 10
+    set score[p] = score[p] + parity(p) + band(hand_value(p)) / 10 + gappy(round + 2) + shade(last_call)
     if mode == slow {
-      set score[p] = score[p] + suit_rank(last_call) + tile_bonus(best_tile(hand[p] + pile))
+      set score[p] = score[p] + gappy(hand_value(p) % 11 - 3) + suit_rank(last_call) + tile_bonus(best_tile(hand[p] + pile))
     }
   }
   if anyone_lucky and not all_red and big_count > 0 and size(values_seen) > 1 {

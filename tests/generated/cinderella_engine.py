@@ -376,7 +376,7 @@ def D_start_player(S: State) -> int:
 
 def D_colour_of(S: State, a_p_1: int) -> int:
     t2 = (a_p_1 + 1)
-    _r: int = (0 if (t2 == 1) else (1 if (t2 == 2) else (2 if (t2 == 3) else (3 if (t2 == 4) else _raise('incomplete', 'no arm of this match covers the value', 122, 74)))))
+    _r: int = ((_raise('incomplete', 'no arm of this match covers the value', 122, 74) if (t2 < 1) else (0 if (t2 < 2) else 1)) if (t2 < 3) else (2 if (t2 < 4) else (3 if (t2 < 5) else _raise('incomplete', 'no arm of this match covers the value', 122, 74))))
     return _r
 
 
@@ -436,7 +436,7 @@ def D_higher(S: State, a_a_1: int, a_b_2: int, _at: tuple[int, int]) -> bool:
 
 def D_excludes(S: State, a_info_1: int, a_c_2: int) -> bool:
     t3 = _K1[a_info_1]
-    _r: bool = ((_K1[a_c_2] in _K2) if (t3 == 1) else ((_K3[a_c_2] == 0) if (t3 == 4) else ((_K3[a_c_2] == 1) if (t3 == 5) else ((_K3[a_c_2] == 2) if (t3 == 6) else ((_K4[a_c_2] >> 0 & 1 == 1) if (t3 == 7) else ((1 <= _K1[a_c_2] <= 4) if (t3 == 8) else ((_K4[a_c_2] >> 1 & 1 == 1) if (t3 == 9) else ((_K4[a_c_2] >> 2 & 1 == 1) if (t3 == 10) else ((_K5[a_c_2] == 0) if (t3 == 11) else ((_K5[a_c_2] == 1) if (t3 == 12) else ((_K5[a_c_2] == 2) if (t3 == 13) else ((_K5[a_c_2] == 3) if (t3 == 14) else ((_K6[a_c_2] == 0) if (t3 == 15) else ((_K6[a_c_2] == 1) if (t3 == 16) else ((_K6[a_c_2] == 2) if (t3 == 17) else (False if ((t3 == 18) or ((t3 == 2) or (t3 == 3))) else _raise('incomplete', 'no arm of this match covers the value', 154, 5)))))))))))))))))
+    _r: bool = ((((_raise('incomplete', 'no arm of this match covers the value', 154, 5) if (t3 < 1) else (_K1[a_c_2] in _K2)) if (t3 < 2) else (False if (t3 < 4) else (_K3[a_c_2] == 0))) if (t3 < 5) else (((_K3[a_c_2] == 1) if (t3 < 6) else (_K3[a_c_2] == 2)) if (t3 < 7) else ((_K4[a_c_2] >> 0 & 1 == 1) if (t3 < 8) else ((1 <= _K1[a_c_2] <= 4) if (t3 < 9) else (_K4[a_c_2] >> 1 & 1 == 1))))) if (t3 < 10) else ((((_K4[a_c_2] >> 2 & 1 == 1) if (t3 < 11) else (_K5[a_c_2] == 0)) if (t3 < 12) else ((_K5[a_c_2] == 1) if (t3 < 13) else ((_K5[a_c_2] == 2) if (t3 < 14) else (_K5[a_c_2] == 3)))) if (t3 < 15) else (((_K6[a_c_2] == 0) if (t3 < 16) else (_K6[a_c_2] == 1)) if (t3 < 17) else ((_K6[a_c_2] == 2) if (t3 < 18) else (False if (t3 < 19) else _raise('incomplete', 'no arm of this match covers the value', 154, 5))))))
     return _r
 
 
@@ -476,27 +476,22 @@ def D_shown_meeting(S: State) -> int:
     C = S.C
     Z = S.z
     n = S.n
-    t2 = 0
-    for x_c_1 in _BITS[262143]:
-        t5 = False
-        for x_p_4 in _BITS[((1 << n) - 1)]:
-            if (Z[6 + x_p_4] >> x_c_1 & 1 == 1):
-                t5 = True
+    u1 = 0
+    for x_p_2 in _BITS[((1 << n) - 1)]:
+        u1 |= Z[6 + x_p_2]
+    t4 = 0
+    for x_c_3 in _BITS[262143 & u1]:
+        t6 = C.get(9)
+        if t6 is None:
+            t6 = D_requirement(S)
+        t8 = False
+        for x_i_7 in _BITS[t6]:
+            if D_excludes(S, x_i_7, x_c_3):
+                t8 = True
                 break
-        t11 = t5
-        if t11:
-            t7 = C.get(9)
-            if t7 is None:
-                t7 = D_requirement(S)
-            t9 = False
-            for x_i_8 in _BITS[t7]:
-                if D_excludes(S, x_i_8, x_c_1):
-                    t9 = True
-                    break
-            t11 = (not t9)
-        if t11:
-            t2 |= 1 << x_c_1
-    _r: int = t2
+        if (not t8):
+            t4 |= 1 << x_c_3
+    _r: int = t4
     S.C[21] = _r
     return _r
 
