@@ -666,6 +666,10 @@ class Compiler:
         rep = want or rep_of(e.type)
         if op == "set" and e.filt is None and isinstance(e.elem, ir.Local) and e.elem.name == e.var:
             return self.ex(e.coll, rep), rep
+        if op == "set" and isinstance(e.elem, ir.Local) and e.elem.name == e.var and e.filt is not None:
+            hoisted = self.invariant_filter(e, rep)
+            if hoisted is not None:
+                return hoisted, rep
         filt = e.filt
         pushed = self.pushdown(e)
         if pushed is not None:
@@ -738,6 +742,33 @@ class Compiler:
         if op == "set" and rep == "fs":
             return f"frozenset({acc})", rep
         return acc, rep
+
+    def invariant_filter(self, e: ir.Agg, rep: str | None) -> str | None:
+        """``{x for x in S if A(x) or B}`` with B not depending on x: when B holds every member
+        passes, so the set is S itself and the loop is needed only when B fails (the tests before
+        B must not be able to fail, since they are then not evaluated)."""
+        assert e.filt is not None
+        disjuncts = or_chain(e.filt)
+        for i, d in enumerate(disjuncts):
+            if mentions(d, e.var) or any(self.analysis.can_raise(x) for x in disjuncts[: i + 1]):
+                continue
+            cond = self.ex(d)
+            rest = disjuncts[:i] + disjuncts[i + 1:]
+            t = self.fn.fresh()
+            self.emit(f"if {cond}:")
+            with self.indented():
+                self.emit(f"{t} = {self.ex(e.coll, rep)}")
+            self.emit("else:")
+            with self.indented():
+                if not rest:
+                    self.emit(f"{t} = {'0' if rep == 'mask' else '_EMPTY'}")
+                else:
+                    filt = rest[0]
+                    for x in rest[1:]:
+                        filt = ir.BinOp(x.type, x.span, "or", filt, x)
+                    self.emit(f"{t} = {self.ex(ir.Agg(e.type, e.span, e.op, e.var, e.coll, e.elem, filt), rep)}")
+            return t
+        return None
 
     def pushdown(self, e: ir.Agg) -> tuple[str, ir.Expr | None] | None:
         """``x for x in S if … and x in E and …``: iterate over S ∩ E only, when the tests skipped
@@ -1416,6 +1447,13 @@ def intervals(cond: ir.Expr) -> list[tuple[int, int]]:
     r = cond.right
     assert isinstance(r, ir.IntRange) and isinstance(r.lo, ir.Const) and isinstance(r.hi, ir.Const)
     return [(int(r.lo.value), int(r.hi.value))]  # type: ignore[arg-type]
+
+
+def or_chain(e: ir.Expr) -> list[ir.Expr]:
+    """The operands of ``a or b or …`` from left to right."""
+    if isinstance(e, ir.BinOp) and e.op == "or":
+        return or_chain(e.left) + or_chain(e.right)
+    return [e]
 
 
 def and_chain(e: ir.Expr) -> list[ir.Expr]:

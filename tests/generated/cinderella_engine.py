@@ -1143,13 +1143,17 @@ def _run(S: State, a: Any) -> None:
                             _over(193, 3)
                         per69: list[Any] = [None] * n
                         for x_q_70 in _BITS[L[10]]:
-                            t72 = 0
-                            for x_x_71 in _BITS[Z[10 + x_q_70]]:
-                                if ((_K7[x_x_71] == 0) or (V[54 + x_q_70] == 0)):
-                                    t72 |= 1 << x_x_71
-                            if not t72:
+                            if (V[54 + x_q_70] == 0):
+                                t71 = Z[10 + x_q_70]
+                            else:
+                                t73 = 0
+                                for x_x_72 in _BITS[Z[10 + x_q_70]]:
+                                    if (_K7[x_x_72] == 0):
+                                        t73 |= 1 << x_x_72
+                                t71 = t73
+                            if not t71:
                                 _raise('incomplete', _pname(x_q_70) + ' must choose (shows) but has no option', 193, 3)
-                            per69[x_q_70] = t72
+                            per69[x_q_70] = t71
                         if L[10]:
                             S.pc = 5
                             S.cp = -2
@@ -1163,45 +1167,45 @@ def _run(S: State, a: Any) -> None:
                     st -= 1
                     if not st:
                         _over(195, 3)
-                    t75 = 0
-                    for x_q_74 in _BITS[L[10]]:
-                        t77 = x_chip_68[x_q_74]
-                        if t77 is None:
+                    t76 = 0
+                    for x_q_75 in _BITS[L[10]]:
+                        t78 = x_chip_68[x_q_75]
+                        if t78 is None:
                             _raise('incomplete', 'this player made no choice here', 195, 35)
-                        if (_K7[t77] == 1):
-                            t75 |= 1 << x_q_74
-                    x_vetoes_78 = t75
+                        if (_K7[t78] == 1):
+                            t76 |= 1 << x_q_75
+                    x_vetoes_79 = t76
                     # 196:3 if
                     st -= 1
                     if not st:
                         _over(196, 3)
-                    if (x_vetoes_78.bit_count() > 0):
+                    if (x_vetoes_79.bit_count() > 0):
                         # 199:5 for each q
                         st -= 1
                         if not st:
                             _over(199, 5)
-                        for x_q_80 in _BITS[x_vetoes_78]:
+                        for x_q_81 in _BITS[x_vetoes_79]:
                             # 200:7 move to on
                             st -= 1
                             if not st:
                                 _over(200, 7)
-                            t81 = x_chip_68[x_q_80]
-                            if t81 is None:
+                            t82 = x_chip_68[x_q_81]
+                            if t82 is None:
                                 _raise('incomplete', 'this player made no choice here', 200, 12)
-                            t82 = 15 + L[9]
-                            b83 = 1 << t81
-                            Z[loc[t81]] ^= b83
-                            Z[t82] |= b83
-                            loc[t81] = t82
+                            t83 = 15 + L[9]
+                            b84 = 1 << t82
+                            Z[loc[t82]] ^= b84
+                            Z[t83] |= b84
+                            loc[t82] = t83
                             C.clear()
                             # 201:7 set no_uses
                             st -= 1
                             if not st:
                                 _over(201, 7)
-                            t84 = (V[54 + x_q_80] + 1)
-                            if t84 < 0 or t84 > 2:
-                                _raise('range', "'no_uses' would become " + str(t84) + ', outside 0..2', 201, 7)
-                            V[54 + x_q_80] = t84
+                            t85 = (V[54 + x_q_81] + 1)
+                            if t85 < 0 or t85 > 2:
+                                _raise('range', "'no_uses' would become " + str(t85) + ', outside 0..2', 201, 7)
+                            V[54 + x_q_81] = t85
                             C.pop(11, None)
                         # 203:5 set decided_valid
                         st -= 1
@@ -1243,9 +1247,9 @@ def _run(S: State, a: Any) -> None:
                 S.o = o
                 return
             r = 0
-            b85 = 1 << a
-            Z[loc[a]] ^= b85
-            Z[5] |= b85
+            b86 = 1 << a
+            Z[loc[a]] ^= b86
+            Z[5] |= b86
             loc[a] = 5
             C.clear()
             L[0] = a
@@ -1271,76 +1275,80 @@ def _run(S: State, a: Any) -> None:
             st -= 1
             if not st:
                 _over(192, 3)
-            t86 = C.get(11)
-            if t86 is None:
-                t86 = D_chip_choosers(S)
-            L[3] = t86
+            t87 = C.get(11)
+            if t87 is None:
+                t87 = D_chip_choosers(S)
+            L[3] = t87
         # 193:3 choose each q: chip
         if not r:
             st -= 1
             if not st:
                 _over(193, 3)
-            per88: list[Any] = [None] * n
-            for x_q_89 in _BITS[L[3]]:
-                t91 = 0
-                for x_x_90 in _BITS[Z[10 + x_q_89]]:
-                    if ((_K7[x_x_90] == 0) or (V[54 + x_q_89] == 0)):
-                        t91 |= 1 << x_x_90
+            per89: list[Any] = [None] * n
+            for x_q_90 in _BITS[L[3]]:
+                if (V[54 + x_q_90] == 0):
+                    t91 = Z[10 + x_q_90]
+                else:
+                    t93 = 0
+                    for x_x_92 in _BITS[Z[10 + x_q_90]]:
+                        if (_K7[x_x_92] == 0):
+                            t93 |= 1 << x_x_92
+                    t91 = t93
                 if not t91:
-                    _raise('incomplete', _pname(x_q_89) + ' must choose (shows) but has no option', 193, 3)
-                per88[x_q_89] = t91
+                    _raise('incomplete', _pname(x_q_90) + ' must choose (shows) but has no option', 193, 3)
+                per89[x_q_90] = t91
             if L[3]:
                 S.pc = 7
                 S.cp = -2
-                S.o = per88
+                S.o = per89
                 return
-            x_chip_87: tuple[Any, ...] = (None,) * n
+            x_chip_88: tuple[Any, ...] = (None,) * n
         else:
             r = 0
-            x_chip_87 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
+            x_chip_88 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
         # 195:3 let vetoes
         st -= 1
         if not st:
             _over(195, 3)
-        t94 = 0
-        for x_q_93 in _BITS[L[3]]:
-            t96 = x_chip_87[x_q_93]
-            if t96 is None:
+        t96 = 0
+        for x_q_95 in _BITS[L[3]]:
+            t98 = x_chip_88[x_q_95]
+            if t98 is None:
                 _raise('incomplete', 'this player made no choice here', 195, 35)
-            if (_K7[t96] == 1):
-                t94 |= 1 << x_q_93
-        x_vetoes_97 = t94
+            if (_K7[t98] == 1):
+                t96 |= 1 << x_q_95
+        x_vetoes_99 = t96
         # 196:3 if
         st -= 1
         if not st:
             _over(196, 3)
-        if (x_vetoes_97.bit_count() > 0):
+        if (x_vetoes_99.bit_count() > 0):
             # 199:5 for each q
             st -= 1
             if not st:
                 _over(199, 5)
-            for x_q_99 in _BITS[x_vetoes_97]:
+            for x_q_101 in _BITS[x_vetoes_99]:
                 # 200:7 move to on
                 st -= 1
                 if not st:
                     _over(200, 7)
-                t100 = x_chip_87[x_q_99]
-                if t100 is None:
+                t102 = x_chip_88[x_q_101]
+                if t102 is None:
                     _raise('incomplete', 'this player made no choice here', 200, 12)
-                t101 = 15 + L[2]
-                b102 = 1 << t100
-                Z[loc[t100]] ^= b102
-                Z[t101] |= b102
-                loc[t100] = t101
+                t103 = 15 + L[2]
+                b104 = 1 << t102
+                Z[loc[t102]] ^= b104
+                Z[t103] |= b104
+                loc[t102] = t103
                 C.clear()
                 # 201:7 set no_uses
                 st -= 1
                 if not st:
                     _over(201, 7)
-                t103 = (V[54 + x_q_99] + 1)
-                if t103 < 0 or t103 > 2:
-                    _raise('range', "'no_uses' would become " + str(t103) + ', outside 0..2', 201, 7)
-                V[54 + x_q_99] = t103
+                t105 = (V[54 + x_q_101] + 1)
+                if t105 < 0 or t105 > 2:
+                    _raise('range', "'no_uses' would become " + str(t105) + ', outside 0..2', 201, 7)
+                V[54 + x_q_101] = t105
                 C.pop(11, None)
             # 203:5 set decided_valid
             st -= 1
@@ -1393,9 +1401,9 @@ def _run(S: State, a: Any) -> None:
                             S.o = o
                             return
                         r = 0
-                        b104 = 1 << a
-                        Z[loc[a]] ^= b104
-                        Z[5] |= b104
+                        b106 = 1 << a
+                        Z[loc[a]] ^= b106
+                        Z[5] |= b106
                         loc[a] = 5
                         C.clear()
                         L[2] = a
@@ -1421,76 +1429,80 @@ def _run(S: State, a: Any) -> None:
                         st -= 1
                         if not st:
                             _over(192, 3)
-                        t105 = C.get(11)
-                        if t105 is None:
-                            t105 = D_chip_choosers(S)
-                        L[5] = t105
+                        t107 = C.get(11)
+                        if t107 is None:
+                            t107 = D_chip_choosers(S)
+                        L[5] = t107
                     # 193:3 choose each q: chip
                     if not r:
                         st -= 1
                         if not st:
                             _over(193, 3)
-                        per107: list[Any] = [None] * n
-                        for x_q_108 in _BITS[L[5]]:
-                            t110 = 0
-                            for x_x_109 in _BITS[Z[10 + x_q_108]]:
-                                if ((_K7[x_x_109] == 0) or (V[54 + x_q_108] == 0)):
-                                    t110 |= 1 << x_x_109
-                            if not t110:
-                                _raise('incomplete', _pname(x_q_108) + ' must choose (shows) but has no option', 193, 3)
-                            per107[x_q_108] = t110
+                        per109: list[Any] = [None] * n
+                        for x_q_110 in _BITS[L[5]]:
+                            if (V[54 + x_q_110] == 0):
+                                t111 = Z[10 + x_q_110]
+                            else:
+                                t113 = 0
+                                for x_x_112 in _BITS[Z[10 + x_q_110]]:
+                                    if (_K7[x_x_112] == 0):
+                                        t113 |= 1 << x_x_112
+                                t111 = t113
+                            if not t111:
+                                _raise('incomplete', _pname(x_q_110) + ' must choose (shows) but has no option', 193, 3)
+                            per109[x_q_110] = t111
                         if L[5]:
                             S.pc = 9
                             S.cp = -2
-                            S.o = per107
+                            S.o = per109
                             return
-                        x_chip_106: tuple[Any, ...] = (None,) * n
+                        x_chip_108: tuple[Any, ...] = (None,) * n
                     else:
                         r = 0
-                        x_chip_106 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
+                        x_chip_108 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
                     # 195:3 let vetoes
                     st -= 1
                     if not st:
                         _over(195, 3)
-                    t113 = 0
-                    for x_q_112 in _BITS[L[5]]:
-                        t115 = x_chip_106[x_q_112]
-                        if t115 is None:
+                    t116 = 0
+                    for x_q_115 in _BITS[L[5]]:
+                        t118 = x_chip_108[x_q_115]
+                        if t118 is None:
                             _raise('incomplete', 'this player made no choice here', 195, 35)
-                        if (_K7[t115] == 1):
-                            t113 |= 1 << x_q_112
-                    x_vetoes_116 = t113
+                        if (_K7[t118] == 1):
+                            t116 |= 1 << x_q_115
+                    x_vetoes_119 = t116
                     # 196:3 if
                     st -= 1
                     if not st:
                         _over(196, 3)
-                    if (x_vetoes_116.bit_count() > 0):
+                    if (x_vetoes_119.bit_count() > 0):
                         # 199:5 for each q
                         st -= 1
                         if not st:
                             _over(199, 5)
-                        for x_q_118 in _BITS[x_vetoes_116]:
+                        for x_q_121 in _BITS[x_vetoes_119]:
                             # 200:7 move to on
                             st -= 1
                             if not st:
                                 _over(200, 7)
-                            t119 = x_chip_106[x_q_118]
-                            if t119 is None:
+                            t122 = x_chip_108[x_q_121]
+                            if t122 is None:
                                 _raise('incomplete', 'this player made no choice here', 200, 12)
-                            t120 = 15 + L[4]
-                            b121 = 1 << t119
-                            Z[loc[t119]] ^= b121
-                            Z[t120] |= b121
-                            loc[t119] = t120
+                            t123 = 15 + L[4]
+                            b124 = 1 << t122
+                            Z[loc[t122]] ^= b124
+                            Z[t123] |= b124
+                            loc[t122] = t123
                             C.clear()
                             # 201:7 set no_uses
                             st -= 1
                             if not st:
                                 _over(201, 7)
-                            t122 = (V[54 + x_q_118] + 1)
-                            if t122 < 0 or t122 > 2:
-                                _raise('range', "'no_uses' would become " + str(t122) + ', outside 0..2', 201, 7)
-                            V[54 + x_q_118] = t122
+                            t125 = (V[54 + x_q_121] + 1)
+                            if t125 < 0 or t125 > 2:
+                                _raise('range', "'no_uses' would become " + str(t125) + ', outside 0..2', 201, 7)
+                            V[54 + x_q_121] = t125
                             C.pop(11, None)
                         # 203:5 set decided_valid
                         st -= 1
@@ -1516,11 +1528,11 @@ def _run(S: State, a: Any) -> None:
                     st -= 1
                     if not st:
                         _over(396, 7)
-                    t123 = ((1 << n) - 1)
-                    t124 = C.get(0)
-                    if t124 is None:
-                        t124 = D_start_player(S)
-                    L[2] = _turn(t124, t123, n, 1)
+                    t126 = ((1 << n) - 1)
+                    t127 = C.get(0)
+                    if t127 is None:
+                        t127 = D_start_player(S)
+                    L[2] = _turn(t127, t126, n, 1)
                     L[3] = 0
                 while True:
                     if not r:
@@ -1539,12 +1551,12 @@ def _run(S: State, a: Any) -> None:
                             st -= 1
                             if not st:
                                 _over(267, 3)
-                            t125 = Z[1 + L[5]]
-                            if not t125:
+                            t128 = Z[1 + L[5]]
+                            if not t128:
                                 _raise('incomplete', _pname(L[5]) + ' must choose (puts as informant) but has no option', 267, 3)
                             S.pc = 10
                             S.cp = L[5]
-                            S.o = t125
+                            S.o = t128
                             return
                         r = 0
                         L[6] = a
@@ -1553,11 +1565,11 @@ def _run(S: State, a: Any) -> None:
                         st -= 1
                         if not st:
                             _over(268, 3)
-                        c126 = L[6]
-                        b127 = 1 << c126
-                        Z[loc[c126]] ^= b127
-                        Z[5] |= b127
-                        loc[c126] = 5
+                        c129 = L[6]
+                        b130 = 1 << c129
+                        Z[loc[c129]] ^= b130
+                        Z[5] |= b130
+                        loc[c129] = 5
                         C.clear()
                     if not r:
                         # 269:3 say
@@ -1574,13 +1586,13 @@ def _run(S: State, a: Any) -> None:
                     if r <= 12:
                         # 539:7 if
                         if r:
-                            c128 = True
+                            c131 = True
                         else:
                             st -= 1
                             if not st:
                                 _over(539, 7)
-                            c128 = ((_K1[L[7]] == 2) or (_K1[L[7]] == 3))
-                        if c128:
+                            c131 = ((_K1[L[7]] == 2) or (_K1[L[7]] == 3))
+                        if c131:
                             if r <= 11:
                                 # 540:9 name_target(...)
                                 if not r:
@@ -1591,72 +1603,72 @@ def _run(S: State, a: Any) -> None:
                                     L[10] = L[8]
                                 # 651:7 if
                                 if r:
-                                    c129 = True
+                                    c132 = True
                                 else:
                                     st -= 1
                                     if not st:
                                         _over(651, 7)
                                     if (_K1[L[9]] == 2):
-                                        t131 = 0
-                                        for x_i_130 in _BITS[Z[5]]:
-                                            if (x_i_130 != L[9]):
-                                                t131 |= 1 << x_i_130
-                                        t140 = t131
-                                    else:
                                         t134 = 0
                                         for x_i_133 in _BITS[Z[5]]:
-                                            t139 = (x_i_133 != L[9])
-                                            if t139:
-                                                t137 = False
-                                                for x_x_136 in _BITS[Z[15 + x_i_133]]:
-                                                    if (_K7[x_x_136] == 1):
-                                                        t137 = True
-                                                        break
-                                                t139 = t137
-                                            if t139:
+                                            if (x_i_133 != L[9]):
                                                 t134 |= 1 << x_i_133
-                                        t140 = t134
-                                    c129 = (t140.bit_count() > 0)
-                                if c129:
+                                        t143 = t134
+                                    else:
+                                        t137 = 0
+                                        for x_i_136 in _BITS[Z[5]]:
+                                            t142 = (x_i_136 != L[9])
+                                            if t142:
+                                                t140 = False
+                                                for x_x_139 in _BITS[Z[15 + x_i_136]]:
+                                                    if (_K7[x_x_139] == 1):
+                                                        t140 = True
+                                                        break
+                                                t142 = t140
+                                            if t142:
+                                                t137 |= 1 << x_i_136
+                                        t143 = t137
+                                    c132 = (t143.bit_count() > 0)
+                                if c132:
                                     # 652:9 choose t
                                     if not r:
                                         st -= 1
                                         if not st:
                                             _over(652, 9)
                                         if (_K1[L[9]] == 2):
-                                            t143 = 0
-                                            for x_i_142 in _BITS[Z[5]]:
-                                                if (x_i_142 != L[9]):
-                                                    t143 |= 1 << x_i_142
-                                            t152 = t143
-                                        else:
                                             t146 = 0
                                             for x_i_145 in _BITS[Z[5]]:
-                                                t151 = (x_i_145 != L[9])
-                                                if t151:
-                                                    t149 = False
-                                                    for x_x_148 in _BITS[Z[15 + x_i_145]]:
-                                                        if (_K7[x_x_148] == 1):
-                                                            t149 = True
-                                                            break
-                                                    t151 = t149
-                                                if t151:
+                                                if (x_i_145 != L[9]):
                                                     t146 |= 1 << x_i_145
-                                            t152 = t146
-                                        if not t152:
+                                            t155 = t146
+                                        else:
+                                            t149 = 0
+                                            for x_i_148 in _BITS[Z[5]]:
+                                                t154 = (x_i_148 != L[9])
+                                                if t154:
+                                                    t152 = False
+                                                    for x_x_151 in _BITS[Z[15 + x_i_148]]:
+                                                        if (_K7[x_x_151] == 1):
+                                                            t152 = True
+                                                            break
+                                                    t154 = t152
+                                                if t154:
+                                                    t149 |= 1 << x_i_148
+                                            t155 = t149
+                                        if not t155:
                                             _raise('incomplete', _pname(L[10]) + ' must choose (targets) but has no option', 652, 9)
                                         S.pc = 11
                                         S.cp = L[10]
-                                        S.o = t152
+                                        S.o = t155
                                         return
                                     r = 0
-                                    x_t_141 = a
+                                    x_t_144 = a
                                     # 653:9 set target_of
                                     st -= 1
                                     if not st:
                                         _over(653, 9)
-                                    t153 = (1 << x_t_141)
-                                    V[L[9]] = t153
+                                    t156 = (1 << x_t_144)
+                                    V[L[9]] = t156
                             # 541:9 apply_effect(...)
                             if not r:
                                 st -= 1
@@ -1669,8 +1681,8 @@ def _run(S: State, a: Any) -> None:
                                 st -= 1
                                 if not st:
                                     _over(235, 3)
-                                t154 = V[L[9]]
-                                L[11] = _BITS[t154]
+                                t157 = V[L[9]]
+                                L[11] = _BITS[t157]
                                 L[12] = 0
                             while True:
                                 if not r:
@@ -1679,33 +1691,33 @@ def _run(S: State, a: Any) -> None:
                                     L[13] = L[11][L[12]]
                                 # 236:5 if
                                 if r:
-                                    c155 = False
+                                    c158 = False
                                 else:
                                     st -= 1
                                     if not st:
                                         _over(236, 5)
-                                    c155 = (_K1[L[9]] == 2)
-                                if c155:
+                                    c158 = (_K1[L[9]] == 2)
+                                if c158:
                                     # 237:7 if
                                     st -= 1
                                     if not st:
                                         _over(237, 7)
-                                    t157 = C.get(3)
-                                    if t157 is None:
-                                        t157 = D_gray_chip(S)
-                                    if ((t157 & ~Z[14]).bit_count() == 0):
+                                    t160 = C.get(3)
+                                    if t160 is None:
+                                        t160 = D_gray_chip(S)
+                                    if ((t160 & ~Z[14]).bit_count() == 0):
                                         # 240:9 move to on
                                         st -= 1
                                         if not st:
                                             _over(240, 9)
-                                        t158 = C.get(3)
-                                        if t158 is None:
-                                            t158 = D_gray_chip(S)
-                                        t159 = 15 + L[13]
-                                        for c160 in _BITS[t158]:
-                                            Z[loc[c160]] ^= 1 << c160
-                                            loc[c160] = t159
-                                        Z[t159] |= t158
+                                        t161 = C.get(3)
+                                        if t161 is None:
+                                            t161 = D_gray_chip(S)
+                                        t162 = 15 + L[13]
+                                        for c163 in _BITS[t161]:
+                                            Z[loc[c163]] ^= 1 << c163
+                                            loc[c163] = t162
+                                        Z[t162] |= t161
                                         C.clear()
                                         # 241:9 say
                                         st -= 1
@@ -1722,20 +1734,20 @@ def _run(S: State, a: Any) -> None:
                                         st -= 1
                                         if not st:
                                             _over(246, 7)
-                                        t162 = 0
-                                        for x_x_161 in _BITS[Z[15 + L[13]]]:
-                                            if (_K7[x_x_161] == 1):
-                                                t162 |= 1 << x_x_161
-                                        L[14] = t162
+                                        t165 = 0
+                                        for x_x_164 in _BITS[Z[15 + L[13]]]:
+                                            if (_K7[x_x_164] == 1):
+                                                t165 |= 1 << x_x_164
+                                        L[14] = t165
                                     # 247:7 if
                                     if r:
-                                        c164 = True
+                                        c167 = True
                                     else:
                                         st -= 1
                                         if not st:
                                             _over(247, 7)
-                                        c164 = (L[14].bit_count() > 0)
-                                    if c164:
+                                        c167 = (L[14].bit_count() > 0)
+                                    if c167:
                                         # 250:9 choose x
                                         if not r:
                                             st -= 1
@@ -1748,44 +1760,44 @@ def _run(S: State, a: Any) -> None:
                                             S.o = L[14]
                                             return
                                         r = 0
-                                        x_x_165 = a
+                                        x_x_168 = a
                                         # 251:9 give_back(...)
                                         st -= 1
                                         if not st:
                                             _over(251, 9)
-                                        x_x_166 = x_x_165
+                                        x_x_169 = x_x_168
                                         # 625:7 if
                                         st -= 1
                                         if not st:
                                             _over(625, 7)
-                                        if (_K0[x_x_166] == 4):
+                                        if (_K0[x_x_169] == 4):
                                             # 626:9 move to common
                                             st -= 1
                                             if not st:
                                                 _over(626, 9)
-                                            b168 = 1 << x_x_166
-                                            Z[loc[x_x_166]] ^= b168
-                                            Z[14] |= b168
-                                            loc[x_x_166] = 14
+                                            b171 = 1 << x_x_169
+                                            Z[loc[x_x_169]] ^= b171
+                                            Z[14] |= b171
+                                            loc[x_x_169] = 14
                                             C.clear()
                                         else:
                                             # 628:9 move to chips
                                             st -= 1
                                             if not st:
                                                 _over(628, 9)
-                                            t170: int = 0
-                                            k171 = 0
-                                            for x_q_169 in _BITS[((1 << n) - 1)]:
-                                                if (D_colour_of(S, x_q_169) == _K0[x_x_166]):
-                                                    t170 = x_q_169
-                                                    k171 += 1
-                                            if k171 != 1:
-                                                _the_fail(k171, 130, 61)
-                                            t172 = 10 + t170
-                                            b173 = 1 << x_x_166
-                                            Z[loc[x_x_166]] ^= b173
-                                            Z[t172] |= b173
-                                            loc[x_x_166] = t172
+                                            t173: int = 0
+                                            k174 = 0
+                                            for x_q_172 in _BITS[((1 << n) - 1)]:
+                                                if (D_colour_of(S, x_q_172) == _K0[x_x_169]):
+                                                    t173 = x_q_172
+                                                    k174 += 1
+                                            if k174 != 1:
+                                                _the_fail(k174, 130, 61)
+                                            t175 = 10 + t173
+                                            b176 = 1 << x_x_169
+                                            Z[loc[x_x_169]] ^= b176
+                                            Z[t175] |= b176
+                                            loc[x_x_169] = t175
                                             C.clear()
                                         # 252:9 say
                                         st -= 1
@@ -1808,76 +1820,80 @@ def _run(S: State, a: Any) -> None:
                         st -= 1
                         if not st:
                             _over(192, 3)
-                        t174 = C.get(11)
-                        if t174 is None:
-                            t174 = D_chip_choosers(S)
-                        L[10] = t174
+                        t177 = C.get(11)
+                        if t177 is None:
+                            t177 = D_chip_choosers(S)
+                        L[10] = t177
                     # 193:3 choose each q: chip
                     if not r:
                         st -= 1
                         if not st:
                             _over(193, 3)
-                        per176: list[Any] = [None] * n
-                        for x_q_177 in _BITS[L[10]]:
-                            t179 = 0
-                            for x_x_178 in _BITS[Z[10 + x_q_177]]:
-                                if ((_K7[x_x_178] == 0) or (V[54 + x_q_177] == 0)):
-                                    t179 |= 1 << x_x_178
-                            if not t179:
-                                _raise('incomplete', _pname(x_q_177) + ' must choose (shows) but has no option', 193, 3)
-                            per176[x_q_177] = t179
+                        per179: list[Any] = [None] * n
+                        for x_q_180 in _BITS[L[10]]:
+                            if (V[54 + x_q_180] == 0):
+                                t181 = Z[10 + x_q_180]
+                            else:
+                                t183 = 0
+                                for x_x_182 in _BITS[Z[10 + x_q_180]]:
+                                    if (_K7[x_x_182] == 0):
+                                        t183 |= 1 << x_x_182
+                                t181 = t183
+                            if not t181:
+                                _raise('incomplete', _pname(x_q_180) + ' must choose (shows) but has no option', 193, 3)
+                            per179[x_q_180] = t181
                         if L[10]:
                             S.pc = 13
                             S.cp = -2
-                            S.o = per176
+                            S.o = per179
                             return
-                        x_chip_175: tuple[Any, ...] = (None,) * n
+                        x_chip_178: tuple[Any, ...] = (None,) * n
                     else:
                         r = 0
-                        x_chip_175 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
+                        x_chip_178 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
                     # 195:3 let vetoes
                     st -= 1
                     if not st:
                         _over(195, 3)
-                    t182 = 0
-                    for x_q_181 in _BITS[L[10]]:
-                        t184 = x_chip_175[x_q_181]
-                        if t184 is None:
+                    t186 = 0
+                    for x_q_185 in _BITS[L[10]]:
+                        t188 = x_chip_178[x_q_185]
+                        if t188 is None:
                             _raise('incomplete', 'this player made no choice here', 195, 35)
-                        if (_K7[t184] == 1):
-                            t182 |= 1 << x_q_181
-                    x_vetoes_185 = t182
+                        if (_K7[t188] == 1):
+                            t186 |= 1 << x_q_185
+                    x_vetoes_189 = t186
                     # 196:3 if
                     st -= 1
                     if not st:
                         _over(196, 3)
-                    if (x_vetoes_185.bit_count() > 0):
+                    if (x_vetoes_189.bit_count() > 0):
                         # 199:5 for each q
                         st -= 1
                         if not st:
                             _over(199, 5)
-                        for x_q_187 in _BITS[x_vetoes_185]:
+                        for x_q_191 in _BITS[x_vetoes_189]:
                             # 200:7 move to on
                             st -= 1
                             if not st:
                                 _over(200, 7)
-                            t188 = x_chip_175[x_q_187]
-                            if t188 is None:
+                            t192 = x_chip_178[x_q_191]
+                            if t192 is None:
                                 _raise('incomplete', 'this player made no choice here', 200, 12)
-                            t189 = 15 + L[9]
-                            b190 = 1 << t188
-                            Z[loc[t188]] ^= b190
-                            Z[t189] |= b190
-                            loc[t188] = t189
+                            t193 = 15 + L[9]
+                            b194 = 1 << t192
+                            Z[loc[t192]] ^= b194
+                            Z[t193] |= b194
+                            loc[t192] = t193
                             C.clear()
                             # 201:7 set no_uses
                             st -= 1
                             if not st:
                                 _over(201, 7)
-                            t191 = (V[54 + x_q_187] + 1)
-                            if t191 < 0 or t191 > 2:
-                                _raise('range', "'no_uses' would become " + str(t191) + ', outside 0..2', 201, 7)
-                            V[54 + x_q_187] = t191
+                            t195 = (V[54 + x_q_191] + 1)
+                            if t195 < 0 or t195 > 2:
+                                _raise('range', "'no_uses' would become " + str(t195) + ', outside 0..2', 201, 7)
+                            V[54 + x_q_191] = t195
                             C.pop(11, None)
                         # 203:5 set decided_valid
                         st -= 1
@@ -1919,9 +1935,9 @@ def _run(S: State, a: Any) -> None:
                 S.o = o
                 return
             r = 0
-            b192 = 1 << a
-            Z[loc[a]] ^= b192
-            Z[5] |= b192
+            b196 = 1 << a
+            Z[loc[a]] ^= b196
+            Z[5] |= b196
             loc[a] = 5
             C.clear()
             L[0] = a
@@ -1947,76 +1963,80 @@ def _run(S: State, a: Any) -> None:
             st -= 1
             if not st:
                 _over(192, 3)
-            t193 = C.get(11)
-            if t193 is None:
-                t193 = D_chip_choosers(S)
-            L[3] = t193
+            t197 = C.get(11)
+            if t197 is None:
+                t197 = D_chip_choosers(S)
+            L[3] = t197
         # 193:3 choose each q: chip
         if not r:
             st -= 1
             if not st:
                 _over(193, 3)
-            per195: list[Any] = [None] * n
-            for x_q_196 in _BITS[L[3]]:
-                t198 = 0
-                for x_x_197 in _BITS[Z[10 + x_q_196]]:
-                    if ((_K7[x_x_197] == 0) or (V[54 + x_q_196] == 0)):
-                        t198 |= 1 << x_x_197
-                if not t198:
-                    _raise('incomplete', _pname(x_q_196) + ' must choose (shows) but has no option', 193, 3)
-                per195[x_q_196] = t198
+            per199: list[Any] = [None] * n
+            for x_q_200 in _BITS[L[3]]:
+                if (V[54 + x_q_200] == 0):
+                    t201 = Z[10 + x_q_200]
+                else:
+                    t203 = 0
+                    for x_x_202 in _BITS[Z[10 + x_q_200]]:
+                        if (_K7[x_x_202] == 0):
+                            t203 |= 1 << x_x_202
+                    t201 = t203
+                if not t201:
+                    _raise('incomplete', _pname(x_q_200) + ' must choose (shows) but has no option', 193, 3)
+                per199[x_q_200] = t201
             if L[3]:
                 S.pc = 15
                 S.cp = -2
-                S.o = per195
+                S.o = per199
                 return
-            x_chip_194: tuple[Any, ...] = (None,) * n
+            x_chip_198: tuple[Any, ...] = (None,) * n
         else:
             r = 0
-            x_chip_194 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
+            x_chip_198 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
         # 195:3 let vetoes
         st -= 1
         if not st:
             _over(195, 3)
-        t201 = 0
-        for x_q_200 in _BITS[L[3]]:
-            t203 = x_chip_194[x_q_200]
-            if t203 is None:
+        t206 = 0
+        for x_q_205 in _BITS[L[3]]:
+            t208 = x_chip_198[x_q_205]
+            if t208 is None:
                 _raise('incomplete', 'this player made no choice here', 195, 35)
-            if (_K7[t203] == 1):
-                t201 |= 1 << x_q_200
-        x_vetoes_204 = t201
+            if (_K7[t208] == 1):
+                t206 |= 1 << x_q_205
+        x_vetoes_209 = t206
         # 196:3 if
         st -= 1
         if not st:
             _over(196, 3)
-        if (x_vetoes_204.bit_count() > 0):
+        if (x_vetoes_209.bit_count() > 0):
             # 199:5 for each q
             st -= 1
             if not st:
                 _over(199, 5)
-            for x_q_206 in _BITS[x_vetoes_204]:
+            for x_q_211 in _BITS[x_vetoes_209]:
                 # 200:7 move to on
                 st -= 1
                 if not st:
                     _over(200, 7)
-                t207 = x_chip_194[x_q_206]
-                if t207 is None:
+                t212 = x_chip_198[x_q_211]
+                if t212 is None:
                     _raise('incomplete', 'this player made no choice here', 200, 12)
-                t208 = 15 + L[2]
-                b209 = 1 << t207
-                Z[loc[t207]] ^= b209
-                Z[t208] |= b209
-                loc[t207] = t208
+                t213 = 15 + L[2]
+                b214 = 1 << t212
+                Z[loc[t212]] ^= b214
+                Z[t213] |= b214
+                loc[t212] = t213
                 C.clear()
                 # 201:7 set no_uses
                 st -= 1
                 if not st:
                     _over(201, 7)
-                t210 = (V[54 + x_q_206] + 1)
-                if t210 < 0 or t210 > 2:
-                    _raise('range', "'no_uses' would become " + str(t210) + ', outside 0..2', 201, 7)
-                V[54 + x_q_206] = t210
+                t215 = (V[54 + x_q_211] + 1)
+                if t215 < 0 or t215 > 2:
+                    _raise('range', "'no_uses' would become " + str(t215) + ', outside 0..2', 201, 7)
+                V[54 + x_q_211] = t215
                 C.pop(11, None)
             # 203:5 set decided_valid
             st -= 1
@@ -2049,72 +2069,72 @@ def _run(S: State, a: Any) -> None:
     st -= 1
     if not st:
         _over(369, 3)
-    t211 = ((1 << n) - 1)
-    t212 = C.get(0)
-    if t212 is None:
-        t212 = D_start_player(S)
-    for x_p_213 in _turn(t212, t211, n, 1):
+    t216 = ((1 << n) - 1)
+    t217 = C.get(0)
+    if t217 is None:
+        t217 = D_start_player(S)
+    for x_p_218 in _turn(t217, t216, n, 1):
         # 370:5 present(...)
         st -= 1
         if not st:
             _over(370, 5)
-        x_p_214 = x_p_213
+        x_p_219 = x_p_218
         # 315:3 let meeting
         st -= 1
         if not st:
             _over(315, 3)
-        t216 = 0
-        for x_c_215 in _BITS[Z[1 + x_p_214]]:
-            t218 = C.get(9)
-            if t218 is None:
-                t218 = D_requirement(S)
-            t220 = False
-            for x_i_219 in _BITS[t218]:
-                if D_excludes(S, x_i_219, x_c_215):
-                    t220 = True
+        t221 = 0
+        for x_c_220 in _BITS[Z[1 + x_p_219]]:
+            t223 = C.get(9)
+            if t223 is None:
+                t223 = D_requirement(S)
+            t225 = False
+            for x_i_224 in _BITS[t223]:
+                if D_excludes(S, x_i_224, x_c_220):
+                    t225 = True
                     break
-            if (not t220):
-                t216 |= 1 << x_c_215
-        x_meeting_222 = t216
+            if (not t225):
+                t221 |= 1 << x_c_220
+        x_meeting_227 = t221
         # 316:3 if
         st -= 1
         if not st:
             _over(316, 3)
-        if (x_meeting_222.bit_count() > 0):
+        if (x_meeting_227.bit_count() > 0):
             # 317:5 move to presented
             st -= 1
             if not st:
                 _over(317, 5)
-            t225: int = 0
-            k226 = 0
-            for x_c_224 in _BITS[x_meeting_222]:
-                t228 = True
-                for x_d_227 in _BITS[x_meeting_222]:
-                    if not ((x_d_227 == x_c_224) or D_higher(S, x_c_224, x_d_227, (451, 60))):
-                        t228 = False
+            t230: int = 0
+            k231 = 0
+            for x_c_229 in _BITS[x_meeting_227]:
+                t233 = True
+                for x_d_232 in _BITS[x_meeting_227]:
+                    if not ((x_d_232 == x_c_229) or D_higher(S, x_c_229, x_d_232, (451, 60))):
+                        t233 = False
                         break
-                if t228:
-                    t225 = x_c_224
-                    k226 += 1
-            if k226 != 1:
-                _the_fail(k226, 309, 5)
-            t230 = 6 + x_p_214
-            b231 = 1 << t225
-            Z[loc[t225]] ^= b231
-            Z[t230] |= b231
-            loc[t225] = t230
+                if t233:
+                    t230 = x_c_229
+                    k231 += 1
+            if k231 != 1:
+                _the_fail(k231, 309, 5)
+            t235 = 6 + x_p_219
+            b236 = 1 << t230
+            Z[loc[t230]] ^= b236
+            Z[t235] |= b236
+            loc[t230] = t235
             C.clear()
         else:
             # 321:5 move to presented
             st -= 1
             if not st:
                 _over(321, 5)
-            t232 = Z[1 + x_p_214]
-            t233 = 6 + x_p_214
-            for c234 in _BITS[t232]:
-                Z[loc[c234]] ^= 1 << c234
-                loc[c234] = t233
-            Z[t233] |= t232
+            t237 = Z[1 + x_p_219]
+            t238 = 6 + x_p_219
+            for c239 in _BITS[t237]:
+                Z[loc[c239]] ^= 1 << c239
+                loc[c239] = t238
+            Z[t238] |= t237
             C.clear()
         # 323:3 say
         st -= 1
@@ -2124,11 +2144,11 @@ def _run(S: State, a: Any) -> None:
     st -= 1
     if not st:
         _over(372, 3)
-    t235 = C.get(29)
-    if t235 is None:
-        t235 = D_winner(S, (372, 16))
-    t236 = (1 << t235)
-    S.w = t236
+    t240 = C.get(29)
+    if t240 is None:
+        t240 = D_winner(S, (372, 16))
+    t241 = (1 << t240)
+    S.w = t241
     S.pc = -1
     S.cp = -4
     return
