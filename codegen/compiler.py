@@ -245,6 +245,16 @@ class Compiler:
         self.subst: dict[int, tuple[str, str | None]] = {}  # IR nodes already computed, by id
         self.used_defs = self.reachable_defs()
         self.cached = {n for n in self.used_defs if not self.program.defs[n].formals}
+        # remembered values live in one dict per set of zones and variables read, so a change
+        # forgets only the values that read what changed
+        self.groups: list[frozenset[str]] = []
+        self.cache_slot: dict[str, tuple[int, int]] = {}
+        for name in self.used_defs:
+            if name in self.cached:
+                sig = frozenset(self.analysis.def_reads(name))
+                if sig not in self.groups:
+                    self.groups.append(sig)
+                self.cache_slot[name] = (self.groups.index(sig), self.used_defs.index(name))
         self.inlined = {n for n in self.used_defs if inlinable(self.program.defs[n])}
         self.called = [n for n in self.used_defs if n not in self.inlined]
 
@@ -484,7 +494,8 @@ class Compiler:
             # the remembered value, without a call when there is one
             self.uses("C")
             got = self.fn.fresh()
-            self.emit(f"{got} = C.get({self.used_defs.index(d.name)})")
+            g, k = self.cache_slot[d.name]
+            self.emit(f"{got} = C[{g}].get({k})")
             self.emit(f"if {got} is None:")
             self.emit(f"    {got} = {call}")
             return got, rep_of(d.ret)
@@ -854,13 +865,14 @@ class Compiler:
         else:
             self.compile_cases(d, rt, rep)
         body = self.fn.lines
-        key = self.used_defs.index(d.name)
         head = [f"def D_{ident(d.name)}({', '.join(params)}) -> {rt}:"]
+        tail = []
         if d.name in self.cached:
-            # no arguments: the value only changes when the state does (moves and sets clear C)
-            head += [f"    _c = S.C.get({key})", "    if _c is not None:", "        return _c  # type: ignore[no-any-return]"]
+            # no arguments: the value changes only when what it reads does (see changed())
+            g, key = self.cache_slot[d.name]
+            head += [f"    _c = S.C[{g}].get({key})", "    if _c is not None:", "        return _c  # type: ignore[no-any-return]"]
+            tail = [f"    S.C[{g}][{key}] = _r"]
         head += self.prologue()
-        tail = [f"    S.C[{key}] = _r"] if d.name in self.cached else []
         return mark_unread(head + body + tail + ["    return _r"])
 
     def compile_cases(self, d: ir.Definition, rt: str, rep: str | None) -> None:
@@ -971,16 +983,29 @@ class Compiler:
         return len(self.points)
 
     def changed(self, touched: set[str]) -> None:
-        """Zones or variables changed: forget the remembered definitions that read them."""
-        stale = [self.used_defs.index(n) for n in sorted(self.cached) if self.analysis.def_reads(n) & touched]
-        if not stale:
-            return
-        self.uses("C")
-        if len(stale) > 2:
-            self.emit("C.clear()")  # cheaper than forgetting them one by one
-        else:
-            for k in sorted(stale):
-                self.emit(f"C.pop({k}, None)")
+        """Zones or variables changed: forget the remembered values that read them."""
+        for g, sig in enumerate(self.groups):
+            if sig & touched:
+                self.uses("C")
+                self.emit(f"C[{g}].clear()")
+
+    def source_changed(self, old: str, moved: Type) -> None:
+        """A component left zone instance ``old`` (known only at run time)."""
+        if any(sig & self.analysis.moved_through(moved) for sig in self.groups):
+            self.uses("C")
+            g = self.fn.fresh("g")
+            self.emit(f"for {g} in _STALE[{old}]:")
+            self.emit(f"    C[{g}].clear()")
+
+    def stale_table(self) -> list[tuple[int, ...]]:
+        """For every zone instance, the cache groups that read its zone."""
+        out: list[tuple[int, ...]] = [()] * self.layout.nzones
+        for z in self.rules.zones.values():
+            groups = tuple(g for g, sig in enumerate(self.groups) if "zone:" + z.name in sig)
+            base = self.layout.zone_base[z.name]
+            for k in range(self.layout.size(z.index)):
+                out[base + k] = groups
+        return out
 
     def block(self, stmts: list[ir.Stmt], scope: Scope | None = None) -> None:
         """A block: its own scope (the interpreter copies the environment on entry)."""
@@ -1056,7 +1081,7 @@ class Compiler:
         self.emit(f"V[{idx}] = {v}")
         self.changed({"var:" + s.name})
 
-    def move_one(self, comp: str, dest: str) -> None:
+    def move_one(self, comp: str, dest: str) -> str:
         self.uses("loc")
         if not re.fullmatch(r"[A-Za-z_]\w*", comp):
             t = self.fn.fresh("c")
@@ -1066,11 +1091,13 @@ class Compiler:
             t = self.fn.fresh("d")
             self.emit(f"{t} = {dest}")
             dest = t
-        b = self.fn.fresh("b")
+        b, old = self.fn.fresh("b"), self.fn.fresh("o")
         self.emit(f"{b} = 1 << {comp}")
-        self.emit(f"Z[loc[{comp}]] ^= {b}")
+        self.emit(f"{old} = loc[{comp}]")
+        self.emit(f"Z[{old}] ^= {b}")
         self.emit(f"Z[{dest}] |= {b}")
         self.emit(f"loc[{comp}] = {dest}")
+        return old
 
     def s_Move(self, s: ir.Move, after: bool) -> None:
         self.comment(s, f"move to {s.zone}")
@@ -1084,16 +1111,19 @@ class Compiler:
             what = t
         dest = self.materialize(self.zone_instance(s.zone, s.index))
         if single:
-            self.move_one(what, dest)
+            old = self.move_one(what, dest)
+            self.source_changed(old, s.what.type)
         else:
             self.uses("loc")
-            c = self.fn.fresh("c")
+            c, old = self.fn.fresh("c"), self.fn.fresh("o")
             self.emit(f"for {c} in _BITS[{what}]:")
             with self.loop():
-                self.emit(f"Z[loc[{c}]] ^= 1 << {c}")
+                self.emit(f"{old} = loc[{c}]")
+                self.emit(f"Z[{old}] ^= 1 << {c}")
                 self.emit(f"loc[{c}] = {dest}")
+                self.source_changed(old, s.what.type)
             self.emit(f"Z[{dest}] |= {what}")
-        self.changed({"zone:" + s.zone} | self.analysis.moved_through(s.what.type))
+        self.changed({"zone:" + s.zone})
 
     def s_Draw(self, s: ir.Draw, after: bool) -> None:
         self.comment(s, f"draw from {s.src} to {s.dst}")

@@ -94,6 +94,8 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "variables": variables,
         "var_init": var_init(c, rules, layout),
         "nslots": c.slot_max,
+        "ngroups": len(c.groups),
+        "stale": tuple(c.stale_table()),
         "params": [{"name": n, "value": p.value} for n, p in rules.params.items()],
         "unspecified": unspecified,
         "consts": consts,

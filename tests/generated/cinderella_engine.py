@@ -268,6 +268,10 @@ _ZONE_VIEW: tuple[tuple[int, str, int, int, str, Any], ...] = (
 _V0: tuple[Any, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, 0, 0, 0, 0, )
 #: number of slots for locals that live across decisions
 _NSLOTS = 15
+#: remembered values of definitions are kept in this many dicts, one per set of zones and
+#: variables they read; _STALE gives, for every zone instance, the dicts a move out of it empties
+_NGROUPS = 4
+_STALE: tuple[tuple[int, ...], ...] = ((), (), (), (), (), (1, 3), (3,), (3,), (3,), (3,), (), (), (), (), (), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (), ())
 _PARAM_NAMES: tuple[str, ...] = ()
 _PARAM_DEFAULTS: tuple[Any, ...] = ()
 #: unspecified table columns: parameters named "Kind.attr", one table each, by component id
@@ -365,12 +369,12 @@ _PSHOW: tuple[Any, ...] = (None, None, _show3, _show3, _show3, _show3, None, _sh
 # ---- definitions -------------------------------------------------------------------------------
 
 def D_start_player(S: State) -> int:
-    _c = S.C.get(0)
+    _c = S.C[0].get(0)
     if _c is not None:
         return _c  # type: ignore[no-any-return]
     n = S.n
     _r: int = _player(1, n, 119, 33)
-    S.C[0] = _r
+    S.C[0][0] = _r
     return _r
 
 
@@ -381,7 +385,7 @@ def D_colour_of(S: State, a_p_1: int) -> int:
 
 
 def D_gray_chip(S: State) -> int:
-    _c = S.C.get(3)
+    _c = S.C[0].get(3)
     if _c is not None:
         return _c  # type: ignore[no-any-return]
     t2 = 0
@@ -389,12 +393,12 @@ def D_gray_chip(S: State) -> int:
         if (_K0[x_x_1] == 4):
             t2 |= 1 << x_x_1
     _r: int = t2
-    S.C[3] = _r
+    S.C[0][3] = _r
     return _r
 
 
 def D_inverted(S: State) -> bool:
-    _c = S.C.get(5)
+    _c = S.C[1].get(5)
     if _c is not None:
         return _c  # type: ignore[no-any-return]
     Z = S.z
@@ -404,13 +408,13 @@ def D_inverted(S: State) -> bool:
             t2 = True
             break
     _r: bool = t2
-    S.C[5] = _r
+    S.C[1][5] = _r
     return _r
 
 
 def D_higher(S: State, a_a_1: int, a_b_2: int, _at: tuple[int, int]) -> bool:
     C = S.C
-    t3 = C.get(5)
+    t3 = C[1].get(5)
     if t3 is None:
         t3 = D_inverted(S)
     g4 = True
@@ -441,7 +445,7 @@ def D_excludes(S: State, a_info_1: int, a_c_2: int) -> bool:
 
 
 def D_requirement(S: State) -> int:
-    _c = S.C.get(9)
+    _c = S.C[1].get(9)
     if _c is not None:
         return _c  # type: ignore[no-any-return]
     Z = S.z
@@ -450,12 +454,12 @@ def D_requirement(S: State) -> int:
         if (Z[15 + x_i_1].bit_count() == 0):
             t2 |= 1 << x_i_1
     _r: int = t2
-    S.C[9] = _r
+    S.C[1][9] = _r
     return _r
 
 
 def D_chip_choosers(S: State) -> int:
-    _c = S.C.get(11)
+    _c = S.C[2].get(11)
     if _c is not None:
         return _c  # type: ignore[no-any-return]
     V = S.v
@@ -465,12 +469,12 @@ def D_chip_choosers(S: State) -> int:
         if (V[54 + x_q_1] == 0):
             t2 |= 1 << x_q_1
     _r: int = t2
-    S.C[11] = _r
+    S.C[2][11] = _r
     return _r
 
 
 def D_shown_meeting(S: State) -> int:
-    _c = S.C.get(21)
+    _c = S.C[3].get(21)
     if _c is not None:
         return _c  # type: ignore[no-any-return]
     C = S.C
@@ -481,7 +485,7 @@ def D_shown_meeting(S: State) -> int:
         u1 |= Z[6 + x_p_2]
     t4 = 0
     for x_c_3 in _BITS[262143 & u1]:
-        t6 = C.get(9)
+        t6 = C[1].get(9)
         if t6 is None:
             t6 = D_requirement(S)
         t8 = False
@@ -492,12 +496,12 @@ def D_shown_meeting(S: State) -> int:
         if (not t8):
             t4 |= 1 << x_c_3
     _r: int = t4
-    S.C[21] = _r
+    S.C[3][21] = _r
     return _r
 
 
 def D_best_sum_players(S: State) -> int:
-    _c = S.C.get(25)
+    _c = S.C[3].get(25)
     if _c is not None:
         return _c  # type: ignore[no-any-return]
     C = S.C
@@ -513,7 +517,7 @@ def D_best_sum_players(S: State) -> int:
             t11 = 0
             for x_c_10 in _BITS[Z[6 + x_p_1]]:
                 t11 += _K1[x_c_10]
-            t13 = C.get(5)
+            t13 = C[1].get(5)
             if t13 is None:
                 t13 = D_inverted(S)
             if ((t8 > t11) if t13 else (t8 < t11)):
@@ -522,23 +526,23 @@ def D_best_sum_players(S: State) -> int:
         if (not t5):
             t2 |= 1 << x_p_1
     _r: int = t2
-    S.C[25] = _r
+    S.C[3][25] = _r
     return _r
 
 
 def D_tiebreak_winner(S: State) -> int:
-    _c = S.C.get(28)
+    _c = S.C[3].get(28)
     if _c is not None:
         return _c  # type: ignore[no-any-return]
     C = S.C
     Z = S.z
-    t1 = C.get(25)
+    t1 = C[3].get(25)
     if t1 is None:
         t1 = D_best_sum_players(S)
     t3: int = 0
     k4 = 0
     for x_p_2 in _BITS[t1]:
-        t5 = C.get(25)
+        t5 = C[3].get(25)
         if t5 is None:
             t5 = D_best_sum_players(S)
         t7 = True
@@ -581,47 +585,47 @@ def D_tiebreak_winner(S: State) -> int:
     if k4 != 1:
         _the_fail(k4, 518, 40)
     _r: int = t3
-    S.C[28] = _r
+    S.C[3][28] = _r
     return _r
 
 
 def D_winner(S: State, _at: tuple[int, int]) -> int:
-    _c = S.C.get(29)
+    _c = S.C[3].get(29)
     if _c is not None:
         return _c  # type: ignore[no-any-return]
     C = S.C
     Z = S.z
     n = S.n
-    t1 = C.get(21)
+    t1 = C[3].get(21)
     if t1 is None:
         t1 = D_shown_meeting(S)
     t2 = (t1.bit_count() == 1)
-    t3 = C.get(21)
+    t3 = C[3].get(21)
     if t3 is None:
         t3 = D_shown_meeting(S)
     t4 = (t3.bit_count() >= 1)
-    t5 = C.get(21)
+    t5 = C[3].get(21)
     if t5 is None:
         t5 = D_shown_meeting(S)
     t7 = (t5.bit_count() == 0)
     if t7:
-        t6 = C.get(25)
+        t6 = C[3].get(25)
         if t6 is None:
             t6 = D_best_sum_players(S)
         t7 = (t6.bit_count() == 1)
-    t8 = C.get(21)
+    t8 = C[3].get(21)
     if t8 is None:
         t8 = D_shown_meeting(S)
     t10 = (t8.bit_count() == 0)
     if t10:
-        t9 = C.get(25)
+        t9 = C[3].get(25)
         if t9 is None:
             t9 = D_best_sum_players(S)
         t10 = (t9.bit_count() > 1)
     k11 = 0
     _r: int = 0
     if t2:
-        t13 = C.get(21)
+        t13 = C[3].get(21)
         if t13 is None:
             t13 = D_shown_meeting(S)
         t15: int = 0
@@ -644,7 +648,7 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
             _r = v12
         k11 += 1
     if t4:
-        t21 = C.get(21)
+        t21 = C[3].get(21)
         if t21 is None:
             t21 = D_shown_meeting(S)
         t23: int = 0
@@ -673,7 +677,7 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
             _r = v20
         k11 += 1
     if t7:
-        t32 = C.get(25)
+        t32 = C[3].get(25)
         if t32 is None:
             t32 = D_best_sum_players(S)
         t34: int = 0
@@ -688,7 +692,7 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
             _r = v31
         k11 += 1
     if t10:
-        t37 = C.get(28)
+        t37 = C[3].get(28)
         if t37 is None:
             t37 = D_tiebreak_winner(S)
         v36: int = t37
@@ -699,7 +703,7 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
         _raise('incomplete', "no case of 'winner' applies", *_at)
     elif k11 > 1:
         _agree('winner', [(t2, 'only_one', v12 if t2 else None, (355, 8)), (t4, 'highest', v20 if t4 else None, (357, 8)), (t7, 'best_sum', v31 if t7 else None, (359, 8)), (t10, 'equal_sums', v36 if t10 else None, (361, 8))])
-    S.C[29] = _r
+    S.C[3][29] = _r
     return _r
 
 
@@ -737,10 +741,12 @@ def _run(S: State, a: Any) -> None:
                         t4 |= 1 << x_x_3
                 t6 = 10 + x_p_2
                 for c7 in _BITS[t4]:
-                    Z[loc[c7]] ^= 1 << c7
+                    o8 = loc[c7]
+                    Z[o8] ^= 1 << c7
                     loc[c7] = t6
+                    for g9 in _STALE[o8]:
+                        C[g9].clear()
                 Z[t6] |= t4
-                C.clear()
         if not r:
             # 295:3 place_gray(...)
             st -= 1
@@ -750,14 +756,16 @@ def _run(S: State, a: Any) -> None:
             st -= 1
             if not st:
                 _over(723, 7)
-            t8 = C.get(3)
-            if t8 is None:
-                t8 = D_gray_chip(S)
-            for c9 in _BITS[t8]:
-                Z[loc[c9]] ^= 1 << c9
-                loc[c9] = 14
-            Z[14] |= t8
-            C.clear()
+            t10 = C[0].get(3)
+            if t10 is None:
+                t10 = D_gray_chip(S)
+            for c11 in _BITS[t10]:
+                o12 = loc[c11]
+                Z[o12] ^= 1 << c11
+                loc[c11] = 14
+                for g13 in _STALE[o12]:
+                    C[g13].clear()
+            Z[14] |= t10
         if not r:
             # 296:3 set_aside_unused(...)
             st -= 1
@@ -777,11 +785,11 @@ def _run(S: State, a: Any) -> None:
             st -= 1
             if not st:
                 _over(298, 3)
-            t10 = ((1 << n) - 1)
-            t11 = C.get(0)
-            if t11 is None:
-                t11 = D_start_player(S)
-            L[0] = _turn(t11, t10, n, 1)
+            t14 = ((1 << n) - 1)
+            t15 = C[0].get(0)
+            if t15 is None:
+                t15 = D_start_player(S)
+            L[0] = _turn(t15, t14, n, 1)
             L[1] = 0
         while True:
             if not r:
@@ -793,17 +801,18 @@ def _run(S: State, a: Any) -> None:
                 st -= 1
                 if not st:
                     _over(299, 5)
-                t12 = 1 + L[2]
-                L[3] = t12
+                t16 = 1 + L[2]
+                L[3] = t16
                 L[4] = 0
             while True:
                 if r:
                     r = 0
-                    d13 = L[3]
-                    b14 = 1 << a
-                    Z[loc[a]] ^= b14
-                    Z[d13] |= b14
-                    loc[a] = d13
+                    d17 = L[3]
+                    b18 = 1 << a
+                    o19 = loc[a]
+                    Z[o19] ^= b18
+                    Z[d17] |= b18
+                    loc[a] = d17
                     L[4] += 1
                 if L[4] >= 4:
                     break
@@ -817,13 +826,13 @@ def _run(S: State, a: Any) -> None:
             L[1] += 1
     # 380:3 if
     if r:
-        c15 = r <= 7
+        c20 = r <= 7
     else:
         st -= 1
         if not st:
             _over(380, 3)
-        c15 = (n >= 3)
-    if c15:
+        c20 = (n >= 3)
+    if c20:
         if r <= 5:
             # 383:5 repeat
             if not r:
@@ -840,11 +849,11 @@ def _run(S: State, a: Any) -> None:
                     st -= 1
                     if not st:
                         _over(384, 7)
-                    t16 = ((1 << n) - 1)
-                    t17 = C.get(0)
-                    if t17 is None:
-                        t17 = D_start_player(S)
-                    L[2] = _turn(t17, t16, n, 1)
+                    t21 = ((1 << n) - 1)
+                    t22 = C[0].get(0)
+                    if t22 is None:
+                        t22 = D_start_player(S)
+                    L[2] = _turn(t22, t21, n, 1)
                     L[3] = 0
                 while True:
                     if not r:
@@ -863,12 +872,12 @@ def _run(S: State, a: Any) -> None:
                             st -= 1
                             if not st:
                                 _over(267, 3)
-                            t18 = Z[1 + L[5]]
-                            if not t18:
+                            t23 = Z[1 + L[5]]
+                            if not t23:
                                 _raise('incomplete', _pname(L[5]) + ' must choose (puts as informant) but has no option', 267, 3)
                             S.pc = 2
                             S.cp = L[5]
-                            S.o = t18
+                            S.o = t23
                             return
                         r = 0
                         L[6] = a
@@ -877,12 +886,16 @@ def _run(S: State, a: Any) -> None:
                         st -= 1
                         if not st:
                             _over(268, 3)
-                        c19 = L[6]
-                        b20 = 1 << c19
-                        Z[loc[c19]] ^= b20
-                        Z[5] |= b20
-                        loc[c19] = 5
-                        C.clear()
+                        c24 = L[6]
+                        b25 = 1 << c24
+                        o26 = loc[c24]
+                        Z[o26] ^= b25
+                        Z[5] |= b25
+                        loc[c24] = 5
+                        for g27 in _STALE[o26]:
+                            C[g27].clear()
+                        C[1].clear()
+                        C[3].clear()
                     if not r:
                         # 269:3 say
                         st -= 1
@@ -898,13 +911,13 @@ def _run(S: State, a: Any) -> None:
                     if r <= 4:
                         # 539:7 if
                         if r:
-                            c21 = True
+                            c28 = True
                         else:
                             st -= 1
                             if not st:
                                 _over(539, 7)
-                            c21 = ((_K1[L[7]] == 2) or (_K1[L[7]] == 3))
-                        if c21:
+                            c28 = ((_K1[L[7]] == 2) or (_K1[L[7]] == 3))
+                        if c28:
                             if r <= 3:
                                 # 540:9 name_target(...)
                                 if not r:
@@ -915,72 +928,72 @@ def _run(S: State, a: Any) -> None:
                                     L[10] = L[8]
                                 # 651:7 if
                                 if r:
-                                    c22 = True
+                                    c29 = True
                                 else:
                                     st -= 1
                                     if not st:
                                         _over(651, 7)
                                     if (_K1[L[9]] == 2):
-                                        t24 = 0
-                                        for x_i_23 in _BITS[Z[5]]:
-                                            if (x_i_23 != L[9]):
-                                                t24 |= 1 << x_i_23
-                                        t33 = t24
+                                        t31 = 0
+                                        for x_i_30 in _BITS[Z[5]]:
+                                            if (x_i_30 != L[9]):
+                                                t31 |= 1 << x_i_30
+                                        t40 = t31
                                     else:
-                                        t27 = 0
-                                        for x_i_26 in _BITS[Z[5]]:
-                                            t32 = (x_i_26 != L[9])
-                                            if t32:
-                                                t30 = False
-                                                for x_x_29 in _BITS[Z[15 + x_i_26]]:
-                                                    if (_K7[x_x_29] == 1):
-                                                        t30 = True
+                                        t34 = 0
+                                        for x_i_33 in _BITS[Z[5]]:
+                                            t39 = (x_i_33 != L[9])
+                                            if t39:
+                                                t37 = False
+                                                for x_x_36 in _BITS[Z[15 + x_i_33]]:
+                                                    if (_K7[x_x_36] == 1):
+                                                        t37 = True
                                                         break
-                                                t32 = t30
-                                            if t32:
-                                                t27 |= 1 << x_i_26
-                                        t33 = t27
-                                    c22 = (t33.bit_count() > 0)
-                                if c22:
+                                                t39 = t37
+                                            if t39:
+                                                t34 |= 1 << x_i_33
+                                        t40 = t34
+                                    c29 = (t40.bit_count() > 0)
+                                if c29:
                                     # 652:9 choose t
                                     if not r:
                                         st -= 1
                                         if not st:
                                             _over(652, 9)
                                         if (_K1[L[9]] == 2):
-                                            t36 = 0
-                                            for x_i_35 in _BITS[Z[5]]:
-                                                if (x_i_35 != L[9]):
-                                                    t36 |= 1 << x_i_35
-                                            t45 = t36
+                                            t43 = 0
+                                            for x_i_42 in _BITS[Z[5]]:
+                                                if (x_i_42 != L[9]):
+                                                    t43 |= 1 << x_i_42
+                                            t52 = t43
                                         else:
-                                            t39 = 0
-                                            for x_i_38 in _BITS[Z[5]]:
-                                                t44 = (x_i_38 != L[9])
-                                                if t44:
-                                                    t42 = False
-                                                    for x_x_41 in _BITS[Z[15 + x_i_38]]:
-                                                        if (_K7[x_x_41] == 1):
-                                                            t42 = True
+                                            t46 = 0
+                                            for x_i_45 in _BITS[Z[5]]:
+                                                t51 = (x_i_45 != L[9])
+                                                if t51:
+                                                    t49 = False
+                                                    for x_x_48 in _BITS[Z[15 + x_i_45]]:
+                                                        if (_K7[x_x_48] == 1):
+                                                            t49 = True
                                                             break
-                                                    t44 = t42
-                                                if t44:
-                                                    t39 |= 1 << x_i_38
-                                            t45 = t39
-                                        if not t45:
+                                                    t51 = t49
+                                                if t51:
+                                                    t46 |= 1 << x_i_45
+                                            t52 = t46
+                                        if not t52:
                                             _raise('incomplete', _pname(L[10]) + ' must choose (targets) but has no option', 652, 9)
                                         S.pc = 3
                                         S.cp = L[10]
-                                        S.o = t45
+                                        S.o = t52
                                         return
                                     r = 0
-                                    x_t_34 = a
+                                    x_t_41 = a
                                     # 653:9 set target_of
                                     st -= 1
                                     if not st:
                                         _over(653, 9)
-                                    t46 = (1 << x_t_34)
-                                    V[L[9]] = t46
+                                    t53 = (1 << x_t_41)
+                                    V[L[9]] = t53
                             # 541:9 apply_effect(...)
                             if not r:
                                 st -= 1
@@ -993,8 +1006,8 @@ def _run(S: State, a: Any) -> None:
                                 st -= 1
                                 if not st:
                                     _over(235, 3)
-                                t47 = V[L[9]]
-                                L[11] = _BITS[t47]
+                                t54 = V[L[9]]
+                                L[11] = _BITS[t54]
                                 L[12] = 0
                             while True:
                                 if not r:
@@ -1003,34 +1016,38 @@ def _run(S: State, a: Any) -> None:
                                     L[13] = L[11][L[12]]
                                 # 236:5 if
                                 if r:
-                                    c48 = False
+                                    c55 = False
                                 else:
                                     st -= 1
                                     if not st:
                                         _over(236, 5)
-                                    c48 = (_K1[L[9]] == 2)
-                                if c48:
+                                    c55 = (_K1[L[9]] == 2)
+                                if c55:
                                     # 237:7 if
                                     st -= 1
                                     if not st:
                                         _over(237, 7)
-                                    t50 = C.get(3)
-                                    if t50 is None:
-                                        t50 = D_gray_chip(S)
-                                    if ((t50 & ~Z[14]).bit_count() == 0):
+                                    t57 = C[0].get(3)
+                                    if t57 is None:
+                                        t57 = D_gray_chip(S)
+                                    if ((t57 & ~Z[14]).bit_count() == 0):
                                         # 240:9 move to on
                                         st -= 1
                                         if not st:
                                             _over(240, 9)
-                                        t51 = C.get(3)
-                                        if t51 is None:
-                                            t51 = D_gray_chip(S)
-                                        t52 = 15 + L[13]
-                                        for c53 in _BITS[t51]:
-                                            Z[loc[c53]] ^= 1 << c53
-                                            loc[c53] = t52
-                                        Z[t52] |= t51
-                                        C.clear()
+                                        t58 = C[0].get(3)
+                                        if t58 is None:
+                                            t58 = D_gray_chip(S)
+                                        t59 = 15 + L[13]
+                                        for c60 in _BITS[t58]:
+                                            o61 = loc[c60]
+                                            Z[o61] ^= 1 << c60
+                                            loc[c60] = t59
+                                            for g62 in _STALE[o61]:
+                                                C[g62].clear()
+                                        Z[t59] |= t58
+                                        C[1].clear()
+                                        C[3].clear()
                                         # 241:9 say
                                         st -= 1
                                         if not st:
@@ -1046,20 +1063,20 @@ def _run(S: State, a: Any) -> None:
                                         st -= 1
                                         if not st:
                                             _over(246, 7)
-                                        t55 = 0
-                                        for x_x_54 in _BITS[Z[15 + L[13]]]:
-                                            if (_K7[x_x_54] == 1):
-                                                t55 |= 1 << x_x_54
-                                        L[14] = t55
+                                        t64 = 0
+                                        for x_x_63 in _BITS[Z[15 + L[13]]]:
+                                            if (_K7[x_x_63] == 1):
+                                                t64 |= 1 << x_x_63
+                                        L[14] = t64
                                     # 247:7 if
                                     if r:
-                                        c57 = True
+                                        c66 = True
                                     else:
                                         st -= 1
                                         if not st:
                                             _over(247, 7)
-                                        c57 = (L[14].bit_count() > 0)
-                                    if c57:
+                                        c66 = (L[14].bit_count() > 0)
+                                    if c66:
                                         # 250:9 choose x
                                         if not r:
                                             st -= 1
@@ -1072,45 +1089,49 @@ def _run(S: State, a: Any) -> None:
                                             S.o = L[14]
                                             return
                                         r = 0
-                                        x_x_58 = a
+                                        x_x_67 = a
                                         # 251:9 give_back(...)
                                         st -= 1
                                         if not st:
                                             _over(251, 9)
-                                        x_x_59 = x_x_58
+                                        x_x_68 = x_x_67
                                         # 625:7 if
                                         st -= 1
                                         if not st:
                                             _over(625, 7)
-                                        if (_K0[x_x_59] == 4):
+                                        if (_K0[x_x_68] == 4):
                                             # 626:9 move to common
                                             st -= 1
                                             if not st:
                                                 _over(626, 9)
-                                            b61 = 1 << x_x_59
-                                            Z[loc[x_x_59]] ^= b61
-                                            Z[14] |= b61
-                                            loc[x_x_59] = 14
-                                            C.clear()
+                                            b70 = 1 << x_x_68
+                                            o71 = loc[x_x_68]
+                                            Z[o71] ^= b70
+                                            Z[14] |= b70
+                                            loc[x_x_68] = 14
+                                            for g72 in _STALE[o71]:
+                                                C[g72].clear()
                                         else:
                                             # 628:9 move to chips
                                             st -= 1
                                             if not st:
                                                 _over(628, 9)
-                                            t63: int = 0
-                                            k64 = 0
-                                            for x_q_62 in _BITS[((1 << n) - 1)]:
-                                                if (D_colour_of(S, x_q_62) == _K0[x_x_59]):
-                                                    t63 = x_q_62
-                                                    k64 += 1
-                                            if k64 != 1:
-                                                _the_fail(k64, 130, 61)
-                                            t65 = 10 + t63
-                                            b66 = 1 << x_x_59
-                                            Z[loc[x_x_59]] ^= b66
-                                            Z[t65] |= b66
-                                            loc[x_x_59] = t65
-                                            C.clear()
+                                            t74: int = 0
+                                            k75 = 0
+                                            for x_q_73 in _BITS[((1 << n) - 1)]:
+                                                if (D_colour_of(S, x_q_73) == _K0[x_x_68]):
+                                                    t74 = x_q_73
+                                                    k75 += 1
+                                            if k75 != 1:
+                                                _the_fail(k75, 130, 61)
+                                            t76 = 10 + t74
+                                            b77 = 1 << x_x_68
+                                            o78 = loc[x_x_68]
+                                            Z[o78] ^= b77
+                                            Z[t76] |= b77
+                                            loc[x_x_68] = t76
+                                            for g79 in _STALE[o78]:
+                                                C[g79].clear()
                                         # 252:9 say
                                         st -= 1
                                         if not st:
@@ -1132,81 +1153,85 @@ def _run(S: State, a: Any) -> None:
                         st -= 1
                         if not st:
                             _over(192, 3)
-                        t67 = C.get(11)
-                        if t67 is None:
-                            t67 = D_chip_choosers(S)
-                        L[10] = t67
+                        t80 = C[2].get(11)
+                        if t80 is None:
+                            t80 = D_chip_choosers(S)
+                        L[10] = t80
                     # 193:3 choose each q: chip
                     if not r:
                         st -= 1
                         if not st:
                             _over(193, 3)
-                        per69: list[Any] = [None] * n
-                        for x_q_70 in _BITS[L[10]]:
-                            if (V[54 + x_q_70] == 0):
-                                t71 = Z[10 + x_q_70]
+                        per82: list[Any] = [None] * n
+                        for x_q_83 in _BITS[L[10]]:
+                            if (V[54 + x_q_83] == 0):
+                                t84 = Z[10 + x_q_83]
                             else:
-                                t73 = 0
-                                for x_x_72 in _BITS[Z[10 + x_q_70]]:
-                                    if (_K7[x_x_72] == 0):
-                                        t73 |= 1 << x_x_72
-                                t71 = t73
-                            if not t71:
-                                _raise('incomplete', _pname(x_q_70) + ' must choose (shows) but has no option', 193, 3)
-                            per69[x_q_70] = t71
+                                t86 = 0
+                                for x_x_85 in _BITS[Z[10 + x_q_83]]:
+                                    if (_K7[x_x_85] == 0):
+                                        t86 |= 1 << x_x_85
+                                t84 = t86
+                            if not t84:
+                                _raise('incomplete', _pname(x_q_83) + ' must choose (shows) but has no option', 193, 3)
+                            per82[x_q_83] = t84
                         if L[10]:
                             S.pc = 5
                             S.cp = -2
-                            S.o = per69
+                            S.o = per82
                             return
-                        x_chip_68: tuple[Any, ...] = (None,) * n
+                        x_chip_81: tuple[Any, ...] = (None,) * n
                     else:
                         r = 0
-                        x_chip_68 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
+                        x_chip_81 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
                     # 195:3 let vetoes
                     st -= 1
                     if not st:
                         _over(195, 3)
-                    t76 = 0
-                    for x_q_75 in _BITS[L[10]]:
-                        t78 = x_chip_68[x_q_75]
-                        if t78 is None:
+                    t89 = 0
+                    for x_q_88 in _BITS[L[10]]:
+                        t91 = x_chip_81[x_q_88]
+                        if t91 is None:
                             _raise('incomplete', 'this player made no choice here', 195, 35)
-                        if (_K7[t78] == 1):
-                            t76 |= 1 << x_q_75
-                    x_vetoes_79 = t76
+                        if (_K7[t91] == 1):
+                            t89 |= 1 << x_q_88
+                    x_vetoes_92 = t89
                     # 196:3 if
                     st -= 1
                     if not st:
                         _over(196, 3)
-                    if (x_vetoes_79.bit_count() > 0):
+                    if (x_vetoes_92.bit_count() > 0):
                         # 199:5 for each q
                         st -= 1
                         if not st:
                             _over(199, 5)
-                        for x_q_81 in _BITS[x_vetoes_79]:
+                        for x_q_94 in _BITS[x_vetoes_92]:
                             # 200:7 move to on
                             st -= 1
                             if not st:
                                 _over(200, 7)
-                            t82 = x_chip_68[x_q_81]
-                            if t82 is None:
+                            t95 = x_chip_81[x_q_94]
+                            if t95 is None:
                                 _raise('incomplete', 'this player made no choice here', 200, 12)
-                            t83 = 15 + L[9]
-                            b84 = 1 << t82
-                            Z[loc[t82]] ^= b84
-                            Z[t83] |= b84
-                            loc[t82] = t83
-                            C.clear()
+                            t96 = 15 + L[9]
+                            b97 = 1 << t95
+                            o98 = loc[t95]
+                            Z[o98] ^= b97
+                            Z[t96] |= b97
+                            loc[t95] = t96
+                            for g99 in _STALE[o98]:
+                                C[g99].clear()
+                            C[1].clear()
+                            C[3].clear()
                             # 201:7 set no_uses
                             st -= 1
                             if not st:
                                 _over(201, 7)
-                            t85 = (V[54 + x_q_81] + 1)
-                            if t85 < 0 or t85 > 2:
-                                _raise('range', "'no_uses' would become " + str(t85) + ', outside 0..2', 201, 7)
-                            V[54 + x_q_81] = t85
-                            C.pop(11, None)
+                            t100 = (V[54 + x_q_94] + 1)
+                            if t100 < 0 or t100 > 2:
+                                _raise('range', "'no_uses' would become " + str(t100) + ', outside 0..2', 201, 7)
+                            V[54 + x_q_94] = t100
+                            C[2].clear()
                         # 203:5 set decided_valid
                         st -= 1
                         if not st:
@@ -1247,11 +1272,13 @@ def _run(S: State, a: Any) -> None:
                 S.o = o
                 return
             r = 0
-            b86 = 1 << a
-            Z[loc[a]] ^= b86
-            Z[5] |= b86
+            b101 = 1 << a
+            o102 = loc[a]
+            Z[o102] ^= b101
+            Z[5] |= b101
             loc[a] = 5
-            C.clear()
+            C[1].clear()
+            C[3].clear()
             L[0] = a
         if not r:
             # 277:3 say
@@ -1275,81 +1302,85 @@ def _run(S: State, a: Any) -> None:
             st -= 1
             if not st:
                 _over(192, 3)
-            t87 = C.get(11)
-            if t87 is None:
-                t87 = D_chip_choosers(S)
-            L[3] = t87
+            t103 = C[2].get(11)
+            if t103 is None:
+                t103 = D_chip_choosers(S)
+            L[3] = t103
         # 193:3 choose each q: chip
         if not r:
             st -= 1
             if not st:
                 _over(193, 3)
-            per89: list[Any] = [None] * n
-            for x_q_90 in _BITS[L[3]]:
-                if (V[54 + x_q_90] == 0):
-                    t91 = Z[10 + x_q_90]
+            per105: list[Any] = [None] * n
+            for x_q_106 in _BITS[L[3]]:
+                if (V[54 + x_q_106] == 0):
+                    t107 = Z[10 + x_q_106]
                 else:
-                    t93 = 0
-                    for x_x_92 in _BITS[Z[10 + x_q_90]]:
-                        if (_K7[x_x_92] == 0):
-                            t93 |= 1 << x_x_92
-                    t91 = t93
-                if not t91:
-                    _raise('incomplete', _pname(x_q_90) + ' must choose (shows) but has no option', 193, 3)
-                per89[x_q_90] = t91
+                    t109 = 0
+                    for x_x_108 in _BITS[Z[10 + x_q_106]]:
+                        if (_K7[x_x_108] == 0):
+                            t109 |= 1 << x_x_108
+                    t107 = t109
+                if not t107:
+                    _raise('incomplete', _pname(x_q_106) + ' must choose (shows) but has no option', 193, 3)
+                per105[x_q_106] = t107
             if L[3]:
                 S.pc = 7
                 S.cp = -2
-                S.o = per89
+                S.o = per105
                 return
-            x_chip_88: tuple[Any, ...] = (None,) * n
+            x_chip_104: tuple[Any, ...] = (None,) * n
         else:
             r = 0
-            x_chip_88 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
+            x_chip_104 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
         # 195:3 let vetoes
         st -= 1
         if not st:
             _over(195, 3)
-        t96 = 0
-        for x_q_95 in _BITS[L[3]]:
-            t98 = x_chip_88[x_q_95]
-            if t98 is None:
+        t112 = 0
+        for x_q_111 in _BITS[L[3]]:
+            t114 = x_chip_104[x_q_111]
+            if t114 is None:
                 _raise('incomplete', 'this player made no choice here', 195, 35)
-            if (_K7[t98] == 1):
-                t96 |= 1 << x_q_95
-        x_vetoes_99 = t96
+            if (_K7[t114] == 1):
+                t112 |= 1 << x_q_111
+        x_vetoes_115 = t112
         # 196:3 if
         st -= 1
         if not st:
             _over(196, 3)
-        if (x_vetoes_99.bit_count() > 0):
+        if (x_vetoes_115.bit_count() > 0):
             # 199:5 for each q
             st -= 1
             if not st:
                 _over(199, 5)
-            for x_q_101 in _BITS[x_vetoes_99]:
+            for x_q_117 in _BITS[x_vetoes_115]:
                 # 200:7 move to on
                 st -= 1
                 if not st:
                     _over(200, 7)
-                t102 = x_chip_88[x_q_101]
-                if t102 is None:
+                t118 = x_chip_104[x_q_117]
+                if t118 is None:
                     _raise('incomplete', 'this player made no choice here', 200, 12)
-                t103 = 15 + L[2]
-                b104 = 1 << t102
-                Z[loc[t102]] ^= b104
-                Z[t103] |= b104
-                loc[t102] = t103
-                C.clear()
+                t119 = 15 + L[2]
+                b120 = 1 << t118
+                o121 = loc[t118]
+                Z[o121] ^= b120
+                Z[t119] |= b120
+                loc[t118] = t119
+                for g122 in _STALE[o121]:
+                    C[g122].clear()
+                C[1].clear()
+                C[3].clear()
                 # 201:7 set no_uses
                 st -= 1
                 if not st:
                     _over(201, 7)
-                t105 = (V[54 + x_q_101] + 1)
-                if t105 < 0 or t105 > 2:
-                    _raise('range', "'no_uses' would become " + str(t105) + ', outside 0..2', 201, 7)
-                V[54 + x_q_101] = t105
-                C.pop(11, None)
+                t123 = (V[54 + x_q_117] + 1)
+                if t123 < 0 or t123 > 2:
+                    _raise('range', "'no_uses' would become " + str(t123) + ', outside 0..2', 201, 7)
+                V[54 + x_q_117] = t123
+                C[2].clear()
             # 203:5 set decided_valid
             st -= 1
             if not st:
@@ -1401,11 +1432,13 @@ def _run(S: State, a: Any) -> None:
                             S.o = o
                             return
                         r = 0
-                        b106 = 1 << a
-                        Z[loc[a]] ^= b106
-                        Z[5] |= b106
+                        b124 = 1 << a
+                        o125 = loc[a]
+                        Z[o125] ^= b124
+                        Z[5] |= b124
                         loc[a] = 5
-                        C.clear()
+                        C[1].clear()
+                        C[3].clear()
                         L[2] = a
                     if not r:
                         # 277:3 say
@@ -1429,81 +1462,85 @@ def _run(S: State, a: Any) -> None:
                         st -= 1
                         if not st:
                             _over(192, 3)
-                        t107 = C.get(11)
-                        if t107 is None:
-                            t107 = D_chip_choosers(S)
-                        L[5] = t107
+                        t126 = C[2].get(11)
+                        if t126 is None:
+                            t126 = D_chip_choosers(S)
+                        L[5] = t126
                     # 193:3 choose each q: chip
                     if not r:
                         st -= 1
                         if not st:
                             _over(193, 3)
-                        per109: list[Any] = [None] * n
-                        for x_q_110 in _BITS[L[5]]:
-                            if (V[54 + x_q_110] == 0):
-                                t111 = Z[10 + x_q_110]
+                        per128: list[Any] = [None] * n
+                        for x_q_129 in _BITS[L[5]]:
+                            if (V[54 + x_q_129] == 0):
+                                t130 = Z[10 + x_q_129]
                             else:
-                                t113 = 0
-                                for x_x_112 in _BITS[Z[10 + x_q_110]]:
-                                    if (_K7[x_x_112] == 0):
-                                        t113 |= 1 << x_x_112
-                                t111 = t113
-                            if not t111:
-                                _raise('incomplete', _pname(x_q_110) + ' must choose (shows) but has no option', 193, 3)
-                            per109[x_q_110] = t111
+                                t132 = 0
+                                for x_x_131 in _BITS[Z[10 + x_q_129]]:
+                                    if (_K7[x_x_131] == 0):
+                                        t132 |= 1 << x_x_131
+                                t130 = t132
+                            if not t130:
+                                _raise('incomplete', _pname(x_q_129) + ' must choose (shows) but has no option', 193, 3)
+                            per128[x_q_129] = t130
                         if L[5]:
                             S.pc = 9
                             S.cp = -2
-                            S.o = per109
+                            S.o = per128
                             return
-                        x_chip_108: tuple[Any, ...] = (None,) * n
+                        x_chip_127: tuple[Any, ...] = (None,) * n
                     else:
                         r = 0
-                        x_chip_108 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
+                        x_chip_127 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
                     # 195:3 let vetoes
                     st -= 1
                     if not st:
                         _over(195, 3)
-                    t116 = 0
-                    for x_q_115 in _BITS[L[5]]:
-                        t118 = x_chip_108[x_q_115]
-                        if t118 is None:
+                    t135 = 0
+                    for x_q_134 in _BITS[L[5]]:
+                        t137 = x_chip_127[x_q_134]
+                        if t137 is None:
                             _raise('incomplete', 'this player made no choice here', 195, 35)
-                        if (_K7[t118] == 1):
-                            t116 |= 1 << x_q_115
-                    x_vetoes_119 = t116
+                        if (_K7[t137] == 1):
+                            t135 |= 1 << x_q_134
+                    x_vetoes_138 = t135
                     # 196:3 if
                     st -= 1
                     if not st:
                         _over(196, 3)
-                    if (x_vetoes_119.bit_count() > 0):
+                    if (x_vetoes_138.bit_count() > 0):
                         # 199:5 for each q
                         st -= 1
                         if not st:
                             _over(199, 5)
-                        for x_q_121 in _BITS[x_vetoes_119]:
+                        for x_q_140 in _BITS[x_vetoes_138]:
                             # 200:7 move to on
                             st -= 1
                             if not st:
                                 _over(200, 7)
-                            t122 = x_chip_108[x_q_121]
-                            if t122 is None:
+                            t141 = x_chip_127[x_q_140]
+                            if t141 is None:
                                 _raise('incomplete', 'this player made no choice here', 200, 12)
-                            t123 = 15 + L[4]
-                            b124 = 1 << t122
-                            Z[loc[t122]] ^= b124
-                            Z[t123] |= b124
-                            loc[t122] = t123
-                            C.clear()
+                            t142 = 15 + L[4]
+                            b143 = 1 << t141
+                            o144 = loc[t141]
+                            Z[o144] ^= b143
+                            Z[t142] |= b143
+                            loc[t141] = t142
+                            for g145 in _STALE[o144]:
+                                C[g145].clear()
+                            C[1].clear()
+                            C[3].clear()
                             # 201:7 set no_uses
                             st -= 1
                             if not st:
                                 _over(201, 7)
-                            t125 = (V[54 + x_q_121] + 1)
-                            if t125 < 0 or t125 > 2:
-                                _raise('range', "'no_uses' would become " + str(t125) + ', outside 0..2', 201, 7)
-                            V[54 + x_q_121] = t125
-                            C.pop(11, None)
+                            t146 = (V[54 + x_q_140] + 1)
+                            if t146 < 0 or t146 > 2:
+                                _raise('range', "'no_uses' would become " + str(t146) + ', outside 0..2', 201, 7)
+                            V[54 + x_q_140] = t146
+                            C[2].clear()
                         # 203:5 set decided_valid
                         st -= 1
                         if not st:
@@ -1528,11 +1565,11 @@ def _run(S: State, a: Any) -> None:
                     st -= 1
                     if not st:
                         _over(396, 7)
-                    t126 = ((1 << n) - 1)
-                    t127 = C.get(0)
-                    if t127 is None:
-                        t127 = D_start_player(S)
-                    L[2] = _turn(t127, t126, n, 1)
+                    t147 = ((1 << n) - 1)
+                    t148 = C[0].get(0)
+                    if t148 is None:
+                        t148 = D_start_player(S)
+                    L[2] = _turn(t148, t147, n, 1)
                     L[3] = 0
                 while True:
                     if not r:
@@ -1551,12 +1588,12 @@ def _run(S: State, a: Any) -> None:
                             st -= 1
                             if not st:
                                 _over(267, 3)
-                            t128 = Z[1 + L[5]]
-                            if not t128:
+                            t149 = Z[1 + L[5]]
+                            if not t149:
                                 _raise('incomplete', _pname(L[5]) + ' must choose (puts as informant) but has no option', 267, 3)
                             S.pc = 10
                             S.cp = L[5]
-                            S.o = t128
+                            S.o = t149
                             return
                         r = 0
                         L[6] = a
@@ -1565,12 +1602,16 @@ def _run(S: State, a: Any) -> None:
                         st -= 1
                         if not st:
                             _over(268, 3)
-                        c129 = L[6]
-                        b130 = 1 << c129
-                        Z[loc[c129]] ^= b130
-                        Z[5] |= b130
-                        loc[c129] = 5
-                        C.clear()
+                        c150 = L[6]
+                        b151 = 1 << c150
+                        o152 = loc[c150]
+                        Z[o152] ^= b151
+                        Z[5] |= b151
+                        loc[c150] = 5
+                        for g153 in _STALE[o152]:
+                            C[g153].clear()
+                        C[1].clear()
+                        C[3].clear()
                     if not r:
                         # 269:3 say
                         st -= 1
@@ -1586,13 +1627,13 @@ def _run(S: State, a: Any) -> None:
                     if r <= 12:
                         # 539:7 if
                         if r:
-                            c131 = True
+                            c154 = True
                         else:
                             st -= 1
                             if not st:
                                 _over(539, 7)
-                            c131 = ((_K1[L[7]] == 2) or (_K1[L[7]] == 3))
-                        if c131:
+                            c154 = ((_K1[L[7]] == 2) or (_K1[L[7]] == 3))
+                        if c154:
                             if r <= 11:
                                 # 540:9 name_target(...)
                                 if not r:
@@ -1603,72 +1644,72 @@ def _run(S: State, a: Any) -> None:
                                     L[10] = L[8]
                                 # 651:7 if
                                 if r:
-                                    c132 = True
+                                    c155 = True
                                 else:
                                     st -= 1
                                     if not st:
                                         _over(651, 7)
                                     if (_K1[L[9]] == 2):
-                                        t134 = 0
-                                        for x_i_133 in _BITS[Z[5]]:
-                                            if (x_i_133 != L[9]):
-                                                t134 |= 1 << x_i_133
-                                        t143 = t134
+                                        t157 = 0
+                                        for x_i_156 in _BITS[Z[5]]:
+                                            if (x_i_156 != L[9]):
+                                                t157 |= 1 << x_i_156
+                                        t166 = t157
                                     else:
-                                        t137 = 0
-                                        for x_i_136 in _BITS[Z[5]]:
-                                            t142 = (x_i_136 != L[9])
-                                            if t142:
-                                                t140 = False
-                                                for x_x_139 in _BITS[Z[15 + x_i_136]]:
-                                                    if (_K7[x_x_139] == 1):
-                                                        t140 = True
+                                        t160 = 0
+                                        for x_i_159 in _BITS[Z[5]]:
+                                            t165 = (x_i_159 != L[9])
+                                            if t165:
+                                                t163 = False
+                                                for x_x_162 in _BITS[Z[15 + x_i_159]]:
+                                                    if (_K7[x_x_162] == 1):
+                                                        t163 = True
                                                         break
-                                                t142 = t140
-                                            if t142:
-                                                t137 |= 1 << x_i_136
-                                        t143 = t137
-                                    c132 = (t143.bit_count() > 0)
-                                if c132:
+                                                t165 = t163
+                                            if t165:
+                                                t160 |= 1 << x_i_159
+                                        t166 = t160
+                                    c155 = (t166.bit_count() > 0)
+                                if c155:
                                     # 652:9 choose t
                                     if not r:
                                         st -= 1
                                         if not st:
                                             _over(652, 9)
                                         if (_K1[L[9]] == 2):
-                                            t146 = 0
-                                            for x_i_145 in _BITS[Z[5]]:
-                                                if (x_i_145 != L[9]):
-                                                    t146 |= 1 << x_i_145
-                                            t155 = t146
+                                            t169 = 0
+                                            for x_i_168 in _BITS[Z[5]]:
+                                                if (x_i_168 != L[9]):
+                                                    t169 |= 1 << x_i_168
+                                            t178 = t169
                                         else:
-                                            t149 = 0
-                                            for x_i_148 in _BITS[Z[5]]:
-                                                t154 = (x_i_148 != L[9])
-                                                if t154:
-                                                    t152 = False
-                                                    for x_x_151 in _BITS[Z[15 + x_i_148]]:
-                                                        if (_K7[x_x_151] == 1):
-                                                            t152 = True
+                                            t172 = 0
+                                            for x_i_171 in _BITS[Z[5]]:
+                                                t177 = (x_i_171 != L[9])
+                                                if t177:
+                                                    t175 = False
+                                                    for x_x_174 in _BITS[Z[15 + x_i_171]]:
+                                                        if (_K7[x_x_174] == 1):
+                                                            t175 = True
                                                             break
-                                                    t154 = t152
-                                                if t154:
-                                                    t149 |= 1 << x_i_148
-                                            t155 = t149
-                                        if not t155:
+                                                    t177 = t175
+                                                if t177:
+                                                    t172 |= 1 << x_i_171
+                                            t178 = t172
+                                        if not t178:
                                             _raise('incomplete', _pname(L[10]) + ' must choose (targets) but has no option', 652, 9)
                                         S.pc = 11
                                         S.cp = L[10]
-                                        S.o = t155
+                                        S.o = t178
                                         return
                                     r = 0
-                                    x_t_144 = a
+                                    x_t_167 = a
                                     # 653:9 set target_of
                                     st -= 1
                                     if not st:
                                         _over(653, 9)
-                                    t156 = (1 << x_t_144)
-                                    V[L[9]] = t156
+                                    t179 = (1 << x_t_167)
+                                    V[L[9]] = t179
                             # 541:9 apply_effect(...)
                             if not r:
                                 st -= 1
@@ -1681,8 +1722,8 @@ def _run(S: State, a: Any) -> None:
                                 st -= 1
                                 if not st:
                                     _over(235, 3)
-                                t157 = V[L[9]]
-                                L[11] = _BITS[t157]
+                                t180 = V[L[9]]
+                                L[11] = _BITS[t180]
                                 L[12] = 0
                             while True:
                                 if not r:
@@ -1691,34 +1732,38 @@ def _run(S: State, a: Any) -> None:
                                     L[13] = L[11][L[12]]
                                 # 236:5 if
                                 if r:
-                                    c158 = False
+                                    c181 = False
                                 else:
                                     st -= 1
                                     if not st:
                                         _over(236, 5)
-                                    c158 = (_K1[L[9]] == 2)
-                                if c158:
+                                    c181 = (_K1[L[9]] == 2)
+                                if c181:
                                     # 237:7 if
                                     st -= 1
                                     if not st:
                                         _over(237, 7)
-                                    t160 = C.get(3)
-                                    if t160 is None:
-                                        t160 = D_gray_chip(S)
-                                    if ((t160 & ~Z[14]).bit_count() == 0):
+                                    t183 = C[0].get(3)
+                                    if t183 is None:
+                                        t183 = D_gray_chip(S)
+                                    if ((t183 & ~Z[14]).bit_count() == 0):
                                         # 240:9 move to on
                                         st -= 1
                                         if not st:
                                             _over(240, 9)
-                                        t161 = C.get(3)
-                                        if t161 is None:
-                                            t161 = D_gray_chip(S)
-                                        t162 = 15 + L[13]
-                                        for c163 in _BITS[t161]:
-                                            Z[loc[c163]] ^= 1 << c163
-                                            loc[c163] = t162
-                                        Z[t162] |= t161
-                                        C.clear()
+                                        t184 = C[0].get(3)
+                                        if t184 is None:
+                                            t184 = D_gray_chip(S)
+                                        t185 = 15 + L[13]
+                                        for c186 in _BITS[t184]:
+                                            o187 = loc[c186]
+                                            Z[o187] ^= 1 << c186
+                                            loc[c186] = t185
+                                            for g188 in _STALE[o187]:
+                                                C[g188].clear()
+                                        Z[t185] |= t184
+                                        C[1].clear()
+                                        C[3].clear()
                                         # 241:9 say
                                         st -= 1
                                         if not st:
@@ -1734,20 +1779,20 @@ def _run(S: State, a: Any) -> None:
                                         st -= 1
                                         if not st:
                                             _over(246, 7)
-                                        t165 = 0
-                                        for x_x_164 in _BITS[Z[15 + L[13]]]:
-                                            if (_K7[x_x_164] == 1):
-                                                t165 |= 1 << x_x_164
-                                        L[14] = t165
+                                        t190 = 0
+                                        for x_x_189 in _BITS[Z[15 + L[13]]]:
+                                            if (_K7[x_x_189] == 1):
+                                                t190 |= 1 << x_x_189
+                                        L[14] = t190
                                     # 247:7 if
                                     if r:
-                                        c167 = True
+                                        c192 = True
                                     else:
                                         st -= 1
                                         if not st:
                                             _over(247, 7)
-                                        c167 = (L[14].bit_count() > 0)
-                                    if c167:
+                                        c192 = (L[14].bit_count() > 0)
+                                    if c192:
                                         # 250:9 choose x
                                         if not r:
                                             st -= 1
@@ -1760,45 +1805,49 @@ def _run(S: State, a: Any) -> None:
                                             S.o = L[14]
                                             return
                                         r = 0
-                                        x_x_168 = a
+                                        x_x_193 = a
                                         # 251:9 give_back(...)
                                         st -= 1
                                         if not st:
                                             _over(251, 9)
-                                        x_x_169 = x_x_168
+                                        x_x_194 = x_x_193
                                         # 625:7 if
                                         st -= 1
                                         if not st:
                                             _over(625, 7)
-                                        if (_K0[x_x_169] == 4):
+                                        if (_K0[x_x_194] == 4):
                                             # 626:9 move to common
                                             st -= 1
                                             if not st:
                                                 _over(626, 9)
-                                            b171 = 1 << x_x_169
-                                            Z[loc[x_x_169]] ^= b171
-                                            Z[14] |= b171
-                                            loc[x_x_169] = 14
-                                            C.clear()
+                                            b196 = 1 << x_x_194
+                                            o197 = loc[x_x_194]
+                                            Z[o197] ^= b196
+                                            Z[14] |= b196
+                                            loc[x_x_194] = 14
+                                            for g198 in _STALE[o197]:
+                                                C[g198].clear()
                                         else:
                                             # 628:9 move to chips
                                             st -= 1
                                             if not st:
                                                 _over(628, 9)
-                                            t173: int = 0
-                                            k174 = 0
-                                            for x_q_172 in _BITS[((1 << n) - 1)]:
-                                                if (D_colour_of(S, x_q_172) == _K0[x_x_169]):
-                                                    t173 = x_q_172
-                                                    k174 += 1
-                                            if k174 != 1:
-                                                _the_fail(k174, 130, 61)
-                                            t175 = 10 + t173
-                                            b176 = 1 << x_x_169
-                                            Z[loc[x_x_169]] ^= b176
-                                            Z[t175] |= b176
-                                            loc[x_x_169] = t175
-                                            C.clear()
+                                            t200: int = 0
+                                            k201 = 0
+                                            for x_q_199 in _BITS[((1 << n) - 1)]:
+                                                if (D_colour_of(S, x_q_199) == _K0[x_x_194]):
+                                                    t200 = x_q_199
+                                                    k201 += 1
+                                            if k201 != 1:
+                                                _the_fail(k201, 130, 61)
+                                            t202 = 10 + t200
+                                            b203 = 1 << x_x_194
+                                            o204 = loc[x_x_194]
+                                            Z[o204] ^= b203
+                                            Z[t202] |= b203
+                                            loc[x_x_194] = t202
+                                            for g205 in _STALE[o204]:
+                                                C[g205].clear()
                                         # 252:9 say
                                         st -= 1
                                         if not st:
@@ -1820,81 +1869,85 @@ def _run(S: State, a: Any) -> None:
                         st -= 1
                         if not st:
                             _over(192, 3)
-                        t177 = C.get(11)
-                        if t177 is None:
-                            t177 = D_chip_choosers(S)
-                        L[10] = t177
+                        t206 = C[2].get(11)
+                        if t206 is None:
+                            t206 = D_chip_choosers(S)
+                        L[10] = t206
                     # 193:3 choose each q: chip
                     if not r:
                         st -= 1
                         if not st:
                             _over(193, 3)
-                        per179: list[Any] = [None] * n
-                        for x_q_180 in _BITS[L[10]]:
-                            if (V[54 + x_q_180] == 0):
-                                t181 = Z[10 + x_q_180]
+                        per208: list[Any] = [None] * n
+                        for x_q_209 in _BITS[L[10]]:
+                            if (V[54 + x_q_209] == 0):
+                                t210 = Z[10 + x_q_209]
                             else:
-                                t183 = 0
-                                for x_x_182 in _BITS[Z[10 + x_q_180]]:
-                                    if (_K7[x_x_182] == 0):
-                                        t183 |= 1 << x_x_182
-                                t181 = t183
-                            if not t181:
-                                _raise('incomplete', _pname(x_q_180) + ' must choose (shows) but has no option', 193, 3)
-                            per179[x_q_180] = t181
+                                t212 = 0
+                                for x_x_211 in _BITS[Z[10 + x_q_209]]:
+                                    if (_K7[x_x_211] == 0):
+                                        t212 |= 1 << x_x_211
+                                t210 = t212
+                            if not t210:
+                                _raise('incomplete', _pname(x_q_209) + ' must choose (shows) but has no option', 193, 3)
+                            per208[x_q_209] = t210
                         if L[10]:
                             S.pc = 13
                             S.cp = -2
-                            S.o = per179
+                            S.o = per208
                             return
-                        x_chip_178: tuple[Any, ...] = (None,) * n
+                        x_chip_207: tuple[Any, ...] = (None,) * n
                     else:
                         r = 0
-                        x_chip_178 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
+                        x_chip_207 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
                     # 195:3 let vetoes
                     st -= 1
                     if not st:
                         _over(195, 3)
-                    t186 = 0
-                    for x_q_185 in _BITS[L[10]]:
-                        t188 = x_chip_178[x_q_185]
-                        if t188 is None:
+                    t215 = 0
+                    for x_q_214 in _BITS[L[10]]:
+                        t217 = x_chip_207[x_q_214]
+                        if t217 is None:
                             _raise('incomplete', 'this player made no choice here', 195, 35)
-                        if (_K7[t188] == 1):
-                            t186 |= 1 << x_q_185
-                    x_vetoes_189 = t186
+                        if (_K7[t217] == 1):
+                            t215 |= 1 << x_q_214
+                    x_vetoes_218 = t215
                     # 196:3 if
                     st -= 1
                     if not st:
                         _over(196, 3)
-                    if (x_vetoes_189.bit_count() > 0):
+                    if (x_vetoes_218.bit_count() > 0):
                         # 199:5 for each q
                         st -= 1
                         if not st:
                             _over(199, 5)
-                        for x_q_191 in _BITS[x_vetoes_189]:
+                        for x_q_220 in _BITS[x_vetoes_218]:
                             # 200:7 move to on
                             st -= 1
                             if not st:
                                 _over(200, 7)
-                            t192 = x_chip_178[x_q_191]
-                            if t192 is None:
+                            t221 = x_chip_207[x_q_220]
+                            if t221 is None:
                                 _raise('incomplete', 'this player made no choice here', 200, 12)
-                            t193 = 15 + L[9]
-                            b194 = 1 << t192
-                            Z[loc[t192]] ^= b194
-                            Z[t193] |= b194
-                            loc[t192] = t193
-                            C.clear()
+                            t222 = 15 + L[9]
+                            b223 = 1 << t221
+                            o224 = loc[t221]
+                            Z[o224] ^= b223
+                            Z[t222] |= b223
+                            loc[t221] = t222
+                            for g225 in _STALE[o224]:
+                                C[g225].clear()
+                            C[1].clear()
+                            C[3].clear()
                             # 201:7 set no_uses
                             st -= 1
                             if not st:
                                 _over(201, 7)
-                            t195 = (V[54 + x_q_191] + 1)
-                            if t195 < 0 or t195 > 2:
-                                _raise('range', "'no_uses' would become " + str(t195) + ', outside 0..2', 201, 7)
-                            V[54 + x_q_191] = t195
-                            C.pop(11, None)
+                            t226 = (V[54 + x_q_220] + 1)
+                            if t226 < 0 or t226 > 2:
+                                _raise('range', "'no_uses' would become " + str(t226) + ', outside 0..2', 201, 7)
+                            V[54 + x_q_220] = t226
+                            C[2].clear()
                         # 203:5 set decided_valid
                         st -= 1
                         if not st:
@@ -1935,11 +1988,13 @@ def _run(S: State, a: Any) -> None:
                 S.o = o
                 return
             r = 0
-            b196 = 1 << a
-            Z[loc[a]] ^= b196
-            Z[5] |= b196
+            b227 = 1 << a
+            o228 = loc[a]
+            Z[o228] ^= b227
+            Z[5] |= b227
             loc[a] = 5
-            C.clear()
+            C[1].clear()
+            C[3].clear()
             L[0] = a
         if not r:
             # 277:3 say
@@ -1963,81 +2018,85 @@ def _run(S: State, a: Any) -> None:
             st -= 1
             if not st:
                 _over(192, 3)
-            t197 = C.get(11)
-            if t197 is None:
-                t197 = D_chip_choosers(S)
-            L[3] = t197
+            t229 = C[2].get(11)
+            if t229 is None:
+                t229 = D_chip_choosers(S)
+            L[3] = t229
         # 193:3 choose each q: chip
         if not r:
             st -= 1
             if not st:
                 _over(193, 3)
-            per199: list[Any] = [None] * n
-            for x_q_200 in _BITS[L[3]]:
-                if (V[54 + x_q_200] == 0):
-                    t201 = Z[10 + x_q_200]
+            per231: list[Any] = [None] * n
+            for x_q_232 in _BITS[L[3]]:
+                if (V[54 + x_q_232] == 0):
+                    t233 = Z[10 + x_q_232]
                 else:
-                    t203 = 0
-                    for x_x_202 in _BITS[Z[10 + x_q_200]]:
-                        if (_K7[x_x_202] == 0):
-                            t203 |= 1 << x_x_202
-                    t201 = t203
-                if not t201:
-                    _raise('incomplete', _pname(x_q_200) + ' must choose (shows) but has no option', 193, 3)
-                per199[x_q_200] = t201
+                    t235 = 0
+                    for x_x_234 in _BITS[Z[10 + x_q_232]]:
+                        if (_K7[x_x_234] == 0):
+                            t235 |= 1 << x_x_234
+                    t233 = t235
+                if not t233:
+                    _raise('incomplete', _pname(x_q_232) + ' must choose (shows) but has no option', 193, 3)
+                per231[x_q_232] = t233
             if L[3]:
                 S.pc = 15
                 S.cp = -2
-                S.o = per199
+                S.o = per231
                 return
-            x_chip_198: tuple[Any, ...] = (None,) * n
+            x_chip_230: tuple[Any, ...] = (None,) * n
         else:
             r = 0
-            x_chip_198 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
+            x_chip_230 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
         # 195:3 let vetoes
         st -= 1
         if not st:
             _over(195, 3)
-        t206 = 0
-        for x_q_205 in _BITS[L[3]]:
-            t208 = x_chip_198[x_q_205]
-            if t208 is None:
+        t238 = 0
+        for x_q_237 in _BITS[L[3]]:
+            t240 = x_chip_230[x_q_237]
+            if t240 is None:
                 _raise('incomplete', 'this player made no choice here', 195, 35)
-            if (_K7[t208] == 1):
-                t206 |= 1 << x_q_205
-        x_vetoes_209 = t206
+            if (_K7[t240] == 1):
+                t238 |= 1 << x_q_237
+        x_vetoes_241 = t238
         # 196:3 if
         st -= 1
         if not st:
             _over(196, 3)
-        if (x_vetoes_209.bit_count() > 0):
+        if (x_vetoes_241.bit_count() > 0):
             # 199:5 for each q
             st -= 1
             if not st:
                 _over(199, 5)
-            for x_q_211 in _BITS[x_vetoes_209]:
+            for x_q_243 in _BITS[x_vetoes_241]:
                 # 200:7 move to on
                 st -= 1
                 if not st:
                     _over(200, 7)
-                t212 = x_chip_198[x_q_211]
-                if t212 is None:
+                t244 = x_chip_230[x_q_243]
+                if t244 is None:
                     _raise('incomplete', 'this player made no choice here', 200, 12)
-                t213 = 15 + L[2]
-                b214 = 1 << t212
-                Z[loc[t212]] ^= b214
-                Z[t213] |= b214
-                loc[t212] = t213
-                C.clear()
+                t245 = 15 + L[2]
+                b246 = 1 << t244
+                o247 = loc[t244]
+                Z[o247] ^= b246
+                Z[t245] |= b246
+                loc[t244] = t245
+                for g248 in _STALE[o247]:
+                    C[g248].clear()
+                C[1].clear()
+                C[3].clear()
                 # 201:7 set no_uses
                 st -= 1
                 if not st:
                     _over(201, 7)
-                t215 = (V[54 + x_q_211] + 1)
-                if t215 < 0 or t215 > 2:
-                    _raise('range', "'no_uses' would become " + str(t215) + ', outside 0..2', 201, 7)
-                V[54 + x_q_211] = t215
-                C.pop(11, None)
+                t249 = (V[54 + x_q_243] + 1)
+                if t249 < 0 or t249 > 2:
+                    _raise('range', "'no_uses' would become " + str(t249) + ', outside 0..2', 201, 7)
+                V[54 + x_q_243] = t249
+                C[2].clear()
             # 203:5 set decided_valid
             st -= 1
             if not st:
@@ -2069,73 +2128,79 @@ def _run(S: State, a: Any) -> None:
     st -= 1
     if not st:
         _over(369, 3)
-    t216 = ((1 << n) - 1)
-    t217 = C.get(0)
-    if t217 is None:
-        t217 = D_start_player(S)
-    for x_p_218 in _turn(t217, t216, n, 1):
+    t250 = ((1 << n) - 1)
+    t251 = C[0].get(0)
+    if t251 is None:
+        t251 = D_start_player(S)
+    for x_p_252 in _turn(t251, t250, n, 1):
         # 370:5 present(...)
         st -= 1
         if not st:
             _over(370, 5)
-        x_p_219 = x_p_218
+        x_p_253 = x_p_252
         # 315:3 let meeting
         st -= 1
         if not st:
             _over(315, 3)
-        t221 = 0
-        for x_c_220 in _BITS[Z[1 + x_p_219]]:
-            t223 = C.get(9)
-            if t223 is None:
-                t223 = D_requirement(S)
-            t225 = False
-            for x_i_224 in _BITS[t223]:
-                if D_excludes(S, x_i_224, x_c_220):
-                    t225 = True
+        t255 = 0
+        for x_c_254 in _BITS[Z[1 + x_p_253]]:
+            t257 = C[1].get(9)
+            if t257 is None:
+                t257 = D_requirement(S)
+            t259 = False
+            for x_i_258 in _BITS[t257]:
+                if D_excludes(S, x_i_258, x_c_254):
+                    t259 = True
                     break
-            if (not t225):
-                t221 |= 1 << x_c_220
-        x_meeting_227 = t221
+            if (not t259):
+                t255 |= 1 << x_c_254
+        x_meeting_261 = t255
         # 316:3 if
         st -= 1
         if not st:
             _over(316, 3)
-        if (x_meeting_227.bit_count() > 0):
+        if (x_meeting_261.bit_count() > 0):
             # 317:5 move to presented
             st -= 1
             if not st:
                 _over(317, 5)
-            t230: int = 0
-            k231 = 0
-            for x_c_229 in _BITS[x_meeting_227]:
-                t233 = True
-                for x_d_232 in _BITS[x_meeting_227]:
-                    if not ((x_d_232 == x_c_229) or D_higher(S, x_c_229, x_d_232, (451, 60))):
-                        t233 = False
+            t264: int = 0
+            k265 = 0
+            for x_c_263 in _BITS[x_meeting_261]:
+                t267 = True
+                for x_d_266 in _BITS[x_meeting_261]:
+                    if not ((x_d_266 == x_c_263) or D_higher(S, x_c_263, x_d_266, (451, 60))):
+                        t267 = False
                         break
-                if t233:
-                    t230 = x_c_229
-                    k231 += 1
-            if k231 != 1:
-                _the_fail(k231, 309, 5)
-            t235 = 6 + x_p_219
-            b236 = 1 << t230
-            Z[loc[t230]] ^= b236
-            Z[t235] |= b236
-            loc[t230] = t235
-            C.clear()
+                if t267:
+                    t264 = x_c_263
+                    k265 += 1
+            if k265 != 1:
+                _the_fail(k265, 309, 5)
+            t269 = 6 + x_p_253
+            b270 = 1 << t264
+            o271 = loc[t264]
+            Z[o271] ^= b270
+            Z[t269] |= b270
+            loc[t264] = t269
+            for g272 in _STALE[o271]:
+                C[g272].clear()
+            C[3].clear()
         else:
             # 321:5 move to presented
             st -= 1
             if not st:
                 _over(321, 5)
-            t237 = Z[1 + x_p_219]
-            t238 = 6 + x_p_219
-            for c239 in _BITS[t237]:
-                Z[loc[c239]] ^= 1 << c239
-                loc[c239] = t238
-            Z[t238] |= t237
-            C.clear()
+            t273 = Z[1 + x_p_253]
+            t274 = 6 + x_p_253
+            for c275 in _BITS[t273]:
+                o276 = loc[c275]
+                Z[o276] ^= 1 << c275
+                loc[c275] = t274
+                for g277 in _STALE[o276]:
+                    C[g277].clear()
+            Z[t274] |= t273
+            C[3].clear()
         # 323:3 say
         st -= 1
         if not st:
@@ -2144,11 +2209,11 @@ def _run(S: State, a: Any) -> None:
     st -= 1
     if not st:
         _over(372, 3)
-    t240 = C.get(29)
-    if t240 is None:
-        t240 = D_winner(S, (372, 16))
-    t241 = (1 << t240)
-    S.w = t241
+    t278 = C[3].get(29)
+    if t278 is None:
+        t278 = D_winner(S, (372, 16))
+    t279 = (1 << t278)
+    S.w = t279
     S.pc = -1
     S.cp = -4
     return
@@ -2294,7 +2359,7 @@ class State:
         self.o: Any = None  # the options of the decision: a mask, a tuple, or one per player
         self.w: int | None = None  # the winners, once the game has ended
         self.h: list[Any] = []
-        self.C: dict[int, Any] = {}  # values of definitions without arguments, until the state changes
+        self.C: list[dict[int, Any]] = [{} for _ in range(_NGROUPS)]  # values of definitions without arguments
 
     def _stopped(self) -> None:
         """A rule gap ended the game (as in the interpreter: terminal, no winners)."""
@@ -2429,7 +2494,7 @@ class State:
         c.o = self.o  # never changed in place
         c.w = self.w
         c.h = self.h[:]
-        c.C = {}
+        c.C = [{} for _ in range(_NGROUPS)]
         return c
 
     def serialize(self) -> str:
