@@ -947,10 +947,8 @@ class Compiler:
         span = flow[-1].span if flow else Span(1, 1, 1, 1)
         self.emit(f"_raise('incomplete', \"the flow ended without a result: no 'end winners' was reached\", {at(span)})")
         # the step budget counts statements between two decisions, so it starts afresh here
-        head = ["    r: int = S.pc", "    st = _STEP_BUDGET + 1", "    Z = S.z", "    n = S.n"]
-        for part, line in (("V", "    V = S.v"), ("L", "    L = S.L"), ("loc", "    loc = S.loc"), ("C", "    C = S.C")):
-            if part in self.fn.uses:
-                head.append(line)
+        # S.k holds the state's lists (zones, variables, slots, locations, caches) in one tuple
+        head = ["    r: int = S.pc", "    st = _STEP_BUDGET + 1", "    Z, V, L, loc, C = S.k", "    n = S.n"]
         return mark_unread(head + self.fn.lines)
 
     def alloc(self) -> str:

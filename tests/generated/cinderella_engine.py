@@ -712,12 +712,8 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
 def _run(S: State, a: Any) -> None:
     r: int = S.pc
     st = _STEP_BUDGET + 1
-    Z = S.z
+    Z, V, L, loc, C = S.k
     n = S.n
-    V = S.v
-    L = S.L
-    loc = S.loc
-    C = S.C
     if r <= 1:
         # 379:3 setup(...)
         if not r:
@@ -2339,13 +2335,14 @@ class Game:
         s.o = _dec(d["o"])
         s.w = d["w"]
         s.h = _dec(d["h"])
+        s.k = (s.z, s.v, s.L, s.loc, s.C)
         return s
 
 
 class State:
     """A game in progress: zones as bitmasks, variables and decision slots as flat lists."""
 
-    __slots__ = ("C", "L", "cp", "g", "h", "loc", "n", "o", "pc", "v", "w", "z")
+    __slots__ = ("C", "L", "cp", "g", "h", "k", "loc", "n", "o", "pc", "v", "w", "z")
 
     def __init__(self, game: Game) -> None:
         self.g = game
@@ -2360,6 +2357,7 @@ class State:
         self.w: int | None = None  # the winners, once the game has ended
         self.h: list[Any] = []
         self.C: list[dict[int, Any]] = [{} for _ in range(_NGROUPS)]  # values of definitions without arguments
+        self.k = (self.z, self.v, self.L, self.loc, self.C)  # the lists _run works on, in one load
 
     def _stopped(self) -> None:
         """A rule gap ended the game (as in the interpreter: terminal, no winners)."""
@@ -2406,7 +2404,10 @@ class State:
         if cp < CHANCE:
             raise ValueError("the game is over" if cp == TERMINAL else "at a simultaneous node, use apply_actions")
         o = self.o
-        if not (o >> action & 1 if o.__class__ is int and action.__class__ is int and action >= 0 else _legal(o, action)):
+        if o.__class__ is int and action.__class__ is int and action >= 0:
+            if not o >> action & 1:
+                raise ValueError(f"illegal action {action}")
+        elif not _legal(o, action):
             raise ValueError(f"illegal action {action}")
         self.h.append(action)
         try:
@@ -2495,6 +2496,7 @@ class State:
         c.w = self.w
         c.h = self.h[:]
         c.C = [{} for _ in range(_NGROUPS)]
+        c.k = (c.z, c.v, c.L, c.loc, c.C)
         return c
 
     def serialize(self) -> str:
