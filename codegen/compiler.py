@@ -1366,9 +1366,23 @@ class Compiler:
             self.emit("if not r:")
             self.fn.ind += 1
         self.tick(s.span)
-        args = self.ex_seq([(a, rep_of(t)) for a, (_, t) in zip(s.args, proc.formals)])
         saved_top = self.slot_top
-        for (name, t), code in zip(proc.formals, args):
+        computed = []
+        for (name, t), arg in zip(proc.formals, s.args):
+            # a local or a constant argument is used where it is: formals cannot be changed, and
+            # the caller's locals do not change during the call (a Python local cannot outlive
+            # a decision, a slot can)
+            if isinstance(arg, ir.Const):
+                callee.names[name] = Loc(self.ex(arg, rep_of(t)), t, rep_of(t))
+                continue
+            if isinstance(arg, ir.Local):
+                loc = self.scope.get(arg.name)
+                if not resumable or loc.code.startswith("L["):
+                    callee.names[name] = Loc(loc.code, t, loc.rep)
+                    continue
+            computed.append((name, t, arg))
+        args = self.ex_seq([(a, rep_of(t)) for _, t, a in computed])
+        for (name, t, _), code in zip(computed, args):
             loc = self.bind(callee, name, t, resumable)
             self.emit(f"{loc.code} = {code}")
         if resumable:

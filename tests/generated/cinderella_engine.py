@@ -267,7 +267,7 @@ _ZONE_VIEW: tuple[tuple[int, str, int, int, str, Any], ...] = (
 #: initial values of the variables, by slot
 _V0: tuple[Any, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, 0, 0, 0, 0, )
 #: number of slots for locals that live across decisions
-_NSLOTS = 15
+_NSLOTS = 10
 #: remembered values of definitions are kept in this many dicts, one per set of zones and
 #: variables they read; _STALE gives, for every zone instance, the dicts a move out of it empties
 _NGROUPS = 4
@@ -861,28 +861,27 @@ def _run(S: State, a: Any) -> None:
                         st -= 1
                         if not st:
                             _over(385, 9)
-                        L[5] = L[4]
                     if r <= 2:
                         # 267:3 choose c
                         if not r:
                             st -= 1
                             if not st:
                                 _over(267, 3)
-                            t23 = Z[1 + L[5]]
+                            t23 = Z[1 + L[4]]
                             if not t23:
-                                _raise('incomplete', _pname(L[5]) + ' must choose (puts as informant) but has no option', 267, 3)
+                                _raise('incomplete', _pname(L[4]) + ' must choose (puts as informant) but has no option', 267, 3)
                             S.pc = 2
-                            S.cp = L[5]
+                            S.cp = L[4]
                             S.o = t23
                             return
                         r = 0
-                        L[6] = a
+                        L[5] = a
                     if not r:
                         # 268:3 move to field
                         st -= 1
                         if not st:
                             _over(268, 3)
-                        c24 = L[6]
+                        c24 = L[5]
                         b25 = 1 << c24
                         o26 = loc[c24]
                         Z[o26] ^= b25
@@ -902,8 +901,6 @@ def _run(S: State, a: Any) -> None:
                         st -= 1
                         if not st:
                             _over(270, 3)
-                        L[7] = L[6]
-                        L[8] = L[5]
                     if r <= 4:
                         # 539:7 if
                         if r:
@@ -912,7 +909,7 @@ def _run(S: State, a: Any) -> None:
                             st -= 1
                             if not st:
                                 _over(539, 7)
-                            c28 = ((_K1[L[7]] == 2) or (_K1[L[7]] == 3))
+                            c28 = ((_K1[L[5]] == 2) or (_K1[L[5]] == 3))
                         if c28:
                             if r <= 3:
                                 # 540:9 name_target(...)
@@ -920,8 +917,6 @@ def _run(S: State, a: Any) -> None:
                                     st -= 1
                                     if not st:
                                         _over(540, 9)
-                                    L[9] = L[7]
-                                    L[10] = L[8]
                                 # 651:7 if
                                 if r:
                                     c29 = True
@@ -929,16 +924,16 @@ def _run(S: State, a: Any) -> None:
                                     st -= 1
                                     if not st:
                                         _over(651, 7)
-                                    if (_K1[L[9]] == 2):
+                                    if (_K1[L[5]] == 2):
                                         t31 = 0
                                         for x_i_30 in _BITS[Z[5]]:
-                                            if (x_i_30 != L[9]):
+                                            if (x_i_30 != L[5]):
                                                 t31 |= 1 << x_i_30
                                         t40 = t31
                                     else:
                                         t34 = 0
                                         for x_i_33 in _BITS[Z[5]]:
-                                            t39 = (x_i_33 != L[9])
+                                            t39 = (x_i_33 != L[5])
                                             if t39:
                                                 t37 = False
                                                 for x_x_36 in _BITS[Z[15 + x_i_33]]:
@@ -956,16 +951,16 @@ def _run(S: State, a: Any) -> None:
                                         st -= 1
                                         if not st:
                                             _over(652, 9)
-                                        if (_K1[L[9]] == 2):
+                                        if (_K1[L[5]] == 2):
                                             t43 = 0
                                             for x_i_42 in _BITS[Z[5]]:
-                                                if (x_i_42 != L[9]):
+                                                if (x_i_42 != L[5]):
                                                     t43 |= 1 << x_i_42
                                             t52 = t43
                                         else:
                                             t46 = 0
                                             for x_i_45 in _BITS[Z[5]]:
-                                                t51 = (x_i_45 != L[9])
+                                                t51 = (x_i_45 != L[5])
                                                 if t51:
                                                     t49 = False
                                                     for x_x_48 in _BITS[Z[15 + x_i_45]]:
@@ -977,9 +972,9 @@ def _run(S: State, a: Any) -> None:
                                                     t46 |= 1 << x_i_45
                                             t52 = t46
                                         if not t52:
-                                            _raise('incomplete', _pname(L[10]) + ' must choose (targets) but has no option', 652, 9)
+                                            _raise('incomplete', _pname(L[4]) + ' must choose (targets) but has no option', 652, 9)
                                         S.pc = 3
-                                        S.cp = L[10]
+                                        S.cp = L[4]
                                         S.o = t52
                                         return
                                     r = 0
@@ -989,27 +984,25 @@ def _run(S: State, a: Any) -> None:
                                     if not st:
                                         _over(653, 9)
                                     t53 = (1 << x_t_41)
-                                    V[L[9]] = t53
+                                    V[L[5]] = t53
                             # 541:9 apply_effect(...)
                             if not r:
                                 st -= 1
                                 if not st:
                                     _over(541, 9)
-                                L[9] = L[7]
-                                L[10] = L[8]
                             # 235:3 for each t
                             if not r:
                                 st -= 1
                                 if not st:
                                     _over(235, 3)
-                                t54 = V[L[9]]
-                                L[11] = _BITS[t54]
-                                L[12] = 0
+                                t54 = V[L[5]]
+                                L[6] = _BITS[t54]
+                                L[7] = 0
                             while True:
                                 if not r:
-                                    if L[12] >= len(L[11]):
+                                    if L[7] >= len(L[6]):
                                         break
-                                    L[13] = L[11][L[12]]
+                                    L[8] = L[6][L[7]]
                                 # 236:5 if
                                 if r:
                                     c55 = False
@@ -1017,7 +1010,7 @@ def _run(S: State, a: Any) -> None:
                                     st -= 1
                                     if not st:
                                         _over(236, 5)
-                                    c55 = (_K1[L[9]] == 2)
+                                    c55 = (_K1[L[5]] == 2)
                                 if c55:
                                     # 237:7 if
                                     st -= 1
@@ -1034,7 +1027,7 @@ def _run(S: State, a: Any) -> None:
                                         t58 = C[0].get(3)
                                         if t58 is None:
                                             t58 = D_gray_chip(S)
-                                        t59 = 15 + L[13]
+                                        t59 = 15 + L[8]
                                         for c60 in _BITS[t58]:
                                             o61 = loc[c60]
                                             Z[o61] ^= 1 << c60
@@ -1060,10 +1053,10 @@ def _run(S: State, a: Any) -> None:
                                         if not st:
                                             _over(246, 7)
                                         t64 = 0
-                                        for x_x_63 in _BITS[Z[15 + L[13]]]:
+                                        for x_x_63 in _BITS[Z[15 + L[8]]]:
                                             if (_K7[x_x_63] == 1):
                                                 t64 |= 1 << x_x_63
-                                        L[14] = t64
+                                        L[9] = t64
                                     # 247:7 if
                                     if r:
                                         c66 = True
@@ -1071,18 +1064,18 @@ def _run(S: State, a: Any) -> None:
                                         st -= 1
                                         if not st:
                                             _over(247, 7)
-                                        c66 = (L[14].bit_count() > 0)
+                                        c66 = (L[9].bit_count() > 0)
                                     if c66:
                                         # 250:9 choose x
                                         if not r:
                                             st -= 1
                                             if not st:
                                                 _over(250, 9)
-                                            if not L[14]:
-                                                _raise('incomplete', _pname(L[10]) + ' must choose (removes) but has no option', 250, 9)
+                                            if not L[9]:
+                                                _raise('incomplete', _pname(L[4]) + ' must choose (removes) but has no option', 250, 9)
                                             S.pc = 4
-                                            S.cp = L[10]
-                                            S.o = L[14]
+                                            S.cp = L[4]
+                                            S.o = L[9]
                                             return
                                         r = 0
                                         x_x_67 = a
@@ -1090,44 +1083,43 @@ def _run(S: State, a: Any) -> None:
                                         st -= 1
                                         if not st:
                                             _over(251, 9)
-                                        x_x_68 = x_x_67
                                         # 625:7 if
                                         st -= 1
                                         if not st:
                                             _over(625, 7)
-                                        if (_K0[x_x_68] == 4):
+                                        if (_K0[x_x_67] == 4):
                                             # 626:9 move to common
                                             st -= 1
                                             if not st:
                                                 _over(626, 9)
-                                            b70 = 1 << x_x_68
-                                            o71 = loc[x_x_68]
-                                            Z[o71] ^= b70
-                                            Z[14] |= b70
-                                            loc[x_x_68] = 14
-                                            for g72 in _STALE[o71]:
-                                                C[g72].clear()
+                                            b69 = 1 << x_x_67
+                                            o70 = loc[x_x_67]
+                                            Z[o70] ^= b69
+                                            Z[14] |= b69
+                                            loc[x_x_67] = 14
+                                            for g71 in _STALE[o70]:
+                                                C[g71].clear()
                                         else:
                                             # 628:9 move to chips
                                             st -= 1
                                             if not st:
                                                 _over(628, 9)
-                                            t74: int = 0
-                                            k75 = 0
-                                            for x_q_73 in _BITS[((1 << n) - 1)]:
-                                                if (D_colour_of(S, x_q_73) == _K0[x_x_68]):
-                                                    t74 = x_q_73
-                                                    k75 += 1
-                                            if k75 != 1:
-                                                _the_fail(k75, 130, 61)
-                                            t76 = 10 + t74
-                                            b77 = 1 << x_x_68
-                                            o78 = loc[x_x_68]
-                                            Z[o78] ^= b77
-                                            Z[t76] |= b77
-                                            loc[x_x_68] = t76
-                                            for g79 in _STALE[o78]:
-                                                C[g79].clear()
+                                            t73: int = 0
+                                            k74 = 0
+                                            for x_q_72 in _BITS[((1 << n) - 1)]:
+                                                if (D_colour_of(S, x_q_72) == _K0[x_x_67]):
+                                                    t73 = x_q_72
+                                                    k74 += 1
+                                            if k74 != 1:
+                                                _the_fail(k74, 130, 61)
+                                            t75 = 10 + t73
+                                            b76 = 1 << x_x_67
+                                            o77 = loc[x_x_67]
+                                            Z[o77] ^= b76
+                                            Z[t75] |= b76
+                                            loc[x_x_67] = t75
+                                            for g78 in _STALE[o77]:
+                                                C[g78].clear()
                                         # 252:9 say
                                         st -= 1
                                         if not st:
@@ -1137,102 +1129,101 @@ def _run(S: State, a: Any) -> None:
                                         st -= 1
                                         if not st:
                                             _over(254, 9)
-                                L[12] += 1
+                                L[7] += 1
                     # 543:7 determine(...)
                     if not r:
                         st -= 1
                         if not st:
                             _over(543, 7)
-                        L[9] = L[7]
                     if not r:
                         # 192:3 let who
                         st -= 1
                         if not st:
                             _over(192, 3)
-                        t80 = C[2].get(11)
-                        if t80 is None:
-                            t80 = D_chip_choosers(S)
-                        L[10] = t80
+                        t79 = C[2].get(11)
+                        if t79 is None:
+                            t79 = D_chip_choosers(S)
+                        L[6] = t79
                     # 193:3 choose each q: chip
                     if not r:
                         st -= 1
                         if not st:
                             _over(193, 3)
-                        per82: list[Any] = [None] * n
-                        for x_q_83 in _BITS[L[10]]:
-                            if (V[54 + x_q_83] == 0):
-                                t84 = Z[10 + x_q_83]
+                        per81: list[Any] = [None] * n
+                        for x_q_82 in _BITS[L[6]]:
+                            if (V[54 + x_q_82] == 0):
+                                t83 = Z[10 + x_q_82]
                             else:
-                                t86 = 0
-                                for x_x_85 in _BITS[Z[10 + x_q_83]]:
-                                    if (_K7[x_x_85] == 0):
-                                        t86 |= 1 << x_x_85
-                                t84 = t86
-                            if not t84:
-                                _raise('incomplete', _pname(x_q_83) + ' must choose (shows) but has no option', 193, 3)
-                            per82[x_q_83] = t84
-                        if L[10]:
+                                t85 = 0
+                                for x_x_84 in _BITS[Z[10 + x_q_82]]:
+                                    if (_K7[x_x_84] == 0):
+                                        t85 |= 1 << x_x_84
+                                t83 = t85
+                            if not t83:
+                                _raise('incomplete', _pname(x_q_82) + ' must choose (shows) but has no option', 193, 3)
+                            per81[x_q_82] = t83
+                        if L[6]:
                             S.pc = 5
                             S.cp = -2
-                            S.o = per82
+                            S.o = per81
                             return
-                        x_chip_81: tuple[Any, ...] = (None,) * n
+                        x_chip_80: tuple[Any, ...] = (None,) * n
                     else:
                         r = 0
-                        x_chip_81 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
+                        x_chip_80 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
                     # 195:3 let vetoes
                     st -= 1
                     if not st:
                         _over(195, 3)
-                    t89 = 0
-                    for x_q_88 in _BITS[L[10]]:
-                        t91 = x_chip_81[x_q_88]
-                        if t91 is None:
+                    t88 = 0
+                    for x_q_87 in _BITS[L[6]]:
+                        t90 = x_chip_80[x_q_87]
+                        if t90 is None:
                             _raise('incomplete', 'this player made no choice here', 195, 35)
-                        if (_K7[t91] == 1):
-                            t89 |= 1 << x_q_88
-                    x_vetoes_92 = t89
+                        if (_K7[t90] == 1):
+                            t88 |= 1 << x_q_87
+                    x_vetoes_91 = t88
                     # 196:3 if
                     st -= 1
                     if not st:
                         _over(196, 3)
-                    if (x_vetoes_92.bit_count() > 0):
+                    if (x_vetoes_91.bit_count() > 0):
                         # 199:5 for each q
                         st -= 1
                         if not st:
                             _over(199, 5)
-                        for x_q_94 in _BITS[x_vetoes_92]:
+                        for x_q_93 in _BITS[x_vetoes_91]:
                             # 200:7 move to on
                             st -= 1
                             if not st:
                                 _over(200, 7)
-                            t95 = x_chip_81[x_q_94]
-                            if t95 is None:
+                            t94 = x_chip_80[x_q_93]
+                            if t94 is None:
                                 _raise('incomplete', 'this player made no choice here', 200, 12)
-                            t96 = 15 + L[9]
-                            b97 = 1 << t95
-                            o98 = loc[t95]
-                            Z[o98] ^= b97
-                            Z[t96] |= b97
-                            loc[t95] = t96
-                            for g99 in _STALE[o98]:
-                                C[g99].clear()
+                            t95 = 15 + L[5]
+                            b96 = 1 << t94
+                            o97 = loc[t94]
+                            Z[o97] ^= b96
+                            Z[t95] |= b96
+                            loc[t94] = t95
+                            for g98 in _STALE[o97]:
+                                C[g98].clear()
                             C[1].clear()
                             C[3].clear()
                             # 201:7 set no_uses
                             st -= 1
                             if not st:
                                 _over(201, 7)
-                            t100 = (V[54 + x_q_94] + 1)
-                            if t100 < 0 or t100 > 2:
-                                _raise('range', "'no_uses' would become " + str(t100) + ', outside 0..2', 201, 7)
-                            V[54 + x_q_94] = t100
+                            t99 = (V[54 + x_q_93] + 1)
+                            if t99 < 0 or t99 > 2:
+                                _raise('range', "'no_uses' would become " + str(t99) + ', outside 0..2', 201, 7)
+                            V[54 + x_q_93] = t99
                             C[2].clear()
                         # 203:5 set decided_valid
                         st -= 1
                         if not st:
                             _over(203, 5)
-                        V[27 + L[9]] = False
+                        V[27 + L[5]] = False
                         # 204:5 say
                         st -= 1
                         if not st:
@@ -1242,7 +1233,7 @@ def _run(S: State, a: Any) -> None:
                         st -= 1
                         if not st:
                             _over(208, 5)
-                        V[27 + L[9]] = True
+                        V[27 + L[5]] = True
                         # 209:5 say
                         st -= 1
                         if not st:
@@ -1268,10 +1259,10 @@ def _run(S: State, a: Any) -> None:
                 S.o = o
                 return
             r = 0
-            b101 = 1 << a
-            o102 = loc[a]
-            Z[o102] ^= b101
-            Z[5] |= b101
+            b100 = 1 << a
+            o101 = loc[a]
+            Z[o101] ^= b100
+            Z[5] |= b100
             loc[a] = 5
             C[1].clear()
             C[3].clear()
@@ -1286,102 +1277,100 @@ def _run(S: State, a: Any) -> None:
             st -= 1
             if not st:
                 _over(278, 3)
-            L[1] = L[0]
         # 698:7 determine(...)
         if not r:
             st -= 1
             if not st:
                 _over(698, 7)
-            L[2] = L[1]
         if not r:
             # 192:3 let who
             st -= 1
             if not st:
                 _over(192, 3)
-            t103 = C[2].get(11)
-            if t103 is None:
-                t103 = D_chip_choosers(S)
-            L[3] = t103
+            t102 = C[2].get(11)
+            if t102 is None:
+                t102 = D_chip_choosers(S)
+            L[1] = t102
         # 193:3 choose each q: chip
         if not r:
             st -= 1
             if not st:
                 _over(193, 3)
-            per105: list[Any] = [None] * n
-            for x_q_106 in _BITS[L[3]]:
-                if (V[54 + x_q_106] == 0):
-                    t107 = Z[10 + x_q_106]
+            per104: list[Any] = [None] * n
+            for x_q_105 in _BITS[L[1]]:
+                if (V[54 + x_q_105] == 0):
+                    t106 = Z[10 + x_q_105]
                 else:
-                    t109 = 0
-                    for x_x_108 in _BITS[Z[10 + x_q_106]]:
-                        if (_K7[x_x_108] == 0):
-                            t109 |= 1 << x_x_108
-                    t107 = t109
-                if not t107:
-                    _raise('incomplete', _pname(x_q_106) + ' must choose (shows) but has no option', 193, 3)
-                per105[x_q_106] = t107
-            if L[3]:
+                    t108 = 0
+                    for x_x_107 in _BITS[Z[10 + x_q_105]]:
+                        if (_K7[x_x_107] == 0):
+                            t108 |= 1 << x_x_107
+                    t106 = t108
+                if not t106:
+                    _raise('incomplete', _pname(x_q_105) + ' must choose (shows) but has no option', 193, 3)
+                per104[x_q_105] = t106
+            if L[1]:
                 S.pc = 7
                 S.cp = -2
-                S.o = per105
+                S.o = per104
                 return
-            x_chip_104: tuple[Any, ...] = (None,) * n
+            x_chip_103: tuple[Any, ...] = (None,) * n
         else:
             r = 0
-            x_chip_104 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
+            x_chip_103 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
         # 195:3 let vetoes
         st -= 1
         if not st:
             _over(195, 3)
-        t112 = 0
-        for x_q_111 in _BITS[L[3]]:
-            t114 = x_chip_104[x_q_111]
-            if t114 is None:
+        t111 = 0
+        for x_q_110 in _BITS[L[1]]:
+            t113 = x_chip_103[x_q_110]
+            if t113 is None:
                 _raise('incomplete', 'this player made no choice here', 195, 35)
-            if (_K7[t114] == 1):
-                t112 |= 1 << x_q_111
-        x_vetoes_115 = t112
+            if (_K7[t113] == 1):
+                t111 |= 1 << x_q_110
+        x_vetoes_114 = t111
         # 196:3 if
         st -= 1
         if not st:
             _over(196, 3)
-        if (x_vetoes_115.bit_count() > 0):
+        if (x_vetoes_114.bit_count() > 0):
             # 199:5 for each q
             st -= 1
             if not st:
                 _over(199, 5)
-            for x_q_117 in _BITS[x_vetoes_115]:
+            for x_q_116 in _BITS[x_vetoes_114]:
                 # 200:7 move to on
                 st -= 1
                 if not st:
                     _over(200, 7)
-                t118 = x_chip_104[x_q_117]
-                if t118 is None:
+                t117 = x_chip_103[x_q_116]
+                if t117 is None:
                     _raise('incomplete', 'this player made no choice here', 200, 12)
-                t119 = 15 + L[2]
-                b120 = 1 << t118
-                o121 = loc[t118]
-                Z[o121] ^= b120
-                Z[t119] |= b120
-                loc[t118] = t119
-                for g122 in _STALE[o121]:
-                    C[g122].clear()
+                t118 = 15 + L[0]
+                b119 = 1 << t117
+                o120 = loc[t117]
+                Z[o120] ^= b119
+                Z[t118] |= b119
+                loc[t117] = t118
+                for g121 in _STALE[o120]:
+                    C[g121].clear()
                 C[1].clear()
                 C[3].clear()
                 # 201:7 set no_uses
                 st -= 1
                 if not st:
                     _over(201, 7)
-                t123 = (V[54 + x_q_117] + 1)
-                if t123 < 0 or t123 > 2:
-                    _raise('range', "'no_uses' would become " + str(t123) + ', outside 0..2', 201, 7)
-                V[54 + x_q_117] = t123
+                t122 = (V[54 + x_q_116] + 1)
+                if t122 < 0 or t122 > 2:
+                    _raise('range', "'no_uses' would become " + str(t122) + ', outside 0..2', 201, 7)
+                V[54 + x_q_116] = t122
                 C[2].clear()
             # 203:5 set decided_valid
             st -= 1
             if not st:
                 _over(203, 5)
-            V[27 + L[2]] = False
+            V[27 + L[0]] = False
             # 204:5 say
             st -= 1
             if not st:
@@ -1391,7 +1380,7 @@ def _run(S: State, a: Any) -> None:
             st -= 1
             if not st:
                 _over(208, 5)
-            V[27 + L[2]] = True
+            V[27 + L[0]] = True
             # 209:5 say
             st -= 1
             if not st:
@@ -1428,10 +1417,10 @@ def _run(S: State, a: Any) -> None:
                             S.o = o
                             return
                         r = 0
-                        b124 = 1 << a
-                        o125 = loc[a]
-                        Z[o125] ^= b124
-                        Z[5] |= b124
+                        b123 = 1 << a
+                        o124 = loc[a]
+                        Z[o124] ^= b123
+                        Z[5] |= b123
                         loc[a] = 5
                         C[1].clear()
                         C[3].clear()
@@ -1446,102 +1435,100 @@ def _run(S: State, a: Any) -> None:
                         st -= 1
                         if not st:
                             _over(278, 3)
-                        L[3] = L[2]
                     # 698:7 determine(...)
                     if not r:
                         st -= 1
                         if not st:
                             _over(698, 7)
-                        L[4] = L[3]
                     if not r:
                         # 192:3 let who
                         st -= 1
                         if not st:
                             _over(192, 3)
-                        t126 = C[2].get(11)
-                        if t126 is None:
-                            t126 = D_chip_choosers(S)
-                        L[5] = t126
+                        t125 = C[2].get(11)
+                        if t125 is None:
+                            t125 = D_chip_choosers(S)
+                        L[3] = t125
                     # 193:3 choose each q: chip
                     if not r:
                         st -= 1
                         if not st:
                             _over(193, 3)
-                        per128: list[Any] = [None] * n
-                        for x_q_129 in _BITS[L[5]]:
-                            if (V[54 + x_q_129] == 0):
-                                t130 = Z[10 + x_q_129]
+                        per127: list[Any] = [None] * n
+                        for x_q_128 in _BITS[L[3]]:
+                            if (V[54 + x_q_128] == 0):
+                                t129 = Z[10 + x_q_128]
                             else:
-                                t132 = 0
-                                for x_x_131 in _BITS[Z[10 + x_q_129]]:
-                                    if (_K7[x_x_131] == 0):
-                                        t132 |= 1 << x_x_131
-                                t130 = t132
-                            if not t130:
-                                _raise('incomplete', _pname(x_q_129) + ' must choose (shows) but has no option', 193, 3)
-                            per128[x_q_129] = t130
-                        if L[5]:
+                                t131 = 0
+                                for x_x_130 in _BITS[Z[10 + x_q_128]]:
+                                    if (_K7[x_x_130] == 0):
+                                        t131 |= 1 << x_x_130
+                                t129 = t131
+                            if not t129:
+                                _raise('incomplete', _pname(x_q_128) + ' must choose (shows) but has no option', 193, 3)
+                            per127[x_q_128] = t129
+                        if L[3]:
                             S.pc = 9
                             S.cp = -2
-                            S.o = per128
+                            S.o = per127
                             return
-                        x_chip_127: tuple[Any, ...] = (None,) * n
+                        x_chip_126: tuple[Any, ...] = (None,) * n
                     else:
                         r = 0
-                        x_chip_127 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
+                        x_chip_126 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
                     # 195:3 let vetoes
                     st -= 1
                     if not st:
                         _over(195, 3)
-                    t135 = 0
-                    for x_q_134 in _BITS[L[5]]:
-                        t137 = x_chip_127[x_q_134]
-                        if t137 is None:
+                    t134 = 0
+                    for x_q_133 in _BITS[L[3]]:
+                        t136 = x_chip_126[x_q_133]
+                        if t136 is None:
                             _raise('incomplete', 'this player made no choice here', 195, 35)
-                        if (_K7[t137] == 1):
-                            t135 |= 1 << x_q_134
-                    x_vetoes_138 = t135
+                        if (_K7[t136] == 1):
+                            t134 |= 1 << x_q_133
+                    x_vetoes_137 = t134
                     # 196:3 if
                     st -= 1
                     if not st:
                         _over(196, 3)
-                    if (x_vetoes_138.bit_count() > 0):
+                    if (x_vetoes_137.bit_count() > 0):
                         # 199:5 for each q
                         st -= 1
                         if not st:
                             _over(199, 5)
-                        for x_q_140 in _BITS[x_vetoes_138]:
+                        for x_q_139 in _BITS[x_vetoes_137]:
                             # 200:7 move to on
                             st -= 1
                             if not st:
                                 _over(200, 7)
-                            t141 = x_chip_127[x_q_140]
-                            if t141 is None:
+                            t140 = x_chip_126[x_q_139]
+                            if t140 is None:
                                 _raise('incomplete', 'this player made no choice here', 200, 12)
-                            t142 = 15 + L[4]
-                            b143 = 1 << t141
-                            o144 = loc[t141]
-                            Z[o144] ^= b143
-                            Z[t142] |= b143
-                            loc[t141] = t142
-                            for g145 in _STALE[o144]:
-                                C[g145].clear()
+                            t141 = 15 + L[2]
+                            b142 = 1 << t140
+                            o143 = loc[t140]
+                            Z[o143] ^= b142
+                            Z[t141] |= b142
+                            loc[t140] = t141
+                            for g144 in _STALE[o143]:
+                                C[g144].clear()
                             C[1].clear()
                             C[3].clear()
                             # 201:7 set no_uses
                             st -= 1
                             if not st:
                                 _over(201, 7)
-                            t146 = (V[54 + x_q_140] + 1)
-                            if t146 < 0 or t146 > 2:
-                                _raise('range', "'no_uses' would become " + str(t146) + ', outside 0..2', 201, 7)
-                            V[54 + x_q_140] = t146
+                            t145 = (V[54 + x_q_139] + 1)
+                            if t145 < 0 or t145 > 2:
+                                _raise('range', "'no_uses' would become " + str(t145) + ', outside 0..2', 201, 7)
+                            V[54 + x_q_139] = t145
                             C[2].clear()
                         # 203:5 set decided_valid
                         st -= 1
                         if not st:
                             _over(203, 5)
-                        V[27 + L[4]] = False
+                        V[27 + L[2]] = False
                         # 204:5 say
                         st -= 1
                         if not st:
@@ -1551,7 +1538,7 @@ def _run(S: State, a: Any) -> None:
                         st -= 1
                         if not st:
                             _over(208, 5)
-                        V[27 + L[4]] = True
+                        V[27 + L[2]] = True
                         # 209:5 say
                         st -= 1
                         if not st:
@@ -1561,11 +1548,11 @@ def _run(S: State, a: Any) -> None:
                     st -= 1
                     if not st:
                         _over(396, 7)
-                    t147 = ((1 << n) - 1)
-                    t148 = C[0].get(0)
-                    if t148 is None:
-                        t148 = D_start_player(S)
-                    L[2] = _turn(t148, t147, n, 1)
+                    t146 = ((1 << n) - 1)
+                    t147 = C[0].get(0)
+                    if t147 is None:
+                        t147 = D_start_player(S)
+                    L[2] = _turn(t147, t146, n, 1)
                     L[3] = 0
                 while True:
                     if not r:
@@ -1577,35 +1564,34 @@ def _run(S: State, a: Any) -> None:
                         st -= 1
                         if not st:
                             _over(397, 9)
-                        L[5] = L[4]
                     if r <= 10:
                         # 267:3 choose c
                         if not r:
                             st -= 1
                             if not st:
                                 _over(267, 3)
-                            t149 = Z[1 + L[5]]
-                            if not t149:
-                                _raise('incomplete', _pname(L[5]) + ' must choose (puts as informant) but has no option', 267, 3)
+                            t148 = Z[1 + L[4]]
+                            if not t148:
+                                _raise('incomplete', _pname(L[4]) + ' must choose (puts as informant) but has no option', 267, 3)
                             S.pc = 10
-                            S.cp = L[5]
-                            S.o = t149
+                            S.cp = L[4]
+                            S.o = t148
                             return
                         r = 0
-                        L[6] = a
+                        L[5] = a
                     if not r:
                         # 268:3 move to field
                         st -= 1
                         if not st:
                             _over(268, 3)
-                        c150 = L[6]
-                        b151 = 1 << c150
-                        o152 = loc[c150]
-                        Z[o152] ^= b151
-                        Z[5] |= b151
-                        loc[c150] = 5
-                        for g153 in _STALE[o152]:
-                            C[g153].clear()
+                        c149 = L[5]
+                        b150 = 1 << c149
+                        o151 = loc[c149]
+                        Z[o151] ^= b150
+                        Z[5] |= b150
+                        loc[c149] = 5
+                        for g152 in _STALE[o151]:
+                            C[g152].clear()
                         C[1].clear()
                         C[3].clear()
                     if not r:
@@ -1618,146 +1604,140 @@ def _run(S: State, a: Any) -> None:
                         st -= 1
                         if not st:
                             _over(270, 3)
-                        L[7] = L[6]
-                        L[8] = L[5]
                     if r <= 12:
                         # 539:7 if
                         if r:
-                            c154 = True
+                            c153 = True
                         else:
                             st -= 1
                             if not st:
                                 _over(539, 7)
-                            c154 = ((_K1[L[7]] == 2) or (_K1[L[7]] == 3))
-                        if c154:
+                            c153 = ((_K1[L[5]] == 2) or (_K1[L[5]] == 3))
+                        if c153:
                             if r <= 11:
                                 # 540:9 name_target(...)
                                 if not r:
                                     st -= 1
                                     if not st:
                                         _over(540, 9)
-                                    L[9] = L[7]
-                                    L[10] = L[8]
                                 # 651:7 if
                                 if r:
-                                    c155 = True
+                                    c154 = True
                                 else:
                                     st -= 1
                                     if not st:
                                         _over(651, 7)
-                                    if (_K1[L[9]] == 2):
-                                        t157 = 0
-                                        for x_i_156 in _BITS[Z[5]]:
-                                            if (x_i_156 != L[9]):
-                                                t157 |= 1 << x_i_156
-                                        t166 = t157
+                                    if (_K1[L[5]] == 2):
+                                        t156 = 0
+                                        for x_i_155 in _BITS[Z[5]]:
+                                            if (x_i_155 != L[5]):
+                                                t156 |= 1 << x_i_155
+                                        t165 = t156
                                     else:
-                                        t160 = 0
-                                        for x_i_159 in _BITS[Z[5]]:
-                                            t165 = (x_i_159 != L[9])
-                                            if t165:
-                                                t163 = False
-                                                for x_x_162 in _BITS[Z[15 + x_i_159]]:
-                                                    if (_K7[x_x_162] == 1):
-                                                        t163 = True
+                                        t159 = 0
+                                        for x_i_158 in _BITS[Z[5]]:
+                                            t164 = (x_i_158 != L[5])
+                                            if t164:
+                                                t162 = False
+                                                for x_x_161 in _BITS[Z[15 + x_i_158]]:
+                                                    if (_K7[x_x_161] == 1):
+                                                        t162 = True
                                                         break
-                                                t165 = t163
-                                            if t165:
-                                                t160 |= 1 << x_i_159
-                                        t166 = t160
-                                    c155 = (t166.bit_count() > 0)
-                                if c155:
+                                                t164 = t162
+                                            if t164:
+                                                t159 |= 1 << x_i_158
+                                        t165 = t159
+                                    c154 = (t165.bit_count() > 0)
+                                if c154:
                                     # 652:9 choose t
                                     if not r:
                                         st -= 1
                                         if not st:
                                             _over(652, 9)
-                                        if (_K1[L[9]] == 2):
-                                            t169 = 0
-                                            for x_i_168 in _BITS[Z[5]]:
-                                                if (x_i_168 != L[9]):
-                                                    t169 |= 1 << x_i_168
-                                            t178 = t169
+                                        if (_K1[L[5]] == 2):
+                                            t168 = 0
+                                            for x_i_167 in _BITS[Z[5]]:
+                                                if (x_i_167 != L[5]):
+                                                    t168 |= 1 << x_i_167
+                                            t177 = t168
                                         else:
-                                            t172 = 0
-                                            for x_i_171 in _BITS[Z[5]]:
-                                                t177 = (x_i_171 != L[9])
-                                                if t177:
-                                                    t175 = False
-                                                    for x_x_174 in _BITS[Z[15 + x_i_171]]:
-                                                        if (_K7[x_x_174] == 1):
-                                                            t175 = True
+                                            t171 = 0
+                                            for x_i_170 in _BITS[Z[5]]:
+                                                t176 = (x_i_170 != L[5])
+                                                if t176:
+                                                    t174 = False
+                                                    for x_x_173 in _BITS[Z[15 + x_i_170]]:
+                                                        if (_K7[x_x_173] == 1):
+                                                            t174 = True
                                                             break
-                                                    t177 = t175
-                                                if t177:
-                                                    t172 |= 1 << x_i_171
-                                            t178 = t172
-                                        if not t178:
-                                            _raise('incomplete', _pname(L[10]) + ' must choose (targets) but has no option', 652, 9)
+                                                    t176 = t174
+                                                if t176:
+                                                    t171 |= 1 << x_i_170
+                                            t177 = t171
+                                        if not t177:
+                                            _raise('incomplete', _pname(L[4]) + ' must choose (targets) but has no option', 652, 9)
                                         S.pc = 11
-                                        S.cp = L[10]
-                                        S.o = t178
+                                        S.cp = L[4]
+                                        S.o = t177
                                         return
                                     r = 0
-                                    x_t_167 = a
+                                    x_t_166 = a
                                     # 653:9 set target_of
                                     st -= 1
                                     if not st:
                                         _over(653, 9)
-                                    t179 = (1 << x_t_167)
-                                    V[L[9]] = t179
+                                    t178 = (1 << x_t_166)
+                                    V[L[5]] = t178
                             # 541:9 apply_effect(...)
                             if not r:
                                 st -= 1
                                 if not st:
                                     _over(541, 9)
-                                L[9] = L[7]
-                                L[10] = L[8]
                             # 235:3 for each t
                             if not r:
                                 st -= 1
                                 if not st:
                                     _over(235, 3)
-                                t180 = V[L[9]]
-                                L[11] = _BITS[t180]
-                                L[12] = 0
+                                t179 = V[L[5]]
+                                L[6] = _BITS[t179]
+                                L[7] = 0
                             while True:
                                 if not r:
-                                    if L[12] >= len(L[11]):
+                                    if L[7] >= len(L[6]):
                                         break
-                                    L[13] = L[11][L[12]]
+                                    L[8] = L[6][L[7]]
                                 # 236:5 if
                                 if r:
-                                    c181 = False
+                                    c180 = False
                                 else:
                                     st -= 1
                                     if not st:
                                         _over(236, 5)
-                                    c181 = (_K1[L[9]] == 2)
-                                if c181:
+                                    c180 = (_K1[L[5]] == 2)
+                                if c180:
                                     # 237:7 if
                                     st -= 1
                                     if not st:
                                         _over(237, 7)
-                                    t183 = C[0].get(3)
-                                    if t183 is None:
-                                        t183 = D_gray_chip(S)
-                                    if ((t183 & ~Z[14]).bit_count() == 0):
+                                    t182 = C[0].get(3)
+                                    if t182 is None:
+                                        t182 = D_gray_chip(S)
+                                    if ((t182 & ~Z[14]).bit_count() == 0):
                                         # 240:9 move to on
                                         st -= 1
                                         if not st:
                                             _over(240, 9)
-                                        t184 = C[0].get(3)
-                                        if t184 is None:
-                                            t184 = D_gray_chip(S)
-                                        t185 = 15 + L[13]
-                                        for c186 in _BITS[t184]:
-                                            o187 = loc[c186]
-                                            Z[o187] ^= 1 << c186
-                                            loc[c186] = t185
-                                            for g188 in _STALE[o187]:
-                                                C[g188].clear()
-                                        Z[t185] |= t184
+                                        t183 = C[0].get(3)
+                                        if t183 is None:
+                                            t183 = D_gray_chip(S)
+                                        t184 = 15 + L[8]
+                                        for c185 in _BITS[t183]:
+                                            o186 = loc[c185]
+                                            Z[o186] ^= 1 << c185
+                                            loc[c185] = t184
+                                            for g187 in _STALE[o186]:
+                                                C[g187].clear()
+                                        Z[t184] |= t183
                                         C[1].clear()
                                         C[3].clear()
                                         # 241:9 say
@@ -1775,75 +1755,74 @@ def _run(S: State, a: Any) -> None:
                                         st -= 1
                                         if not st:
                                             _over(246, 7)
-                                        t190 = 0
-                                        for x_x_189 in _BITS[Z[15 + L[13]]]:
-                                            if (_K7[x_x_189] == 1):
-                                                t190 |= 1 << x_x_189
-                                        L[14] = t190
+                                        t189 = 0
+                                        for x_x_188 in _BITS[Z[15 + L[8]]]:
+                                            if (_K7[x_x_188] == 1):
+                                                t189 |= 1 << x_x_188
+                                        L[9] = t189
                                     # 247:7 if
                                     if r:
-                                        c192 = True
+                                        c191 = True
                                     else:
                                         st -= 1
                                         if not st:
                                             _over(247, 7)
-                                        c192 = (L[14].bit_count() > 0)
-                                    if c192:
+                                        c191 = (L[9].bit_count() > 0)
+                                    if c191:
                                         # 250:9 choose x
                                         if not r:
                                             st -= 1
                                             if not st:
                                                 _over(250, 9)
-                                            if not L[14]:
-                                                _raise('incomplete', _pname(L[10]) + ' must choose (removes) but has no option', 250, 9)
+                                            if not L[9]:
+                                                _raise('incomplete', _pname(L[4]) + ' must choose (removes) but has no option', 250, 9)
                                             S.pc = 12
-                                            S.cp = L[10]
-                                            S.o = L[14]
+                                            S.cp = L[4]
+                                            S.o = L[9]
                                             return
                                         r = 0
-                                        x_x_193 = a
+                                        x_x_192 = a
                                         # 251:9 give_back(...)
                                         st -= 1
                                         if not st:
                                             _over(251, 9)
-                                        x_x_194 = x_x_193
                                         # 625:7 if
                                         st -= 1
                                         if not st:
                                             _over(625, 7)
-                                        if (_K0[x_x_194] == 4):
+                                        if (_K0[x_x_192] == 4):
                                             # 626:9 move to common
                                             st -= 1
                                             if not st:
                                                 _over(626, 9)
-                                            b196 = 1 << x_x_194
-                                            o197 = loc[x_x_194]
-                                            Z[o197] ^= b196
-                                            Z[14] |= b196
-                                            loc[x_x_194] = 14
-                                            for g198 in _STALE[o197]:
-                                                C[g198].clear()
+                                            b194 = 1 << x_x_192
+                                            o195 = loc[x_x_192]
+                                            Z[o195] ^= b194
+                                            Z[14] |= b194
+                                            loc[x_x_192] = 14
+                                            for g196 in _STALE[o195]:
+                                                C[g196].clear()
                                         else:
                                             # 628:9 move to chips
                                             st -= 1
                                             if not st:
                                                 _over(628, 9)
-                                            t200: int = 0
-                                            k201 = 0
-                                            for x_q_199 in _BITS[((1 << n) - 1)]:
-                                                if (D_colour_of(S, x_q_199) == _K0[x_x_194]):
-                                                    t200 = x_q_199
-                                                    k201 += 1
-                                            if k201 != 1:
-                                                _the_fail(k201, 130, 61)
-                                            t202 = 10 + t200
-                                            b203 = 1 << x_x_194
-                                            o204 = loc[x_x_194]
-                                            Z[o204] ^= b203
-                                            Z[t202] |= b203
-                                            loc[x_x_194] = t202
-                                            for g205 in _STALE[o204]:
-                                                C[g205].clear()
+                                            t198: int = 0
+                                            k199 = 0
+                                            for x_q_197 in _BITS[((1 << n) - 1)]:
+                                                if (D_colour_of(S, x_q_197) == _K0[x_x_192]):
+                                                    t198 = x_q_197
+                                                    k199 += 1
+                                            if k199 != 1:
+                                                _the_fail(k199, 130, 61)
+                                            t200 = 10 + t198
+                                            b201 = 1 << x_x_192
+                                            o202 = loc[x_x_192]
+                                            Z[o202] ^= b201
+                                            Z[t200] |= b201
+                                            loc[x_x_192] = t200
+                                            for g203 in _STALE[o202]:
+                                                C[g203].clear()
                                         # 252:9 say
                                         st -= 1
                                         if not st:
@@ -1853,102 +1832,101 @@ def _run(S: State, a: Any) -> None:
                                         st -= 1
                                         if not st:
                                             _over(254, 9)
-                                L[12] += 1
+                                L[7] += 1
                     # 543:7 determine(...)
                     if not r:
                         st -= 1
                         if not st:
                             _over(543, 7)
-                        L[9] = L[7]
                     if not r:
                         # 192:3 let who
                         st -= 1
                         if not st:
                             _over(192, 3)
-                        t206 = C[2].get(11)
-                        if t206 is None:
-                            t206 = D_chip_choosers(S)
-                        L[10] = t206
+                        t204 = C[2].get(11)
+                        if t204 is None:
+                            t204 = D_chip_choosers(S)
+                        L[6] = t204
                     # 193:3 choose each q: chip
                     if not r:
                         st -= 1
                         if not st:
                             _over(193, 3)
-                        per208: list[Any] = [None] * n
-                        for x_q_209 in _BITS[L[10]]:
-                            if (V[54 + x_q_209] == 0):
-                                t210 = Z[10 + x_q_209]
+                        per206: list[Any] = [None] * n
+                        for x_q_207 in _BITS[L[6]]:
+                            if (V[54 + x_q_207] == 0):
+                                t208 = Z[10 + x_q_207]
                             else:
-                                t212 = 0
-                                for x_x_211 in _BITS[Z[10 + x_q_209]]:
-                                    if (_K7[x_x_211] == 0):
-                                        t212 |= 1 << x_x_211
-                                t210 = t212
-                            if not t210:
-                                _raise('incomplete', _pname(x_q_209) + ' must choose (shows) but has no option', 193, 3)
-                            per208[x_q_209] = t210
-                        if L[10]:
+                                t210 = 0
+                                for x_x_209 in _BITS[Z[10 + x_q_207]]:
+                                    if (_K7[x_x_209] == 0):
+                                        t210 |= 1 << x_x_209
+                                t208 = t210
+                            if not t208:
+                                _raise('incomplete', _pname(x_q_207) + ' must choose (shows) but has no option', 193, 3)
+                            per206[x_q_207] = t208
+                        if L[6]:
                             S.pc = 13
                             S.cp = -2
-                            S.o = per208
+                            S.o = per206
                             return
-                        x_chip_207: tuple[Any, ...] = (None,) * n
+                        x_chip_205: tuple[Any, ...] = (None,) * n
                     else:
                         r = 0
-                        x_chip_207 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
+                        x_chip_205 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
                     # 195:3 let vetoes
                     st -= 1
                     if not st:
                         _over(195, 3)
-                    t215 = 0
-                    for x_q_214 in _BITS[L[10]]:
-                        t217 = x_chip_207[x_q_214]
-                        if t217 is None:
+                    t213 = 0
+                    for x_q_212 in _BITS[L[6]]:
+                        t215 = x_chip_205[x_q_212]
+                        if t215 is None:
                             _raise('incomplete', 'this player made no choice here', 195, 35)
-                        if (_K7[t217] == 1):
-                            t215 |= 1 << x_q_214
-                    x_vetoes_218 = t215
+                        if (_K7[t215] == 1):
+                            t213 |= 1 << x_q_212
+                    x_vetoes_216 = t213
                     # 196:3 if
                     st -= 1
                     if not st:
                         _over(196, 3)
-                    if (x_vetoes_218.bit_count() > 0):
+                    if (x_vetoes_216.bit_count() > 0):
                         # 199:5 for each q
                         st -= 1
                         if not st:
                             _over(199, 5)
-                        for x_q_220 in _BITS[x_vetoes_218]:
+                        for x_q_218 in _BITS[x_vetoes_216]:
                             # 200:7 move to on
                             st -= 1
                             if not st:
                                 _over(200, 7)
-                            t221 = x_chip_207[x_q_220]
-                            if t221 is None:
+                            t219 = x_chip_205[x_q_218]
+                            if t219 is None:
                                 _raise('incomplete', 'this player made no choice here', 200, 12)
-                            t222 = 15 + L[9]
-                            b223 = 1 << t221
-                            o224 = loc[t221]
-                            Z[o224] ^= b223
-                            Z[t222] |= b223
-                            loc[t221] = t222
-                            for g225 in _STALE[o224]:
-                                C[g225].clear()
+                            t220 = 15 + L[5]
+                            b221 = 1 << t219
+                            o222 = loc[t219]
+                            Z[o222] ^= b221
+                            Z[t220] |= b221
+                            loc[t219] = t220
+                            for g223 in _STALE[o222]:
+                                C[g223].clear()
                             C[1].clear()
                             C[3].clear()
                             # 201:7 set no_uses
                             st -= 1
                             if not st:
                                 _over(201, 7)
-                            t226 = (V[54 + x_q_220] + 1)
-                            if t226 < 0 or t226 > 2:
-                                _raise('range', "'no_uses' would become " + str(t226) + ', outside 0..2', 201, 7)
-                            V[54 + x_q_220] = t226
+                            t224 = (V[54 + x_q_218] + 1)
+                            if t224 < 0 or t224 > 2:
+                                _raise('range', "'no_uses' would become " + str(t224) + ', outside 0..2', 201, 7)
+                            V[54 + x_q_218] = t224
                             C[2].clear()
                         # 203:5 set decided_valid
                         st -= 1
                         if not st:
                             _over(203, 5)
-                        V[27 + L[9]] = False
+                        V[27 + L[5]] = False
                         # 204:5 say
                         st -= 1
                         if not st:
@@ -1958,7 +1936,7 @@ def _run(S: State, a: Any) -> None:
                         st -= 1
                         if not st:
                             _over(208, 5)
-                        V[27 + L[9]] = True
+                        V[27 + L[5]] = True
                         # 209:5 say
                         st -= 1
                         if not st:
@@ -1984,10 +1962,10 @@ def _run(S: State, a: Any) -> None:
                 S.o = o
                 return
             r = 0
-            b227 = 1 << a
-            o228 = loc[a]
-            Z[o228] ^= b227
-            Z[5] |= b227
+            b225 = 1 << a
+            o226 = loc[a]
+            Z[o226] ^= b225
+            Z[5] |= b225
             loc[a] = 5
             C[1].clear()
             C[3].clear()
@@ -2002,102 +1980,100 @@ def _run(S: State, a: Any) -> None:
             st -= 1
             if not st:
                 _over(278, 3)
-            L[1] = L[0]
         # 698:7 determine(...)
         if not r:
             st -= 1
             if not st:
                 _over(698, 7)
-            L[2] = L[1]
         if not r:
             # 192:3 let who
             st -= 1
             if not st:
                 _over(192, 3)
-            t229 = C[2].get(11)
-            if t229 is None:
-                t229 = D_chip_choosers(S)
-            L[3] = t229
+            t227 = C[2].get(11)
+            if t227 is None:
+                t227 = D_chip_choosers(S)
+            L[1] = t227
         # 193:3 choose each q: chip
         if not r:
             st -= 1
             if not st:
                 _over(193, 3)
-            per231: list[Any] = [None] * n
-            for x_q_232 in _BITS[L[3]]:
-                if (V[54 + x_q_232] == 0):
-                    t233 = Z[10 + x_q_232]
+            per229: list[Any] = [None] * n
+            for x_q_230 in _BITS[L[1]]:
+                if (V[54 + x_q_230] == 0):
+                    t231 = Z[10 + x_q_230]
                 else:
-                    t235 = 0
-                    for x_x_234 in _BITS[Z[10 + x_q_232]]:
-                        if (_K7[x_x_234] == 0):
-                            t235 |= 1 << x_x_234
-                    t233 = t235
-                if not t233:
-                    _raise('incomplete', _pname(x_q_232) + ' must choose (shows) but has no option', 193, 3)
-                per231[x_q_232] = t233
-            if L[3]:
+                    t233 = 0
+                    for x_x_232 in _BITS[Z[10 + x_q_230]]:
+                        if (_K7[x_x_232] == 0):
+                            t233 |= 1 << x_x_232
+                    t231 = t233
+                if not t231:
+                    _raise('incomplete', _pname(x_q_230) + ' must choose (shows) but has no option', 193, 3)
+                per229[x_q_230] = t231
+            if L[1]:
                 S.pc = 15
                 S.cp = -2
-                S.o = per231
+                S.o = per229
                 return
-            x_chip_230: tuple[Any, ...] = (None,) * n
+            x_chip_228: tuple[Any, ...] = (None,) * n
         else:
             r = 0
-            x_chip_230 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
+            x_chip_228 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
         # 195:3 let vetoes
         st -= 1
         if not st:
             _over(195, 3)
-        t238 = 0
-        for x_q_237 in _BITS[L[3]]:
-            t240 = x_chip_230[x_q_237]
-            if t240 is None:
+        t236 = 0
+        for x_q_235 in _BITS[L[1]]:
+            t238 = x_chip_228[x_q_235]
+            if t238 is None:
                 _raise('incomplete', 'this player made no choice here', 195, 35)
-            if (_K7[t240] == 1):
-                t238 |= 1 << x_q_237
-        x_vetoes_241 = t238
+            if (_K7[t238] == 1):
+                t236 |= 1 << x_q_235
+        x_vetoes_239 = t236
         # 196:3 if
         st -= 1
         if not st:
             _over(196, 3)
-        if (x_vetoes_241.bit_count() > 0):
+        if (x_vetoes_239.bit_count() > 0):
             # 199:5 for each q
             st -= 1
             if not st:
                 _over(199, 5)
-            for x_q_243 in _BITS[x_vetoes_241]:
+            for x_q_241 in _BITS[x_vetoes_239]:
                 # 200:7 move to on
                 st -= 1
                 if not st:
                     _over(200, 7)
-                t244 = x_chip_230[x_q_243]
-                if t244 is None:
+                t242 = x_chip_228[x_q_241]
+                if t242 is None:
                     _raise('incomplete', 'this player made no choice here', 200, 12)
-                t245 = 15 + L[2]
-                b246 = 1 << t244
-                o247 = loc[t244]
-                Z[o247] ^= b246
-                Z[t245] |= b246
-                loc[t244] = t245
-                for g248 in _STALE[o247]:
-                    C[g248].clear()
+                t243 = 15 + L[0]
+                b244 = 1 << t242
+                o245 = loc[t242]
+                Z[o245] ^= b244
+                Z[t243] |= b244
+                loc[t242] = t243
+                for g246 in _STALE[o245]:
+                    C[g246].clear()
                 C[1].clear()
                 C[3].clear()
                 # 201:7 set no_uses
                 st -= 1
                 if not st:
                     _over(201, 7)
-                t249 = (V[54 + x_q_243] + 1)
-                if t249 < 0 or t249 > 2:
-                    _raise('range', "'no_uses' would become " + str(t249) + ', outside 0..2', 201, 7)
-                V[54 + x_q_243] = t249
+                t247 = (V[54 + x_q_241] + 1)
+                if t247 < 0 or t247 > 2:
+                    _raise('range', "'no_uses' would become " + str(t247) + ', outside 0..2', 201, 7)
+                V[54 + x_q_241] = t247
                 C[2].clear()
             # 203:5 set decided_valid
             st -= 1
             if not st:
                 _over(203, 5)
-            V[27 + L[2]] = False
+            V[27 + L[0]] = False
             # 204:5 say
             st -= 1
             if not st:
@@ -2107,7 +2083,7 @@ def _run(S: State, a: Any) -> None:
             st -= 1
             if not st:
                 _over(208, 5)
-            V[27 + L[2]] = True
+            V[27 + L[0]] = True
             # 209:5 say
             st -= 1
             if not st:
@@ -2124,78 +2100,77 @@ def _run(S: State, a: Any) -> None:
     st -= 1
     if not st:
         _over(369, 3)
-    t250 = ((1 << n) - 1)
-    t251 = C[0].get(0)
-    if t251 is None:
-        t251 = D_start_player(S)
-    for x_p_252 in _turn(t251, t250, n, 1):
+    t248 = ((1 << n) - 1)
+    t249 = C[0].get(0)
+    if t249 is None:
+        t249 = D_start_player(S)
+    for x_p_250 in _turn(t249, t248, n, 1):
         # 370:5 present(...)
         st -= 1
         if not st:
             _over(370, 5)
-        x_p_253 = x_p_252
         # 315:3 let meeting
         st -= 1
         if not st:
             _over(315, 3)
-        t255 = 0
-        for x_c_254 in _BITS[Z[1 + x_p_253]]:
-            t257 = C[1].get(9)
-            if t257 is None:
-                t257 = D_requirement(S)
-            t259 = False
-            for x_i_258 in _BITS[t257]:
-                if D_excludes(S, x_i_258, x_c_254):
-                    t259 = True
+        t252 = 0
+        for x_c_251 in _BITS[Z[1 + x_p_250]]:
+            t254 = C[1].get(9)
+            if t254 is None:
+                t254 = D_requirement(S)
+            t256 = False
+            for x_i_255 in _BITS[t254]:
+                if D_excludes(S, x_i_255, x_c_251):
+                    t256 = True
                     break
-            if (not t259):
-                t255 |= 1 << x_c_254
-        x_meeting_261 = t255
+            if (not t256):
+                t252 |= 1 << x_c_251
+        x_meeting_258 = t252
         # 316:3 if
         st -= 1
         if not st:
             _over(316, 3)
-        if (x_meeting_261.bit_count() > 0):
+        if (x_meeting_258.bit_count() > 0):
             # 317:5 move to presented
             st -= 1
             if not st:
                 _over(317, 5)
-            t264: int = 0
-            k265 = 0
-            for x_c_263 in _BITS[x_meeting_261]:
-                t267 = True
-                for x_d_266 in _BITS[x_meeting_261]:
-                    if not ((x_d_266 == x_c_263) or D_higher(S, x_c_263, x_d_266, (451, 60))):
-                        t267 = False
+            t261: int = 0
+            k262 = 0
+            for x_c_260 in _BITS[x_meeting_258]:
+                t264 = True
+                for x_d_263 in _BITS[x_meeting_258]:
+                    if not ((x_d_263 == x_c_260) or D_higher(S, x_c_260, x_d_263, (451, 60))):
+                        t264 = False
                         break
-                if t267:
-                    t264 = x_c_263
-                    k265 += 1
-            if k265 != 1:
-                _the_fail(k265, 309, 5)
-            t269 = 6 + x_p_253
-            b270 = 1 << t264
-            o271 = loc[t264]
-            Z[o271] ^= b270
-            Z[t269] |= b270
-            loc[t264] = t269
-            for g272 in _STALE[o271]:
-                C[g272].clear()
+                if t264:
+                    t261 = x_c_260
+                    k262 += 1
+            if k262 != 1:
+                _the_fail(k262, 309, 5)
+            t266 = 6 + x_p_250
+            b267 = 1 << t261
+            o268 = loc[t261]
+            Z[o268] ^= b267
+            Z[t266] |= b267
+            loc[t261] = t266
+            for g269 in _STALE[o268]:
+                C[g269].clear()
             C[3].clear()
         else:
             # 321:5 move to presented
             st -= 1
             if not st:
                 _over(321, 5)
-            t273 = Z[1 + x_p_253]
-            t274 = 6 + x_p_253
-            for c275 in _BITS[t273]:
-                o276 = loc[c275]
-                Z[o276] ^= 1 << c275
-                loc[c275] = t274
-                for g277 in _STALE[o276]:
-                    C[g277].clear()
-            Z[t274] |= t273
+            t270 = Z[1 + x_p_250]
+            t271 = 6 + x_p_250
+            for c272 in _BITS[t270]:
+                o273 = loc[c272]
+                Z[o273] ^= 1 << c272
+                loc[c272] = t271
+                for g274 in _STALE[o273]:
+                    C[g274].clear()
+            Z[t271] |= t270
             C[3].clear()
         # 323:3 say
         st -= 1
@@ -2205,11 +2180,11 @@ def _run(S: State, a: Any) -> None:
     st -= 1
     if not st:
         _over(372, 3)
-    t278 = C[3].get(29)
-    if t278 is None:
-        t278 = D_winner(S, (372, 16))
-    t279 = (1 << t278)
-    S.w = t279
+    t275 = C[3].get(29)
+    if t275 is None:
+        t275 = D_winner(S, (372, 16))
+    t276 = (1 << t275)
+    S.w = t276
     S.pc = -1
     S.cp = -4
     return
