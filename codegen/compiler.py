@@ -40,6 +40,7 @@ from rulecheck.dsl.types import (
     TText,
     Type,
 )
+from rulecheck.interpreter.semantics import STEP_BUDGET
 
 from .analysis import Analysis, match_chain
 from .literals import comment_text, ident, pyrepr
@@ -234,6 +235,7 @@ class Compiler:
         self.slot_max = 0
         self.point_counts: dict[int, int] = {}
         self.rest: list[ir.Stmt] = []
+        self.bounded = False
         self.attr_tables: dict[tuple[str, str], str] = {}
         self.unspecified: list[tuple[str, str]] = []
         for k in self.rules.kinds.values():
@@ -938,6 +940,9 @@ class Compiler:
     # ---- the flow -----------------------------------------------------------------------------
 
     def compile_flow(self) -> list[str]:
+        # every statement counts toward the step budget, but when even the whole flow cannot
+        # execute that many statements the count can never exceed it
+        self.bounded = self.statement_bound(self.rules.flow) <= STEP_BUDGET
         self.fn = Fn(1)
         self.scope = Scope()
         self.uses("Z")
@@ -949,7 +954,9 @@ class Compiler:
         # the step budget counts statements between two decisions, so it starts afresh here
         # S.k holds the state's lists (zones, variables, slots, locations, caches) in one tuple
         head = ["    r: int = S.pc", "    st = _STEP_BUDGET + 1", "    Z, V, L, loc, C = S.k", "    n = S.n"]
-        return mark_unread(head + self.fn.lines)
+        if self.bounded:
+            head.remove("    st = _STEP_BUDGET + 1")
+        return mark_unread(head + fill_empty_blocks(self.fn.lines))
 
     def alloc(self) -> str:
         k = self.slot_top
@@ -964,7 +971,38 @@ class Compiler:
         scope.names[name] = loc
         return loc
 
+    def statement_bound(self, stmts: list[ir.Stmt]) -> float:
+        """At most how many statements the block can execute (inf when a loop is unbounded)."""
+        total = 0.0
+        for s in stmts:
+            total += 1
+            if isinstance(s, ir.If):
+                total += max(self.statement_bound(s.then), self.statement_bound(s.else_))
+            elif isinstance(s, ir.ForEach):
+                total += self.members_bound(s.coll) * self.statement_bound(s.body)
+            elif isinstance(s, ir.Repeat):
+                count = s.count.value if isinstance(s.count, ir.Const) else None
+                total += float("inf") if not isinstance(count, int) else max(0, count) * self.statement_bound(s.body)
+            elif isinstance(s, (ir.While, ir.RepeatUntil)):
+                total = float("inf")
+            elif isinstance(s, ir.CallProc):
+                body = self.proc(s.name).body
+                assert body is not None
+                total += self.statement_bound(body)
+        return total
+
+    def members_bound(self, coll: ir.Expr) -> float:
+        """At most how many members a set can have."""
+        t = coll.type
+        if isinstance(coll, ir.IntRange) and isinstance(coll.lo, ir.Const) and isinstance(coll.hi, ir.Const):
+            return max(0, int(coll.hi.value) - int(coll.lo.value) + 1)  # type: ignore[arg-type]
+        if rep_of(t) == "mask":
+            return 8 * ((max(len(self.rules.components), self.layout.maxp, 2, *(len(e.values) for e in self.rules.enums.values())) + 7) // 8)
+        return float("inf")
+
     def tick(self, span: Span) -> None:
+        if self.bounded:
+            return  # the budget cannot run out: no run between two decisions is that long
         # st counts down the statements left in the budget (the interpreter's tick)
         self.emit("st -= 1")
         self.emit("if not st:")
@@ -1414,6 +1452,26 @@ class Compiler:
 
 
 _ASSIGN = re.compile(r"^(\s*)(x_\w+_\d+)(?::[^=]+)? = ")
+_GUARD = re.compile(r"^\s*if (?:not r|r <= \d+):$")
+
+
+def fill_empty_blocks(lines: list[str]) -> list[str]:
+    """Statements that do nothing in an engine (say, shuffle) leave only their comment: a resume
+    guard with nothing under it goes, any other empty block gets ``pass``."""
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.endswith(":") and not stripped.startswith("#"):
+            indent = len(line) - len(line.lstrip())
+            following = next((x for x in lines[i + 1:] if x.strip() and not x.strip().startswith("#")), "")
+            if len(following) - len(following.lstrip()) <= indent:
+                if _GUARD.match(line):
+                    continue
+                out.append(line)
+                out.append(" " * (indent + 4) + "pass")
+                continue
+        out.append(line)
+    return out
 
 
 def mark_unread(lines: list[str]) -> list[str]:

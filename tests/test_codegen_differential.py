@@ -526,3 +526,43 @@ def test_set_of_a_local_inside_a_loop_is_kept() -> None:
 def test_a_local_bound_to_a_number_can_change() -> None:
     interp, _ = _final_out("let k = 0\n  set k = 3")
     assert interp == 3
+
+
+# ---- the step budget --------------------------------------------------------------------------
+
+ENDLESS = """
+game "Endless" { players 2..2 source "x" }
+enum Side { heads "heads", tails "tails" }
+var flips: int = 0 "x" source "x"
+flow source "x" {
+  choose side from Side by player(1) label "calls"
+  if side == heads {
+    while true {
+      set flips = flips + 1
+    }
+  }
+  end winners players
+}
+"""
+
+
+def test_step_budget_stops_an_endless_loop_at_the_same_statement() -> None:
+    """2,000,000 statements without a decision: both back ends stop at the same statement with
+    the same state (the interpreter takes a few seconds to get there)."""
+    TEXTS["endless"] = (ENDLESS, "endless.rules")
+    program, mod = engine("endless", {})
+    i = Game(program, 2).new_initial_state()
+    e = mod.load_game({"players": 2}).new_initial_state()
+    with pytest.raises(RuleError) as expected:
+        i.apply_action(0)
+    with pytest.raises(mod.RuleError) as got:
+        e.apply_action(0)
+    same_error(expected.value, got.value)
+    assert expected.value.kind == "nontermination"
+    assert str(e) == str(i)  # the same number of flips when it stopped
+    # the other branch ends normally
+    i, e = Game(program, 2).new_initial_state(), mod.load_game({"players": 2}).new_initial_state()
+    i.apply_action(1)
+    e.apply_action(1)
+    compare_state(i, e, 2)
+    assert e.is_terminal()

@@ -711,26 +711,15 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
 
 def _run(S: State, a: Any) -> None:
     r: int = S.pc
-    st = _STEP_BUDGET + 1
     Z, V, L, loc, C = S.k
     n = S.n
     if r <= 1:
         # 379:3 setup(...)
         if not r:
-            st -= 1
-            if not st:
-                _over(379, 3)
-        if not r:
             # 292:3 for each p
-            st -= 1
-            if not st:
-                _over(292, 3)
             t1 = ((1 << n) - 1)
             for x_p_2 in _BITS[t1]:
                 # 293:5 move to chips
-                st -= 1
-                if not st:
-                    _over(293, 5)
                 t4 = 0
                 for x_x_3 in _BITS[Z[43]]:
                     if (_K0[x_x_3] == D_colour_of(S, x_p_2)):
@@ -745,13 +734,7 @@ def _run(S: State, a: Any) -> None:
                 Z[t6] |= t4
         if not r:
             # 295:3 place_gray(...)
-            st -= 1
-            if not st:
-                _over(295, 3)
             # 723:7 move to common
-            st -= 1
-            if not st:
-                _over(723, 7)
             t10 = C[0].get(3)
             if t10 is None:
                 t10 = D_gray_chip(S)
@@ -762,25 +745,11 @@ def _run(S: State, a: Any) -> None:
                 for g13 in _STALE[o12]:
                     C[g13].clear()
             Z[14] |= t10
-        if not r:
             # 296:3 set_aside_unused(...)
-            st -= 1
-            if not st:
-                _over(296, 3)
             # 745:7 say
-            st -= 1
-            if not st:
-                _over(745, 7)
-        if not r:
             # 297:3 shuffle deck
-            st -= 1
-            if not st:
-                _over(297, 3)
         # 298:3 for each p
         if not r:
-            st -= 1
-            if not st:
-                _over(298, 3)
             t14 = ((1 << n) - 1)
             t15 = C[0].get(0)
             if t15 is None:
@@ -794,9 +763,6 @@ def _run(S: State, a: Any) -> None:
                 L[2] = L[0][L[1]]
             # 299:5 draw from deck to hand
             if not r:
-                st -= 1
-                if not st:
-                    _over(299, 5)
                 t16 = 1 + L[2]
                 L[3] = t16
                 L[4] = 0
@@ -824,17 +790,11 @@ def _run(S: State, a: Any) -> None:
     if r:
         c20 = r <= 7
     else:
-        st -= 1
-        if not st:
-            _over(380, 3)
         c20 = (n >= 3)
     if c20:
         if r <= 5:
             # 383:5 repeat
             if not r:
-                st -= 1
-                if not st:
-                    _over(383, 5)
                 L[0] = 2
                 L[1] = 0
             while True:
@@ -842,9 +802,6 @@ def _run(S: State, a: Any) -> None:
                     break
                 # 384:7 for each p
                 if not r:
-                    st -= 1
-                    if not st:
-                        _over(384, 7)
                     t21 = ((1 << n) - 1)
                     t22 = C[0].get(0)
                     if t22 is None:
@@ -857,16 +814,9 @@ def _run(S: State, a: Any) -> None:
                             break
                         L[4] = L[2][L[3]]
                     # 385:9 turn(...)
-                    if not r:
-                        st -= 1
-                        if not st:
-                            _over(385, 9)
                     if r <= 2:
                         # 267:3 choose c
                         if not r:
-                            st -= 1
-                            if not st:
-                                _over(267, 3)
                             t23 = Z[1 + L[4]]
                             if not t23:
                                 _raise('incomplete', _pname(L[4]) + ' must choose (puts as informant) but has no option', 267, 3)
@@ -878,9 +828,6 @@ def _run(S: State, a: Any) -> None:
                         L[5] = a
                     if not r:
                         # 268:3 move to field
-                        st -= 1
-                        if not st:
-                            _over(268, 3)
                         c24 = L[5]
                         b25 = 1 << c24
                         o26 = loc[c24]
@@ -891,39 +838,21 @@ def _run(S: State, a: Any) -> None:
                             C[g27].clear()
                         C[1].clear()
                         C[3].clear()
-                    if not r:
                         # 269:3 say
-                        st -= 1
-                        if not st:
-                            _over(269, 3)
                     # 270:3 resolve(...)
-                    if not r:
-                        st -= 1
-                        if not st:
-                            _over(270, 3)
                     if r <= 4:
                         # 539:7 if
                         if r:
                             c28 = True
                         else:
-                            st -= 1
-                            if not st:
-                                _over(539, 7)
                             c28 = ((_K1[L[5]] == 2) or (_K1[L[5]] == 3))
                         if c28:
                             if r <= 3:
                                 # 540:9 name_target(...)
-                                if not r:
-                                    st -= 1
-                                    if not st:
-                                        _over(540, 9)
                                 # 651:7 if
                                 if r:
                                     c29 = True
                                 else:
-                                    st -= 1
-                                    if not st:
-                                        _over(651, 7)
                                     if (_K1[L[5]] == 2):
                                         t31 = 0
                                         for x_i_30 in _BITS[Z[5]]:
@@ -948,9 +877,6 @@ def _run(S: State, a: Any) -> None:
                                 if c29:
                                     # 652:9 choose t
                                     if not r:
-                                        st -= 1
-                                        if not st:
-                                            _over(652, 9)
                                         if (_K1[L[5]] == 2):
                                             t43 = 0
                                             for x_i_42 in _BITS[Z[5]]:
@@ -980,21 +906,11 @@ def _run(S: State, a: Any) -> None:
                                     r = 0
                                     x_t_41 = a
                                     # 653:9 set target_of
-                                    st -= 1
-                                    if not st:
-                                        _over(653, 9)
                                     t53 = (1 << x_t_41)
                                     V[L[5]] = t53
                             # 541:9 apply_effect(...)
-                            if not r:
-                                st -= 1
-                                if not st:
-                                    _over(541, 9)
                             # 235:3 for each t
                             if not r:
-                                st -= 1
-                                if not st:
-                                    _over(235, 3)
                                 t54 = V[L[5]]
                                 L[6] = _BITS[t54]
                                 L[7] = 0
@@ -1007,23 +923,14 @@ def _run(S: State, a: Any) -> None:
                                 if r:
                                     c55 = False
                                 else:
-                                    st -= 1
-                                    if not st:
-                                        _over(236, 5)
                                     c55 = (_K1[L[5]] == 2)
                                 if c55:
                                     # 237:7 if
-                                    st -= 1
-                                    if not st:
-                                        _over(237, 7)
                                     t57 = C[0].get(3)
                                     if t57 is None:
                                         t57 = D_gray_chip(S)
                                     if ((t57 & ~Z[14]).bit_count() == 0):
                                         # 240:9 move to on
-                                        st -= 1
-                                        if not st:
-                                            _over(240, 9)
                                         t58 = C[0].get(3)
                                         if t58 is None:
                                             t58 = D_gray_chip(S)
@@ -1038,20 +945,12 @@ def _run(S: State, a: Any) -> None:
                                         C[1].clear()
                                         C[3].clear()
                                         # 241:9 say
-                                        st -= 1
-                                        if not st:
-                                            _over(241, 9)
                                     else:
+                                        pass
                                         # 243:9 say
-                                        st -= 1
-                                        if not st:
-                                            _over(243, 9)
                                 else:
                                     if not r:
                                         # 246:7 let can_go
-                                        st -= 1
-                                        if not st:
-                                            _over(246, 7)
                                         t64 = 0
                                         for x_x_63 in _BITS[Z[15 + L[8]]]:
                                             if (_K7[x_x_63] == 1):
@@ -1061,16 +960,10 @@ def _run(S: State, a: Any) -> None:
                                     if r:
                                         c66 = True
                                     else:
-                                        st -= 1
-                                        if not st:
-                                            _over(247, 7)
                                         c66 = (L[9].bit_count() > 0)
                                     if c66:
                                         # 250:9 choose x
                                         if not r:
-                                            st -= 1
-                                            if not st:
-                                                _over(250, 9)
                                             if not L[9]:
                                                 _raise('incomplete', _pname(L[4]) + ' must choose (removes) but has no option', 250, 9)
                                             S.pc = 4
@@ -1080,18 +973,9 @@ def _run(S: State, a: Any) -> None:
                                         r = 0
                                         x_x_67 = a
                                         # 251:9 give_back(...)
-                                        st -= 1
-                                        if not st:
-                                            _over(251, 9)
                                         # 625:7 if
-                                        st -= 1
-                                        if not st:
-                                            _over(625, 7)
                                         if (_K0[x_x_67] == 4):
                                             # 626:9 move to common
-                                            st -= 1
-                                            if not st:
-                                                _over(626, 9)
                                             b69 = 1 << x_x_67
                                             o70 = loc[x_x_67]
                                             Z[o70] ^= b69
@@ -1101,9 +985,6 @@ def _run(S: State, a: Any) -> None:
                                                 C[g71].clear()
                                         else:
                                             # 628:9 move to chips
-                                            st -= 1
-                                            if not st:
-                                                _over(628, 9)
                                             t73: int = 0
                                             k74 = 0
                                             for x_q_72 in _BITS[((1 << n) - 1)]:
@@ -1121,34 +1002,19 @@ def _run(S: State, a: Any) -> None:
                                             for g78 in _STALE[o77]:
                                                 C[g78].clear()
                                         # 252:9 say
-                                        st -= 1
-                                        if not st:
-                                            _over(252, 9)
                                     else:
+                                        pass
                                         # 254:9 say
-                                        st -= 1
-                                        if not st:
-                                            _over(254, 9)
                                 L[7] += 1
                     # 543:7 determine(...)
                     if not r:
-                        st -= 1
-                        if not st:
-                            _over(543, 7)
-                    if not r:
                         # 192:3 let who
-                        st -= 1
-                        if not st:
-                            _over(192, 3)
                         t79 = C[2].get(11)
                         if t79 is None:
                             t79 = D_chip_choosers(S)
                         L[6] = t79
                     # 193:3 choose each q: chip
                     if not r:
-                        st -= 1
-                        if not st:
-                            _over(193, 3)
                         per81: list[Any] = [None] * n
                         for x_q_82 in _BITS[L[6]]:
                             if (V[54 + x_q_82] == 0):
@@ -1172,9 +1038,6 @@ def _run(S: State, a: Any) -> None:
                         r = 0
                         x_chip_80 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
                     # 195:3 let vetoes
-                    st -= 1
-                    if not st:
-                        _over(195, 3)
                     t88 = 0
                     for x_q_87 in _BITS[L[6]]:
                         t90 = x_chip_80[x_q_87]
@@ -1184,19 +1047,10 @@ def _run(S: State, a: Any) -> None:
                             t88 |= 1 << x_q_87
                     x_vetoes_91 = t88
                     # 196:3 if
-                    st -= 1
-                    if not st:
-                        _over(196, 3)
                     if (x_vetoes_91.bit_count() > 0):
                         # 199:5 for each q
-                        st -= 1
-                        if not st:
-                            _over(199, 5)
                         for x_q_93 in _BITS[x_vetoes_91]:
                             # 200:7 move to on
-                            st -= 1
-                            if not st:
-                                _over(200, 7)
                             t94 = x_chip_80[x_q_93]
                             if t94 is None:
                                 _raise('incomplete', 'this player made no choice here', 200, 12)
@@ -1211,46 +1065,24 @@ def _run(S: State, a: Any) -> None:
                             C[1].clear()
                             C[3].clear()
                             # 201:7 set no_uses
-                            st -= 1
-                            if not st:
-                                _over(201, 7)
                             t99 = (V[54 + x_q_93] + 1)
                             if t99 < 0 or t99 > 2:
                                 _raise('range', "'no_uses' would become " + str(t99) + ', outside 0..2', 201, 7)
                             V[54 + x_q_93] = t99
                             C[2].clear()
                         # 203:5 set decided_valid
-                        st -= 1
-                        if not st:
-                            _over(203, 5)
                         V[27 + L[5]] = False
                         # 204:5 say
-                        st -= 1
-                        if not st:
-                            _over(204, 5)
                     else:
                         # 208:5 set decided_valid
-                        st -= 1
-                        if not st:
-                            _over(208, 5)
                         V[27 + L[5]] = True
                         # 209:5 say
-                        st -= 1
-                        if not st:
-                            _over(209, 5)
                     L[3] += 1
                 L[1] += 1
         # 388:5 deck_informant(...)
-        if not r:
-            st -= 1
-            if not st:
-                _over(388, 5)
         if r <= 6:
             # 276:3 draw from deck to field
             if not r:
-                st -= 1
-                if not st:
-                    _over(276, 3)
                 o = Z[0]
                 if not o:
                     _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
@@ -1267,35 +1099,17 @@ def _run(S: State, a: Any) -> None:
             C[1].clear()
             C[3].clear()
             L[0] = a
-        if not r:
             # 277:3 say
-            st -= 1
-            if not st:
-                _over(277, 3)
         # 278:3 deck_chips(...)
-        if not r:
-            st -= 1
-            if not st:
-                _over(278, 3)
         # 698:7 determine(...)
         if not r:
-            st -= 1
-            if not st:
-                _over(698, 7)
-        if not r:
             # 192:3 let who
-            st -= 1
-            if not st:
-                _over(192, 3)
             t102 = C[2].get(11)
             if t102 is None:
                 t102 = D_chip_choosers(S)
             L[1] = t102
         # 193:3 choose each q: chip
         if not r:
-            st -= 1
-            if not st:
-                _over(193, 3)
             per104: list[Any] = [None] * n
             for x_q_105 in _BITS[L[1]]:
                 if (V[54 + x_q_105] == 0):
@@ -1319,9 +1133,6 @@ def _run(S: State, a: Any) -> None:
             r = 0
             x_chip_103 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
         # 195:3 let vetoes
-        st -= 1
-        if not st:
-            _over(195, 3)
         t111 = 0
         for x_q_110 in _BITS[L[1]]:
             t113 = x_chip_103[x_q_110]
@@ -1331,19 +1142,10 @@ def _run(S: State, a: Any) -> None:
                 t111 |= 1 << x_q_110
         x_vetoes_114 = t111
         # 196:3 if
-        st -= 1
-        if not st:
-            _over(196, 3)
         if (x_vetoes_114.bit_count() > 0):
             # 199:5 for each q
-            st -= 1
-            if not st:
-                _over(199, 5)
             for x_q_116 in _BITS[x_vetoes_114]:
                 # 200:7 move to on
-                st -= 1
-                if not st:
-                    _over(200, 7)
                 t117 = x_chip_103[x_q_116]
                 if t117 is None:
                     _raise('incomplete', 'this player made no choice here', 200, 12)
@@ -1358,40 +1160,22 @@ def _run(S: State, a: Any) -> None:
                 C[1].clear()
                 C[3].clear()
                 # 201:7 set no_uses
-                st -= 1
-                if not st:
-                    _over(201, 7)
                 t122 = (V[54 + x_q_116] + 1)
                 if t122 < 0 or t122 > 2:
                     _raise('range', "'no_uses' would become " + str(t122) + ', outside 0..2', 201, 7)
                 V[54 + x_q_116] = t122
                 C[2].clear()
             # 203:5 set decided_valid
-            st -= 1
-            if not st:
-                _over(203, 5)
             V[27 + L[0]] = False
             # 204:5 say
-            st -= 1
-            if not st:
-                _over(204, 5)
         else:
             # 208:5 set decided_valid
-            st -= 1
-            if not st:
-                _over(208, 5)
             V[27 + L[0]] = True
             # 209:5 say
-            st -= 1
-            if not st:
-                _over(209, 5)
     else:
         if r <= 13:
             # 392:5 repeat
             if not r:
-                st -= 1
-                if not st:
-                    _over(392, 5)
                 L[0] = 2
                 L[1] = 0
             while True:
@@ -1399,16 +1183,9 @@ def _run(S: State, a: Any) -> None:
                     break
                 if r <= 9:
                     # 395:7 deck_informant(...)
-                    if not r:
-                        st -= 1
-                        if not st:
-                            _over(395, 7)
                     if r <= 8:
                         # 276:3 draw from deck to field
                         if not r:
-                            st -= 1
-                            if not st:
-                                _over(276, 3)
                             o = Z[0]
                             if not o:
                                 _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
@@ -1425,35 +1202,17 @@ def _run(S: State, a: Any) -> None:
                         C[1].clear()
                         C[3].clear()
                         L[2] = a
-                    if not r:
                         # 277:3 say
-                        st -= 1
-                        if not st:
-                            _over(277, 3)
                     # 278:3 deck_chips(...)
-                    if not r:
-                        st -= 1
-                        if not st:
-                            _over(278, 3)
                     # 698:7 determine(...)
                     if not r:
-                        st -= 1
-                        if not st:
-                            _over(698, 7)
-                    if not r:
                         # 192:3 let who
-                        st -= 1
-                        if not st:
-                            _over(192, 3)
                         t125 = C[2].get(11)
                         if t125 is None:
                             t125 = D_chip_choosers(S)
                         L[3] = t125
                     # 193:3 choose each q: chip
                     if not r:
-                        st -= 1
-                        if not st:
-                            _over(193, 3)
                         per127: list[Any] = [None] * n
                         for x_q_128 in _BITS[L[3]]:
                             if (V[54 + x_q_128] == 0):
@@ -1477,9 +1236,6 @@ def _run(S: State, a: Any) -> None:
                         r = 0
                         x_chip_126 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
                     # 195:3 let vetoes
-                    st -= 1
-                    if not st:
-                        _over(195, 3)
                     t134 = 0
                     for x_q_133 in _BITS[L[3]]:
                         t136 = x_chip_126[x_q_133]
@@ -1489,19 +1245,10 @@ def _run(S: State, a: Any) -> None:
                             t134 |= 1 << x_q_133
                     x_vetoes_137 = t134
                     # 196:3 if
-                    st -= 1
-                    if not st:
-                        _over(196, 3)
                     if (x_vetoes_137.bit_count() > 0):
                         # 199:5 for each q
-                        st -= 1
-                        if not st:
-                            _over(199, 5)
                         for x_q_139 in _BITS[x_vetoes_137]:
                             # 200:7 move to on
-                            st -= 1
-                            if not st:
-                                _over(200, 7)
                             t140 = x_chip_126[x_q_139]
                             if t140 is None:
                                 _raise('incomplete', 'this player made no choice here', 200, 12)
@@ -1516,38 +1263,20 @@ def _run(S: State, a: Any) -> None:
                             C[1].clear()
                             C[3].clear()
                             # 201:7 set no_uses
-                            st -= 1
-                            if not st:
-                                _over(201, 7)
                             t145 = (V[54 + x_q_139] + 1)
                             if t145 < 0 or t145 > 2:
                                 _raise('range', "'no_uses' would become " + str(t145) + ', outside 0..2', 201, 7)
                             V[54 + x_q_139] = t145
                             C[2].clear()
                         # 203:5 set decided_valid
-                        st -= 1
-                        if not st:
-                            _over(203, 5)
                         V[27 + L[2]] = False
                         # 204:5 say
-                        st -= 1
-                        if not st:
-                            _over(204, 5)
                     else:
                         # 208:5 set decided_valid
-                        st -= 1
-                        if not st:
-                            _over(208, 5)
                         V[27 + L[2]] = True
                         # 209:5 say
-                        st -= 1
-                        if not st:
-                            _over(209, 5)
                 # 396:7 for each p
                 if not r:
-                    st -= 1
-                    if not st:
-                        _over(396, 7)
                     t146 = ((1 << n) - 1)
                     t147 = C[0].get(0)
                     if t147 is None:
@@ -1560,16 +1289,9 @@ def _run(S: State, a: Any) -> None:
                             break
                         L[4] = L[2][L[3]]
                     # 397:9 turn(...)
-                    if not r:
-                        st -= 1
-                        if not st:
-                            _over(397, 9)
                     if r <= 10:
                         # 267:3 choose c
                         if not r:
-                            st -= 1
-                            if not st:
-                                _over(267, 3)
                             t148 = Z[1 + L[4]]
                             if not t148:
                                 _raise('incomplete', _pname(L[4]) + ' must choose (puts as informant) but has no option', 267, 3)
@@ -1581,9 +1303,6 @@ def _run(S: State, a: Any) -> None:
                         L[5] = a
                     if not r:
                         # 268:3 move to field
-                        st -= 1
-                        if not st:
-                            _over(268, 3)
                         c149 = L[5]
                         b150 = 1 << c149
                         o151 = loc[c149]
@@ -1594,39 +1313,21 @@ def _run(S: State, a: Any) -> None:
                             C[g152].clear()
                         C[1].clear()
                         C[3].clear()
-                    if not r:
                         # 269:3 say
-                        st -= 1
-                        if not st:
-                            _over(269, 3)
                     # 270:3 resolve(...)
-                    if not r:
-                        st -= 1
-                        if not st:
-                            _over(270, 3)
                     if r <= 12:
                         # 539:7 if
                         if r:
                             c153 = True
                         else:
-                            st -= 1
-                            if not st:
-                                _over(539, 7)
                             c153 = ((_K1[L[5]] == 2) or (_K1[L[5]] == 3))
                         if c153:
                             if r <= 11:
                                 # 540:9 name_target(...)
-                                if not r:
-                                    st -= 1
-                                    if not st:
-                                        _over(540, 9)
                                 # 651:7 if
                                 if r:
                                     c154 = True
                                 else:
-                                    st -= 1
-                                    if not st:
-                                        _over(651, 7)
                                     if (_K1[L[5]] == 2):
                                         t156 = 0
                                         for x_i_155 in _BITS[Z[5]]:
@@ -1651,9 +1352,6 @@ def _run(S: State, a: Any) -> None:
                                 if c154:
                                     # 652:9 choose t
                                     if not r:
-                                        st -= 1
-                                        if not st:
-                                            _over(652, 9)
                                         if (_K1[L[5]] == 2):
                                             t168 = 0
                                             for x_i_167 in _BITS[Z[5]]:
@@ -1683,21 +1381,11 @@ def _run(S: State, a: Any) -> None:
                                     r = 0
                                     x_t_166 = a
                                     # 653:9 set target_of
-                                    st -= 1
-                                    if not st:
-                                        _over(653, 9)
                                     t178 = (1 << x_t_166)
                                     V[L[5]] = t178
                             # 541:9 apply_effect(...)
-                            if not r:
-                                st -= 1
-                                if not st:
-                                    _over(541, 9)
                             # 235:3 for each t
                             if not r:
-                                st -= 1
-                                if not st:
-                                    _over(235, 3)
                                 t179 = V[L[5]]
                                 L[6] = _BITS[t179]
                                 L[7] = 0
@@ -1710,23 +1398,14 @@ def _run(S: State, a: Any) -> None:
                                 if r:
                                     c180 = False
                                 else:
-                                    st -= 1
-                                    if not st:
-                                        _over(236, 5)
                                     c180 = (_K1[L[5]] == 2)
                                 if c180:
                                     # 237:7 if
-                                    st -= 1
-                                    if not st:
-                                        _over(237, 7)
                                     t182 = C[0].get(3)
                                     if t182 is None:
                                         t182 = D_gray_chip(S)
                                     if ((t182 & ~Z[14]).bit_count() == 0):
                                         # 240:9 move to on
-                                        st -= 1
-                                        if not st:
-                                            _over(240, 9)
                                         t183 = C[0].get(3)
                                         if t183 is None:
                                             t183 = D_gray_chip(S)
@@ -1741,20 +1420,12 @@ def _run(S: State, a: Any) -> None:
                                         C[1].clear()
                                         C[3].clear()
                                         # 241:9 say
-                                        st -= 1
-                                        if not st:
-                                            _over(241, 9)
                                     else:
+                                        pass
                                         # 243:9 say
-                                        st -= 1
-                                        if not st:
-                                            _over(243, 9)
                                 else:
                                     if not r:
                                         # 246:7 let can_go
-                                        st -= 1
-                                        if not st:
-                                            _over(246, 7)
                                         t189 = 0
                                         for x_x_188 in _BITS[Z[15 + L[8]]]:
                                             if (_K7[x_x_188] == 1):
@@ -1764,16 +1435,10 @@ def _run(S: State, a: Any) -> None:
                                     if r:
                                         c191 = True
                                     else:
-                                        st -= 1
-                                        if not st:
-                                            _over(247, 7)
                                         c191 = (L[9].bit_count() > 0)
                                     if c191:
                                         # 250:9 choose x
                                         if not r:
-                                            st -= 1
-                                            if not st:
-                                                _over(250, 9)
                                             if not L[9]:
                                                 _raise('incomplete', _pname(L[4]) + ' must choose (removes) but has no option', 250, 9)
                                             S.pc = 12
@@ -1783,18 +1448,9 @@ def _run(S: State, a: Any) -> None:
                                         r = 0
                                         x_x_192 = a
                                         # 251:9 give_back(...)
-                                        st -= 1
-                                        if not st:
-                                            _over(251, 9)
                                         # 625:7 if
-                                        st -= 1
-                                        if not st:
-                                            _over(625, 7)
                                         if (_K0[x_x_192] == 4):
                                             # 626:9 move to common
-                                            st -= 1
-                                            if not st:
-                                                _over(626, 9)
                                             b194 = 1 << x_x_192
                                             o195 = loc[x_x_192]
                                             Z[o195] ^= b194
@@ -1804,9 +1460,6 @@ def _run(S: State, a: Any) -> None:
                                                 C[g196].clear()
                                         else:
                                             # 628:9 move to chips
-                                            st -= 1
-                                            if not st:
-                                                _over(628, 9)
                                             t198: int = 0
                                             k199 = 0
                                             for x_q_197 in _BITS[((1 << n) - 1)]:
@@ -1824,34 +1477,19 @@ def _run(S: State, a: Any) -> None:
                                             for g203 in _STALE[o202]:
                                                 C[g203].clear()
                                         # 252:9 say
-                                        st -= 1
-                                        if not st:
-                                            _over(252, 9)
                                     else:
+                                        pass
                                         # 254:9 say
-                                        st -= 1
-                                        if not st:
-                                            _over(254, 9)
                                 L[7] += 1
                     # 543:7 determine(...)
                     if not r:
-                        st -= 1
-                        if not st:
-                            _over(543, 7)
-                    if not r:
                         # 192:3 let who
-                        st -= 1
-                        if not st:
-                            _over(192, 3)
                         t204 = C[2].get(11)
                         if t204 is None:
                             t204 = D_chip_choosers(S)
                         L[6] = t204
                     # 193:3 choose each q: chip
                     if not r:
-                        st -= 1
-                        if not st:
-                            _over(193, 3)
                         per206: list[Any] = [None] * n
                         for x_q_207 in _BITS[L[6]]:
                             if (V[54 + x_q_207] == 0):
@@ -1875,9 +1513,6 @@ def _run(S: State, a: Any) -> None:
                         r = 0
                         x_chip_205 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
                     # 195:3 let vetoes
-                    st -= 1
-                    if not st:
-                        _over(195, 3)
                     t213 = 0
                     for x_q_212 in _BITS[L[6]]:
                         t215 = x_chip_205[x_q_212]
@@ -1887,19 +1522,10 @@ def _run(S: State, a: Any) -> None:
                             t213 |= 1 << x_q_212
                     x_vetoes_216 = t213
                     # 196:3 if
-                    st -= 1
-                    if not st:
-                        _over(196, 3)
                     if (x_vetoes_216.bit_count() > 0):
                         # 199:5 for each q
-                        st -= 1
-                        if not st:
-                            _over(199, 5)
                         for x_q_218 in _BITS[x_vetoes_216]:
                             # 200:7 move to on
-                            st -= 1
-                            if not st:
-                                _over(200, 7)
                             t219 = x_chip_205[x_q_218]
                             if t219 is None:
                                 _raise('incomplete', 'this player made no choice here', 200, 12)
@@ -1914,46 +1540,24 @@ def _run(S: State, a: Any) -> None:
                             C[1].clear()
                             C[3].clear()
                             # 201:7 set no_uses
-                            st -= 1
-                            if not st:
-                                _over(201, 7)
                             t224 = (V[54 + x_q_218] + 1)
                             if t224 < 0 or t224 > 2:
                                 _raise('range', "'no_uses' would become " + str(t224) + ', outside 0..2', 201, 7)
                             V[54 + x_q_218] = t224
                             C[2].clear()
                         # 203:5 set decided_valid
-                        st -= 1
-                        if not st:
-                            _over(203, 5)
                         V[27 + L[5]] = False
                         # 204:5 say
-                        st -= 1
-                        if not st:
-                            _over(204, 5)
                     else:
                         # 208:5 set decided_valid
-                        st -= 1
-                        if not st:
-                            _over(208, 5)
                         V[27 + L[5]] = True
                         # 209:5 say
-                        st -= 1
-                        if not st:
-                            _over(209, 5)
                     L[3] += 1
                 L[1] += 1
         # 400:5 deck_informant(...)
-        if not r:
-            st -= 1
-            if not st:
-                _over(400, 5)
         if r <= 14:
             # 276:3 draw from deck to field
             if not r:
-                st -= 1
-                if not st:
-                    _over(276, 3)
                 o = Z[0]
                 if not o:
                     _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
@@ -1970,35 +1574,17 @@ def _run(S: State, a: Any) -> None:
             C[1].clear()
             C[3].clear()
             L[0] = a
-        if not r:
             # 277:3 say
-            st -= 1
-            if not st:
-                _over(277, 3)
         # 278:3 deck_chips(...)
-        if not r:
-            st -= 1
-            if not st:
-                _over(278, 3)
         # 698:7 determine(...)
         if not r:
-            st -= 1
-            if not st:
-                _over(698, 7)
-        if not r:
             # 192:3 let who
-            st -= 1
-            if not st:
-                _over(192, 3)
             t227 = C[2].get(11)
             if t227 is None:
                 t227 = D_chip_choosers(S)
             L[1] = t227
         # 193:3 choose each q: chip
         if not r:
-            st -= 1
-            if not st:
-                _over(193, 3)
             per229: list[Any] = [None] * n
             for x_q_230 in _BITS[L[1]]:
                 if (V[54 + x_q_230] == 0):
@@ -2022,9 +1608,6 @@ def _run(S: State, a: Any) -> None:
             r = 0
             x_chip_228 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
         # 195:3 let vetoes
-        st -= 1
-        if not st:
-            _over(195, 3)
         t236 = 0
         for x_q_235 in _BITS[L[1]]:
             t238 = x_chip_228[x_q_235]
@@ -2034,19 +1617,10 @@ def _run(S: State, a: Any) -> None:
                 t236 |= 1 << x_q_235
         x_vetoes_239 = t236
         # 196:3 if
-        st -= 1
-        if not st:
-            _over(196, 3)
         if (x_vetoes_239.bit_count() > 0):
             # 199:5 for each q
-            st -= 1
-            if not st:
-                _over(199, 5)
             for x_q_241 in _BITS[x_vetoes_239]:
                 # 200:7 move to on
-                st -= 1
-                if not st:
-                    _over(200, 7)
                 t242 = x_chip_228[x_q_241]
                 if t242 is None:
                     _raise('incomplete', 'this player made no choice here', 200, 12)
@@ -2061,58 +1635,28 @@ def _run(S: State, a: Any) -> None:
                 C[1].clear()
                 C[3].clear()
                 # 201:7 set no_uses
-                st -= 1
-                if not st:
-                    _over(201, 7)
                 t247 = (V[54 + x_q_241] + 1)
                 if t247 < 0 or t247 > 2:
                     _raise('range', "'no_uses' would become " + str(t247) + ', outside 0..2', 201, 7)
                 V[54 + x_q_241] = t247
                 C[2].clear()
             # 203:5 set decided_valid
-            st -= 1
-            if not st:
-                _over(203, 5)
             V[27 + L[0]] = False
             # 204:5 say
-            st -= 1
-            if not st:
-                _over(204, 5)
         else:
             # 208:5 set decided_valid
-            st -= 1
-            if not st:
-                _over(208, 5)
             V[27 + L[0]] = True
             # 209:5 say
-            st -= 1
-            if not st:
-                _over(209, 5)
     # 402:3 decide(...)
-    st -= 1
-    if not st:
-        _over(402, 3)
     # 368:3 say
-    st -= 1
-    if not st:
-        _over(368, 3)
     # 369:3 for each p
-    st -= 1
-    if not st:
-        _over(369, 3)
     t248 = ((1 << n) - 1)
     t249 = C[0].get(0)
     if t249 is None:
         t249 = D_start_player(S)
     for x_p_250 in _turn(t249, t248, n, 1):
         # 370:5 present(...)
-        st -= 1
-        if not st:
-            _over(370, 5)
         # 315:3 let meeting
-        st -= 1
-        if not st:
-            _over(315, 3)
         t252 = 0
         for x_c_251 in _BITS[Z[1 + x_p_250]]:
             t254 = C[1].get(9)
@@ -2127,14 +1671,8 @@ def _run(S: State, a: Any) -> None:
                 t252 |= 1 << x_c_251
         x_meeting_258 = t252
         # 316:3 if
-        st -= 1
-        if not st:
-            _over(316, 3)
         if (x_meeting_258.bit_count() > 0):
             # 317:5 move to presented
-            st -= 1
-            if not st:
-                _over(317, 5)
             t261: int = 0
             k262 = 0
             for x_c_260 in _BITS[x_meeting_258]:
@@ -2159,9 +1697,6 @@ def _run(S: State, a: Any) -> None:
             C[3].clear()
         else:
             # 321:5 move to presented
-            st -= 1
-            if not st:
-                _over(321, 5)
             t270 = Z[1 + x_p_250]
             t271 = 6 + x_p_250
             for c272 in _BITS[t270]:
@@ -2173,13 +1708,7 @@ def _run(S: State, a: Any) -> None:
             Z[t271] |= t270
             C[3].clear()
         # 323:3 say
-        st -= 1
-        if not st:
-            _over(323, 3)
     # 372:3 end
-    st -= 1
-    if not st:
-        _over(372, 3)
     t275 = C[3].get(29)
     if t275 is None:
         t275 = D_winner(S, (372, 16))
