@@ -17,6 +17,8 @@ from test_codegen_differential import engine, ruleset
 from rulecheck.cli import main
 from rulecheck.codegen.engine import generate, load_module
 from rulecheck.dsl import ir
+from rulecheck.dsl.loader import load_text
+from rulecheck.interpreter.state import Game
 
 GOLDEN = ROOT / "tests" / "generated" / "cinderella_engine.py"
 
@@ -327,3 +329,47 @@ def test_cli_gen_refuses_an_invalid_ruleset(tmp_path: Path, capsys: pytest.Captu
     assert main(["gen", str(bad), "-o", str(tmp_path / "x.py")]) == 2
     assert not (tmp_path / "x.py").exists()
     assert "error" in capsys.readouterr().err
+
+
+# ---- limits -----------------------------------------------------------------------------------
+
+RANGE_INDEX = """
+game "Range" { players 2..2 source "x" }
+var v[1..3]: int = 0 "x" source "x"
+flow source "x" {
+  choose k from 0..5 by player(1) label "picks"
+  set v[k] = 1
+  end winners players
+}
+"""
+
+
+def test_an_index_outside_its_range_is_a_range_error() -> None:
+    """The interpreter adds an entry 5 to v (and would fail with a KeyError reading it); the
+    engine, whose variables have a place for each declared index only, says so instead."""
+    loaded = load_text(RANGE_INDEX, "range.rules")
+    assert loaded.rules is not None
+    program = ir.bind(loaded.rules, {})
+    mod = load_module(generate(program), "engine_range")
+    s = mod.load_game().new_initial_state()
+    with pytest.raises(mod.RuleError) as err:
+        s.apply_action(5)
+    assert (err.value.kind, err.value.message) == ("range", "'v' has no entry 5: its index runs over 1..3")
+    s = mod.load_game().new_initial_state()
+    s.apply_action(3)
+    assert s.is_terminal() and s.variable_values()[("v", 3)] == 1
+    interpreter = Game(program, 2).new_initial_state()
+    interpreter.apply_action(5)
+    assert interpreter.machine.vars["v"] == {1: 0, 2: 0, 3: 0, 5: 1}
+
+
+def test_too_deep_nesting_is_reported_not_generated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    expr = "true"
+    for d in range(20):
+        expr = f"any({expr} for x{d} in players)"
+    path = tmp_path / "deep.rules"
+    path.write_text(f'game "Deep" {{ players 2..2 source "x" }}\ndefine deep -> bool = {expr} source "x"\n'
+                    'flow source "x" { if deep { end winners players } else { end winners {} } }\n', encoding="utf-8")
+    assert main(["gen", str(path), "-o", str(tmp_path / "deep.py")]) == 1
+    assert "nest more than 18 deep" in capsys.readouterr().err
+    assert not (tmp_path / "deep.py").exists()
