@@ -518,7 +518,10 @@ def bind(rules: Ruleset, readings: dict[str, str] | None = None) -> Program:
     for amb, reading in (readings or {}).items():
         a = rules.ambiguities.get(amb)
         if a is None:
-            raise ReadingError(f"no ambiguity named '{amb}'", did_you_mean(amb, rules.ambiguities))
+            raise ReadingError(
+                f"no ambiguity named '{amb}'",
+                did_you_mean(amb, rules.ambiguities) or "ambiguities: " + (", ".join(rules.ambiguities) or "none"),
+            )
         if a.reading(reading) is None:
             raise ReadingError(
                 f"ambiguity '{amb}' has no reading '{reading}' (its readings: "

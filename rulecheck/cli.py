@@ -32,6 +32,14 @@ class UsageError(Exception):
         self.hint = hint
 
 
+class BadInput(Exception):
+    """Input already explained by diagnostics: print them, exit 2."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
 def _err(out: TextIO, message: str, hint: str | None = None) -> None:
     out.write(f"rulecheck: error: {message}\n")
     if hint:
@@ -127,10 +135,14 @@ def parse_params(items: Sequence[str] | None, rules: ir.Ruleset) -> dict[str, ir
 
 
 def bind_program(rules: ir.Ruleset, readings: dict[str, str]) -> ir.Program:
+    """The program under the chosen readings; a reading that names no ambiguity is E0503."""
     try:
         return ir.bind(rules, readings)
     except ir.ReadingError as exc:
-        raise UsageError(exc.message, exc.hint) from None
+        from rulecheck.dsl.diagnostics import Diagnostic
+
+        d = Diagnostic(Severity.ERROR, "E0503", exc.message, hint=exc.hint, file=rules.name)
+        raise BadInput(render_all([d], None)) from None
 
 
 # ---- commands ---------------------------------------------------------------------------------
@@ -252,6 +264,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         return code
     except UsageError as exc:
         _err(err, exc.message, exc.hint)
+        return EXIT_BAD_INPUT
+    except BadInput as exc:
+        err.write(exc.text)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         err.write("rulecheck: interrupted\n")
