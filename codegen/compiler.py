@@ -1103,12 +1103,8 @@ class Compiler:
             msg1, msg2 = f"'{s.name}' would become ", f", outside {t.show()}"
             self.emit(f"    _raise('range', {pyrepr(msg1)} + str({v}) + {pyrepr(msg2)}, {at(s.span)})")
         if s.local:
-            loc = self.scope.names.get(s.name)
-            if loc is None:
-                # the name belongs to an enclosing block: the interpreter sets it in this block's
-                # copy of the environment, so the new value is seen until this block ends
-                outer = self.scope.get(s.name)
-                loc = self.bind(self.scope, s.name, outer.type, after, outer.rep)
+            # a name bound by let in an enclosing block keeps its new value after this block
+            loc = self.scope.get(s.name)
             self.emit(f"{loc.code} = {v}")
             return
         var = self.rules.vars[s.name]

@@ -913,7 +913,9 @@ class Checker:
             value = self.expr(s.value, scope)
             if isinstance(value.type, TMap):
                 self.d.error("E0301", "a per-player choice cannot be copied; read it as name[p]", s.value.span, hint="read one player's choice as name[p]")
-            self.bind_local(scope, s.name, value.type, s.name_span, mutable=True)
+            # a let name can be set again later, so a number keeps no range from its first value
+            t = INT if isinstance(value.type, TInt) else value.type
+            self.bind_local(scope, s.name, t, s.name_span, mutable=True)
             return ir.Let(s.span, src, s.name, value)
         if isinstance(s, ast.SetStmt):
             local = scope.lookup(s.name)

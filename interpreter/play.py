@@ -42,6 +42,7 @@ def play_random(program: ir.Program, players: int, seed: int, params: dict[str, 
         head.append(f"readings: the defaults of all {len(rules.ambiguities)} ambiguities")
     finished = False
     problem = ""
+    state: State | None = None
     try:
         state = game.new_initial_state(log=True)
         steps = 0
@@ -52,8 +53,9 @@ def play_random(program: ir.Program, players: int, seed: int, params: dict[str, 
         if not finished:
             problem = f"stopped after {max_steps} decisions without an end (raise --max-steps to go on)"
     except RuleError as err:
-        state = state if "state" in locals() else game.new_initial_state(log=True)
+        state = err.state
         problem = f"the rules stop here ({err.kind}): {err.message}\n  at {rules.name}:{err.span.line}:{err.span.col}"
+    assert state is not None
     log = state.machine.log
     body = [f"{i:>3}. {line}" for i, line in enumerate(log, start=1)]
     tail: list[str] = []

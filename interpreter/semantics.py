@@ -8,7 +8,8 @@ players at once) and receives the chosen value.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable
+from collections import ChainMap
+from collections.abc import Generator, Iterable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,7 @@ class RuleError(Exception):
         self.kind = kind
         self.message = message
         self.span = span
+        self.state: Any = None
 
 
 @dataclass
@@ -55,7 +57,7 @@ class _EndGame(Exception):
         self.winners = winners
 
 
-Env = dict[str, Any]
+Env = ChainMap[str, Any]
 
 
 class Machine:
@@ -114,7 +116,7 @@ class Machine:
 
     def run(self) -> Generator[Pending, Any, None]:
         try:
-            yield from self.block(self.rules.flow, {})
+            yield from self.block(self.rules.flow, ChainMap())
         except _EndGame as end:
             self.winners = end.winners
             return
@@ -130,7 +132,7 @@ class Machine:
             self.log.append(text)
 
     def block(self, stmts: list[ir.Stmt], env: Env) -> Generator[Pending, Any, None]:
-        env = dict(env)
+        env = env.new_child()  # let binds in this block; set finds the block that bound the name
         for s in stmts:
             self.tick(s.span)
             yield from self.stmt(s, env)
@@ -142,7 +144,7 @@ class Machine:
             value = self.ev(s.value, env)
             self.check_range(value, s.type, s.span, s.name)
             if s.local:
-                env[s.name] = value
+                _scope_of(env, s.name)[s.name] = value
             elif s.index is None:
                 self.vars[s.name] = value
             else:
@@ -185,8 +187,7 @@ class Machine:
             who = sorted(self.ev(s.players, env))
             per: dict[int, list[int]] = {}
             for q in who:
-                inner = dict(env)
-                inner[s.pvar] = q
+                inner = env.new_child({s.pvar: q})
                 opts = self.ev(s.options, inner)
                 if not opts:
                     raise RuleError("incomplete", f"{show(q, TPlayer(), self.rules)} must choose ({s.label}) but has no option", s.span)
@@ -212,9 +213,7 @@ class Machine:
             if s.start is not None:
                 order = self.turn_order(self.ev(s.start, env), coll)
             for x in order:
-                inner = dict(env)
-                inner[s.var] = x
-                yield from self.block(s.body, inner)
+                yield from self.block(s.body, env.new_child({s.var: x}))
         elif isinstance(s, ir.Repeat):
             for _ in range(max(0, self.ev(s.count, env))):
                 yield from self.block(s.body, env)
@@ -230,7 +229,7 @@ class Machine:
             proc = self.program.procs[s.name]
             args = [self.ev(a, env) for a in s.args]
             assert proc.body is not None
-            yield from self.block(proc.body, {n: v for (n, _), v in zip(proc.formals, args)})
+            yield from self.block(proc.body, ChainMap({n: v for (n, _), v in zip(proc.formals, args)}))
         elif isinstance(s, ir.End):
             self.trace = [] if self.logging else None
             winners = self.ev(s.winners, env)
@@ -401,7 +400,7 @@ class Machine:
     def agg(self, e: ir.Agg, env: Env) -> Any:
         coll = sorted(self.ev(e.coll, env))
         items = []
-        inner = dict(env)
+        inner = env.new_child()
         for x in coll:
             inner[e.var] = x
             if e.filt is None or self.ev(e.filt, inner):
@@ -434,7 +433,7 @@ class Machine:
 
     def call(self, name: str, args: list[Any], span: Span) -> Any:
         d = self.program.defs[name]
-        env = {n: v for (n, _), v in zip(d.formals, args)}
+        env: Env = ChainMap({n: v for (n, _), v in zip(d.formals, args)})
         if d.body is not None:
             return self.ev(d.body, env)
         assert d.cases is not None
@@ -468,12 +467,19 @@ class Machine:
             if inv.at_end and not at_end:
                 continue
             try:
-                ok = self.ev(inv.expr, {})
+                ok = self.ev(inv.expr, ChainMap())
             except RuleError:
                 ok = False
             if not ok:
                 out.append(inv.name)
         return out
+
+
+def _scope_of(env: Env, name: str) -> MutableMapping[str, Any]:
+    for scope in env.maps:
+        if name in scope:
+            return scope
+    raise KeyError(name)  # pragma: no cover - the checker resolves every name
 
 
 def resolve_params(rules: ir.Ruleset, params: dict[str, Any] | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -63,6 +63,7 @@ class State:
         except RuleError as err:
             self.pending = None
             self.machine.error = err
+            err.state = self  # the game as far as it got, with its log, for whoever reports the error
             raise
 
     # ---- OpenSpiel API ----------------------------------------------------------------------

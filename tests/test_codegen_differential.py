@@ -516,13 +516,11 @@ def _final_out(body: str) -> tuple[Any, Any]:
     return interp, eng
 
 
-@pytest.mark.xfail(strict=True, reason="interpreter/semantics.py: a block works on a copy of its environment, so 'set' of a local declared outside the block is lost when the block ends")
 def test_set_of_a_local_inside_a_loop_is_kept() -> None:
     interp, _ = _final_out("let k = size(players)\n  repeat 3 times source \"x\" { set k = k + 1 }\n  set k = k - 2")
     assert interp == 3
 
 
-@pytest.mark.xfail(strict=True, reason="dsl/checker.py: 'let k = 0' gives k the type 0..0, so any later 'set k' to another number is a range error")
 def test_a_local_bound_to_a_number_can_change() -> None:
     interp, _ = _final_out("let k = 0\n  set k = 3")
     assert interp == 3

@@ -1,0 +1,1271 @@
+"""Bounded symbolic execution of the IR: the interpreter's semantics over terms.
+
+Every chance outcome and every player choice becomes a set of boolean selectors (one per legal
+value, exactly one of them true where the decision is reached); loops are unrolled (fixed counts
+exactly, open-ended loops up to a bound); branches run under guards and merge with if-then-else.
+Where a component is, which value a choice took, and which element a ``the`` picked are all kept
+as one boolean per possible value ("one-hot"), so the solver works on booleans and cardinality
+constraints rather than on arithmetic over ids. The result is a :class:`Trace`: the outcome as
+terms, the decisions in the order they are made, the legality constraints, and the obligations
+(situations no rule settles) with the condition under which each arises.
+
+This module builds conditions only; it imports no solver (see z3backend.py). It mirrors
+interpreter/semantics.py statement by statement; tests check that the two agree.
+"""
+
+from __future__ import annotations
+
+from collections import ChainMap
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from rulecheck.dsl import ir
+from rulecheck.dsl.checker import walk_stmts
+from rulecheck.dsl.source import Span
+from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TMap, TPlayer, TSet, TText, Type
+
+from . import terms as tm
+from .terms import Term
+
+#: How many times an open-ended loop (repeat until, while) is unrolled by default.
+DEFAULT_LOOP_BOUND = 3
+
+
+class Unsupported(Exception):
+    """A construct the symbolic executor cannot encode (checks that need it become 'unknown')."""
+
+
+@dataclass
+class FD:
+    """A value of a finite type (player, component, enum, choice): the condition for each
+    possible value; where the value exists exactly one condition holds. ``origin``: a zone
+    instance that holds every possible value (a component chosen from a zone), valid while the
+    state version is ``ver``."""
+
+    mem: dict[int, Term]
+    origin: int | None = None
+    ver: int = -1
+
+
+@dataclass
+class SymSet:
+    """A set over a finite domain: each possible element with the condition under which it is in.
+    ``origin``: a zone instance that holds every element, valid while the state version is
+    ``ver``; ``whole``: the set is that zone's entire contents."""
+
+    mem: dict[int, Term]
+    origin: int | None = None
+    ver: int = -1
+    whole: bool = False
+
+    def member(self, x: Value) -> Term:
+        if isinstance(x, bool):
+            x = int(x)
+        if isinstance(x, int):
+            return self.mem.get(x, False)
+        f = as_fd(x, list(self.mem))
+        return tm.or_all(tm.and_(c, self.mem[k]) for k, c in f.mem.items() if k in self.mem)
+
+    def size(self) -> Term:
+        return tm.count_true(self.mem.values())
+
+
+@dataclass
+class SymMap:
+    """What ``choose each`` binds: per seat, whether the player chose, and the value."""
+
+    part: list[Term]
+    val: list[Value]
+
+
+Value = Any  # bool | int | tm.T | FD | SymSet | SymMap | str
+Env = ChainMap[str, Value]
+
+
+@dataclass
+class Decision:
+    key: str
+    kind: str  # "chance" (one card), "deal" (several cards at once), "player", "simultaneous"
+    stmt: ir.Stmt
+    active: Term
+    sel: dict[int, Term]  # value -> selector
+    player: Value
+    options: SymSet
+    order: int
+    node: int  # decisions of one simultaneous node share it
+    type: Type | None
+    count: int = 1  # "deal": how many cards
+
+    origin: tuple[int | None, int] = (None, -1)
+
+    @property
+    def value(self) -> FD:
+        return FD(self.sel, self.origin[0], self.origin[1])
+
+
+@dataclass
+class Obligation:
+    kind: str  # "incomplete", "conflict", "exhaustion", "range"
+    span: Span
+    subject: str
+    message: str
+    cond: Term
+    site: int = 0  # the statement where it arises
+
+
+@dataclass
+class AbstractCheck:
+    """A statement's obligations re-evaluated over an abstract state: every location and
+    variable a free atom, constrained only by facts true of every reachable state (each component
+    in one zone, zone counts). Proving them there proves the statement's obligations without the
+    game that leads to it; a counterexample there proves nothing."""
+
+    site: int
+    lemmas: list[Term]
+    obligations: list[Obligation]
+
+
+@dataclass
+class Reach:
+    """Where a rule or branch applies, to find rules that never do."""
+
+    label: str
+    span: Span
+    subject: str
+    what: str
+    cond: Term = False
+
+
+@dataclass
+class Trace:
+    players: int
+    readings: dict[str, str]
+    decisions: list[Decision]
+    constraints: list[Term]
+    obligations: list[Obligation]
+    reach: dict[str, Reach]
+    ended: Term
+    stopped: Term
+    winners: SymSet
+    scores: dict[str, list[Value]]
+    invariant_violations: list[tuple[ir.Invariant, Term]]
+    loop_heads: dict[int, list[dict[str, Any]]]
+    truncated: Term
+    attr_vars: list[tm.T] = field(default_factory=list)
+    abstract: list[AbstractCheck] = field(default_factory=list)
+
+    @property
+    def legal(self) -> Term:
+        return tm.and_all(self.constraints)
+
+
+# ---- finite values ----------------------------------------------------------------------------
+
+
+def as_fd(v: Value, domain: list[int] | None = None) -> FD:
+    if isinstance(v, FD):
+        return v
+    if isinstance(v, bool):
+        return FD({int(v): True})
+    if isinstance(v, int):
+        return FD({v: True})
+    if isinstance(v, tm.T):
+        if v.sort == tm.BOOL:
+            return FD({1: v, 0: tm.not_(v)})
+        if domain is None:
+            raise Unsupported("a number used as a finite value without a known domain")
+        return FD({k: tm.eq(v, k) for k in domain})
+    raise AssertionError(type(v).__name__)
+
+
+def as_int(v: Value) -> Term:
+    if isinstance(v, FD):
+        items = sorted(v.mem.items())
+        if not items:
+            return 0
+        out: Term = items[-1][0]
+        for k, c in reversed(items[:-1]):
+            out = tm.ite(c, k, out)
+        return out
+    if isinstance(v, bool):
+        return int(v)
+    return v  # type: ignore[no-any-return]
+
+
+def as_bool(v: Value) -> Term:
+    if isinstance(v, FD):
+        return v.mem.get(1, False)
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int):
+        return v != 0
+    return v  # type: ignore[no-any-return]
+
+
+def scalar_eq(a: Value, b: Value) -> Term:
+    if isinstance(a, FD) or isinstance(b, FD):
+        fa = a if isinstance(a, FD) else None
+        fb = b if isinstance(b, FD) else None
+        if fa is not None and fb is not None:
+            return tm.or_all(tm.and_(c, fb.mem[k]) for k, c in fa.mem.items() if k in fb.mem)
+        f, other = (fa, b) if fa is not None else (fb, a)
+        assert f is not None
+        if isinstance(other, (bool, int)):
+            return f.mem.get(int(other), False)
+        return tm.eq(as_int(f), other)
+    return tm.eq(a, b)
+
+
+def merge(c: Term, a: Value, b: Value) -> Value:
+    """if c then a else b, for every kind of value."""
+    if c is True:
+        return a
+    if c is False:
+        return b
+    if isinstance(a, SymSet) or isinstance(b, SymSet):
+        assert isinstance(a, SymSet) and isinstance(b, SymSet)
+        keys = sorted(set(a.mem) | set(b.mem))
+        return SymSet({k: tm.ite(c, a.mem.get(k, False), b.mem.get(k, False)) for k in keys})
+    if isinstance(a, SymMap):
+        assert isinstance(b, SymMap)
+        return SymMap([tm.ite(c, x, y) for x, y in zip(a.part, b.part)], [merge(c, x, y) for x, y in zip(a.val, b.val)])
+    if isinstance(a, str) or isinstance(b, str):
+        if a == b:
+            return a
+        raise Unsupported("a text that depends on the game")
+    if isinstance(a, dict):
+        return {k: merge(c, a[k], b[k]) for k in a}
+    if isinstance(a, FD) or isinstance(b, FD):
+        if (isinstance(a, tm.T) and a.sort == tm.INT) or (isinstance(b, tm.T) and b.sort == tm.INT):
+            return tm.ite(c, as_int(a), as_int(b))
+        fa, fb = as_fd(a), as_fd(b)
+        keys = sorted(set(fa.mem) | set(fb.mem))
+        return FD({k: tm.ite(c, fa.mem.get(k, False), fb.mem.get(k, False)) for k in keys})
+    return tm.ite(c, a, b)
+
+
+def select(table: dict[int, Value], idx: Value) -> Value:
+    if isinstance(idx, (bool, int)):
+        return table[int(idx)]
+    f = as_fd(idx, sorted(table))
+    items = [(k, c) for k, c in sorted(f.mem.items()) if k in table and c is not False]
+    if not items:
+        return next(iter(table.values()))
+    out = table[items[-1][0]]
+    for k, c in reversed(items[:-1]):
+        out = merge(c, table[k], out)
+    return out
+
+
+def set_eq(a: SymSet, b: SymSet) -> Term:
+    keys = set(a.mem) | set(b.mem)
+    return tm.and_all(tm.eq(a.mem.get(k, False), b.mem.get(k, False)) for k in sorted(keys))
+
+
+def value_eq(a: Value, b: Value) -> Term:
+    if isinstance(a, SymSet) or isinstance(b, SymSet):
+        assert isinstance(a, SymSet) and isinstance(b, SymSet)
+        return set_eq(a, b)
+    if isinstance(a, str) or isinstance(b, str):
+        return bool(a == b)
+    return scalar_eq(a, b)
+
+
+def value_key(v: Value) -> Any:
+    """A hashable identity of a value, for caching definition calls."""
+    if isinstance(v, SymSet):
+        return ("set", tuple((k, _tk(m)) for k, m in sorted(v.mem.items())))
+    if isinstance(v, FD):
+        return ("fd", tuple((k, _tk(m)) for k, m in sorted(v.mem.items())))
+    if isinstance(v, tm.T):
+        return ("t", v.id)
+    if isinstance(v, SymMap):
+        return ("map", id(v))
+    if isinstance(v, bool):
+        return ("b", v)
+    return v
+
+
+def _tk(m: Term) -> Any:
+    return ("t", m.id) if isinstance(m, tm.T) else m
+
+
+def _default_of(t: Type) -> Value:
+    if isinstance(t, TSet):
+        return SymSet({})
+    if isinstance(t, TBool):
+        return False
+    if isinstance(t, TText):
+        return ""
+    if isinstance(t, TMap):
+        raise Unsupported("a per-player choice as a result")
+    return 0
+
+
+def _const_value(raw: Any) -> Value:
+    if isinstance(raw, frozenset):
+        return SymSet({int(v): True for v in sorted(raw)})
+    return raw
+
+
+# ---- component attributes ---------------------------------------------------------------------
+
+
+class AttrSource:
+    """Component attributes: the table's values, or free variables over each attribute's domain
+    when a check asks whether a result holds for every possible table (sensitivity)."""
+
+    def __init__(self, rules: ir.Ruleset, values: list[dict[str, Any]], symbolic: set[tuple[str, str]] | None = None) -> None:
+        self.rules = rules
+        self.values = values
+        self.symbolic = symbolic or set()
+        self.vars: list[tm.T] = []
+        self.constraints: list[Term] = []
+        self._cache: dict[tuple[int, str], Value] = {}
+
+    def get(self, cid: int, attr: str) -> Value:
+        key = (cid, attr)
+        if key not in self._cache:
+            comp = self.rules.components[cid]
+            t = self.rules.kinds[comp.kind].attrs[attr]
+            if (comp.kind, attr) in self.symbolic:
+                self._cache[key] = self._symbolic(cid, comp.kind, attr, t)
+            else:
+                self._cache[key] = _const_value(self.values[cid][attr])
+        return self._cache[key]
+
+    def _symbolic(self, cid: int, kind: str, attr: str, t: Type) -> Value:
+        name = f"attr|{kind}|{cid}|{attr}"
+        if isinstance(t, TBool):
+            b = tm.bool_var(name)
+            self.vars.append(b)
+            return b
+        if isinstance(t, TEnum) or (isinstance(t, TInt) and t.lo is not None and t.hi is not None):
+            dom = list(range(len(self.rules.enums[t.name].values))) if isinstance(t, TEnum) else list(range(t.lo, t.hi + 1))  # type: ignore[arg-type, operator]
+            atoms = {k: tm.bool_var(f"{name}|{k}") for k in dom}
+            self.vars.extend(atoms.values())
+            self.constraints.append(tm.pb_eq(atoms.values(), 1))
+            return FD(dict(atoms))
+        if isinstance(t, TSet) and isinstance(t.elem, TEnum):
+            mem: dict[int, Term] = {}
+            for k in range(len(self.rules.enums[t.elem.name].values)):
+                b = tm.bool_var(f"{name}|{k}")
+                self.vars.append(b)
+                mem[k] = b
+            return SymSet(mem)
+        raise Unsupported(f"attribute {kind}.{attr} of type {t.show()} cannot be made symbolic")
+
+
+# ---- static keys --------------------------------------------------------------------------------
+
+
+def _ordinals(body: list[ir.Stmt]) -> dict[int, str]:
+    """Names for calls, loops and decisions that do not depend on statement numbers, so that the
+    same decision gets the same variables under two readings whose procedures differ: the second
+    call of a procedure within a body is ``call:name#2``; decisions are keyed by label and
+    occurrence."""
+    counts: dict[str, int] = {}
+    out: dict[int, str] = {}
+
+    def bump(tag: str) -> str:
+        counts[tag] = counts.get(tag, 0) + 1
+        return f"{tag}#{counts[tag]}"
+
+    stack = list(reversed(body))
+    while stack:
+        s = stack.pop()
+        if isinstance(s, ir.CallProc):
+            out[s.sid] = bump(f"call:{s.name}")
+        elif isinstance(s, (ir.ForEach, ir.Repeat, ir.RepeatUntil, ir.While)):
+            out[s.sid] = bump("loop")
+        elif isinstance(s, ir.Draw):
+            out[s.sid] = bump("draw")
+        elif isinstance(s, (ir.Choose, ir.ChooseEach)):
+            out[s.sid] = bump(f"choose:{s.label}")
+        for f in ("then", "else_", "body"):
+            sub = getattr(s, f, None)
+            if isinstance(sub, list):
+                stack.extend(reversed(sub))
+    return out
+
+
+class SymExec:
+    def __init__(
+        self,
+        program: ir.Program,
+        n: int,
+        params: dict[str, Any] | None = None,
+        attrs: AttrSource | None = None,
+        loop_bound: int = DEFAULT_LOOP_BOUND,
+        watch_invariants: bool = True,
+    ) -> None:
+        from rulecheck.interpreter.semantics import resolve_params
+
+        self.p = program
+        self.rules = program.rules
+        self.n = n
+        values, attr_values = resolve_params(self.rules, params)
+        self.params = values
+        self.attrs = attrs or AttrSource(self.rules, attr_values)
+        self.loop_bound = loop_bound
+        self.watch_invariants = watch_invariants
+        self.zone_ids: dict[tuple[str, Any], int] = {}
+        self.zone_domains: dict[str, list[int] | None] = {}
+        for z in self.rules.zones.values():
+            dom = None if z.index is None else self.domain(z.index)
+            self.zone_domains[z.name] = dom
+            for idx in [None] if dom is None else dom:
+                self.zone_ids[(z.name, idx)] = len(self.zone_ids)
+        self.zone_kinds: dict[str, list[int]] = {
+            z.name: [c.cid for c in self.rules.components if c.kind in z.kinds] for z in self.rules.zones.values()
+        }
+        self.loc: list[dict[int, Term]] = []
+        self.counts: dict[int, Term] = dict.fromkeys(range(len(self.zone_ids)), 0)
+        for comp in self.rules.components:
+            start = self.zone_ids[(self.rules.kinds[comp.kind].start_zone, None)]
+            self.loc.append({start: True})
+            self.counts[start] = tm.add(self.counts[start], 1)
+        self.vars: dict[str, Any] = {}
+        for v in self.rules.vars.values():
+            init = _const_value(v.init)
+            self.vars[v.name] = init if v.index is None else {i: init for i in self.domain(v.index)}
+        self.ended: Term = False
+        self.stopped: Term = False
+        self.winners = SymSet({q: False for q in range(n)})
+        self.decisions: list[Decision] = []
+        self.constraints: list[Term] = list(self.attrs.constraints)
+        self.obligations: list[Obligation] = []
+        self.reach: dict[str, Reach] = {}
+        self.errs: list[Term] | None = None  # errors raised while evaluating the current statement
+        self.path: list[str] = []
+        self.ordinals: dict[int, str] = _ordinals(self.rules.flow)
+        for proc in program.procs.values():
+            if proc.body:
+                self.ordinals.update(_ordinals(proc.body))
+        self.version = 0
+        self.def_cache: dict[tuple[Any, ...], tuple[Value, list[tuple[Obligation, Term]], list[tuple[Reach, Term]]]] = {}
+        self.nodes = 0
+        self.invariant_violations: list[tuple[ir.Invariant, Term]] = []
+        self.loop_heads: dict[int, list[dict[str, Any]]] = {}
+        self.truncated: Term = False
+        self.struct: Term = True
+        self.site = 0
+        self.abstract: list[AbstractCheck] = []
+
+    # ---- domains and zones ------------------------------------------------------------------
+
+    def domain(self, t: Type) -> list[int]:
+        if isinstance(t, TPlayer):
+            return list(range(self.n))
+        if isinstance(t, TComp):
+            return [c.cid for c in self.rules.components_of(t.kind)]
+        if isinstance(t, TEnum):
+            return list(range(len(self.rules.enums[t.name].values)))
+        if isinstance(t, TBool):
+            return [0, 1]
+        if isinstance(t, TInt) and t.lo is not None and t.hi is not None:
+            return list(range(t.lo, t.hi + 1))
+        raise Unsupported(f"no finite domain for {t.show()}")
+
+    def zone_id(self, zone: str, idx: Value | None) -> Value:
+        """The zone instance: an int, or an FD over instances when the index is symbolic."""
+        dom = self.zone_domains[zone]
+        if dom is None:
+            return self.zone_ids[(zone, None)]
+        assert idx is not None
+        if isinstance(idx, (bool, int)):
+            return self.zone_ids[(zone, int(idx))]
+        f = as_fd(idx, dom)
+        return FD({self.zone_ids[(zone, k)]: c for k, c in f.mem.items() if (zone, k) in self.zone_ids})
+
+    def in_zone(self, cid: int, zid: Value) -> Term:
+        loc = self.loc[cid]
+        if isinstance(zid, int):
+            return loc.get(zid, False)
+        assert isinstance(zid, FD)
+        return tm.or_all(tm.and_(c, loc[z]) for z, c in zid.mem.items() if z in loc)
+
+    def zone_members(self, zone: str, idx: Value | None) -> SymSet:
+        zid = self.zone_id(zone, idx)
+        mem = {c: self.in_zone(c, zid) for c in self.zone_kinds[zone]}
+        if isinstance(zid, int):
+            return SymSet(mem, zid, self.version, True)
+        return SymSet(mem)
+
+    def zone_count(self, zone: str, idx: Value | None) -> Term:
+        zid = self.zone_id(zone, idx)
+        if isinstance(zid, int) and zid in self.counts:
+            return self.counts[zid]
+        if isinstance(zid, FD) and all(z in self.counts for z in zid.mem):
+            return as_int(merge_counts(zid, self.counts))
+        return self.zone_members(zone, idx).size()
+
+    def move(self, cid: int, dst: Value, cond: Term, count: bool = True) -> None:
+        """Move one component under a condition, keeping every zone's count exact (a caller that
+        knows the counts better updates them itself and passes count=False)."""
+        if cond is False:
+            return
+        dsts = {dst: True} if isinstance(dst, int) else dict(dst.mem)
+        cur = self.loc[cid]
+        new: dict[int, Term] = {}
+        for z in sorted(set(cur) | set(dsts)):
+            here = cur.get(z, False)
+            arrive = tm.and_(cond, dsts.get(z, False))
+            new[z] = tm.or_(arrive, tm.and_(tm.not_(cond), here))
+            if not count or z not in self.counts:
+                continue
+            came = tm.and_(arrive, tm.not_(here))
+            left = tm.and_(cond, here, tm.not_(dsts.get(z, False)))
+            if came is not False or left is not False:
+                # a zone whose count stops being a number is counted by its members instead
+                del self.counts[z]
+        self.loc[cid] = {z: c for z, c in new.items() if c is not False}
+
+    # ---- guards, errors, reach ------------------------------------------------------------
+
+    def live(self, g: Term) -> Term:
+        return tm.and_(g, tm.not_(self.ended), tm.not_(self.stopped))
+
+    def fail(self, kind: str, span: Span, subject: str, message: str, cond: Term) -> None:
+        if cond is False:
+            return
+        self.obligations.append(Obligation(kind, span, subject, message, cond, self.site))
+        if self.errs is not None:
+            self.errs.append(cond)
+        else:
+            self.stopped = tm.or_(self.stopped, cond)
+
+    def reached(self, label: str, span: Span, subject: str, what: str, cond: Term) -> None:
+        r = self.reach.get(label)
+        if r is None:
+            r = self.reach[label] = Reach(label, span, subject, what)
+        r.cond = tm.or_(r.cond, cond)
+
+    def settle(self) -> Term:
+        """Errors of the statement just evaluated stop the game where they happen; returns the
+        condition under which none happened."""
+        errs = tm.or_all(self.errs or [])
+        if errs is not False:
+            self.stopped = tm.or_(self.stopped, errs)
+        self.errs = None
+        return tm.not_(errs)
+
+    # ---- running ----------------------------------------------------------------------------
+
+    def run(self) -> Trace:
+        self.block(self.rules.flow, ChainMap(), True)
+        # true by construction, but the solver would have to rediscover it through every move:
+        # each component is in exactly one zone, and each zone holds as many as its count says
+        for loc in self.loc:
+            self.constraints.append(tm.pb_eq(loc.values(), 1))
+
+        self.fail(
+            "incomplete", self.rules.flow[-1].span if self.rules.flow else Span(1, 1, 1, 1), "flow",
+            "the flow ends without a result: no 'end winners' is reached",
+            tm.and_(tm.not_(self.ended), tm.not_(self.stopped), tm.not_(self.truncated)),
+        )
+        if self.watch_invariants:
+            done = tm.and_(self.ended, tm.not_(self.stopped))
+            for inv in self.rules.invariants:
+                ok = self.eval_pure(inv.expr, ChainMap(), done)
+                self.invariant_violations.append((inv, tm.and_(done, tm.not_(ok))))
+        scores = {v.name: [self.vars[v.name][q] for q in range(self.n)] for v in self.rules.vars.values() if v.score}
+        return Trace(
+            self.n, dict(self.p.readings), self.decisions, self.constraints, self.obligations, self.reach,
+            self.ended, self.stopped, self.winners, scores, self.invariant_violations, self.loop_heads,
+            self.truncated, list(self.attrs.vars), self.abstract,
+        )
+
+    def check_always_invariants(self, g: Term) -> None:
+        if not self.watch_invariants or g is False:
+            return
+        for inv in self.rules.invariants:
+            if not inv.at_end:
+                ok = self.eval_pure(inv.expr, ChainMap(), g)
+                self.invariant_violations.append((inv, tm.and_(g, tm.not_(ok))))
+
+    def eval_pure(self, e: ir.Expr, env: Env, g: Term) -> Term:
+        """A condition that must hold; an evaluation that fails counts as not holding."""
+        saved_errs, saved_obl = self.errs, self.obligations
+        self.errs, self.obligations = [], []
+        try:
+            v = as_bool(self.ev(e, env, g))
+            errs = self.errs
+        finally:
+            self.errs, self.obligations = saved_errs, saved_obl
+        return tm.and_(v, tm.not_(tm.or_all(errs)))
+
+    def block(self, stmts: list[ir.Stmt], env: Env, g: Term) -> None:
+        env = env.new_child()  # let binds in this block; set finds the block that bound the name
+        for s in stmts:
+            live = self.live(g)
+            if live is False:
+                return
+            self.struct = g
+            self.stmt(s, env, live)
+
+    def stmt(self, s: ir.Stmt, env: Env, g: Term) -> None:
+        """Execute one statement where ``g`` holds (the path to it, the game not over);
+        ``self.struct`` is the path alone, which keeps zone counts independent of errors."""
+        self.errs = []
+        self.site = s.sid
+        struct = self.struct
+        if isinstance(s, ir.Let):
+            env[s.name] = self.ev(s.value, env, g)
+            self.settle()
+        elif isinstance(s, ir.Assign):
+            v = self.ev(s.value, env, g)
+            idx = self.ev(s.index, env, g) if s.index is not None else None
+            self.check_range(v, s.type, s.span, s.name, tm.and_(g, tm.not_(tm.or_all(self.errs))))
+            ok = tm.and_(g, self.settle())
+            if s.local:
+                scope = next(m for m in env.maps if s.name in m)
+                scope[s.name] = merge(ok, v, scope[s.name])
+            elif idx is None:
+                self.vars[s.name] = merge(ok, v, self.vars[s.name])
+            else:
+                table = self.vars[s.name]
+                f = as_fd(idx, sorted(table))
+                for k, c in f.mem.items():
+                    if k in table:
+                        table[k] = merge(tm.and_(ok, c), v, table[k])
+            self.version += 1
+        elif isinstance(s, ir.Move):
+            what = self.ev(s.what, env, g)
+            idx = self.ev(s.index, env, g) if s.index is not None else None
+            struct = self.struct
+            ok = tm.and_(g, self.settle())
+            zid = self.zone_id(s.zone, idx)
+            known = self.known_move(what, zid)
+            if isinstance(what, SymSet):
+                for c, m in sorted(what.mem.items()):
+                    self.move(c, zid, tm.and_(ok, m), count=known is None)
+            else:
+                f = as_fd(what, self.comp_domain(s.what.type))
+                for c, m in sorted(f.mem.items()):
+                    self.move(c, zid, tm.and_(ok, m), count=known is None)
+            if known is not None:
+                src, moved = known
+                assert isinstance(zid, int)
+                step = tm.mul(moved, tm.bool_to_int(struct))
+                self.counts[src] = tm.sub(self.counts[src], step)
+                self.counts[zid] = tm.add(self.counts[zid], step)
+            self.version += 1
+        elif isinstance(s, ir.Draw):
+            self.draw(s, env, g)
+        elif isinstance(s, ir.Choose):
+            self.choose(s, env, g)
+        elif isinstance(s, ir.ChooseEach):
+            self.choose_each(s, env, g)
+        elif isinstance(s, ir.If):
+            c = as_bool(self.ev(s.cond, env, g))
+            ok = tm.and_(g, self.settle())
+            then_g = tm.and_(ok, c)
+            else_g = tm.and_(ok, tm.not_(c))
+            self.reached(f"if{s.sid}:then", s.span, "if", "the 'then' branch of this if", then_g)
+            self.reached(f"if{s.sid}:else", s.span, "if", "the 'else' branch of this if" if s.else_ else "the case where this if does nothing", else_g)
+            # nested blocks follow the path; each statement in them adds "the game goes on" itself
+            if then_g is not False:
+                self.block(s.then, env, tm.and_(struct, c))
+            if else_g is not False:
+                self.block(s.else_, env, tm.and_(struct, tm.not_(c)))
+        elif isinstance(s, ir.ForEach):
+            self.for_each(s, env, g, struct)
+        elif isinstance(s, ir.Repeat):
+            count = as_int(self.ev(s.count, env, g))
+            ok = tm.and_(g, self.settle())
+            bound = _upper_bound(s.count.type, self.loop_bound) if isinstance(count, tm.T) else max(0, int(count))
+            self.path.append(self.ordinals[s.sid])
+            for i in range(bound):
+                gi = tm.and_(struct, tm.lt(i, count)) if isinstance(count, tm.T) else struct
+                self.path.append(f"it{i}")
+                self.block(s.body, env, gi)
+                self.path.pop()
+            if isinstance(count, tm.T):
+                self.truncated = tm.or_(self.truncated, tm.and_(self.live(ok), tm.gt(count, bound)))
+            self.path.pop()
+        elif isinstance(s, (ir.RepeatUntil, ir.While)):
+            self.errs = None
+            self.open_loop(s, env, struct)
+        elif isinstance(s, ir.CallProc):
+            proc = self.p.procs[s.name]
+            args = [self.ev(a, env, g) for a in s.args]
+            ok = tm.and_(g, self.settle())
+            self.reached(f"proc:{s.name}:{proc.reading}", proc.span, s.name, f"procedure '{s.name}'", ok)
+            assert proc.body is not None
+            self.path.append(self.ordinals[s.sid])
+            self.block(proc.body, ChainMap({n: v for (n, _), v in zip(proc.formals, args)}), struct)
+            self.path.pop()
+        elif isinstance(s, ir.End):
+            # where the game reaches its end, every count followed the path: tell the solver
+            for (zname, _idx), zid in self.zone_ids.items():
+                if zid in self.counts:
+                    members = [self.loc[c].get(zid, False) for c in self.zone_kinds[zname]]
+                    self.constraints.append(tm.implies(g, tm.eq(tm.count_true(members), self.counts[zid])))
+            self.abstract_check(s, lambda: self.ev(s.winners, env, True))
+            w = self.ev(s.winners, env, g)
+            ok = tm.and_(g, self.settle())
+            assert isinstance(w, SymSet)
+            self.winners = merge(ok, w, self.winners)
+            self.ended = tm.or_(self.ended, ok)
+            self.reached(f"end{s.sid}", s.span, "end", "this end of the game", ok)
+        elif isinstance(s, ir.Say):
+            # a say statement only logs, but its expressions may still fail, as in the interpreter
+            for part in s.parts:
+                if isinstance(part, ir.Expr) and not isinstance(part.type, TText):
+                    self.ev(part, env, g)
+            self.settle()
+        elif isinstance(s, ir.Shuffle):
+            if s.index is not None:
+                self.ev(s.index, env, g)
+            self.settle()
+        else:  # pragma: no cover
+            raise AssertionError(type(s).__name__)
+
+    def abstract_check(self, s: ir.Stmt, evaluate: Any) -> None:
+        """Evaluate a statement's expressions again over an abstract state (see AbstractCheck)."""
+        tag = f"abs|{s.sid}|{len(self.abstract)}"
+        lemmas: list[Term] = []
+        loc_abs: list[dict[int, Term]] = []
+        for c, loc in enumerate(self.loc):
+            if all(not isinstance(v, tm.T) for v in loc.values()):
+                loc_abs.append(dict(loc))
+                continue
+            atoms: dict[int, Term] = {z: tm.bool_var(f"{tag}|loc|{c}|{z}") for z, v in loc.items() if v is not False}
+            lemmas.append(tm.pb_eq(atoms.values(), 1))
+            loc_abs.append(atoms)
+        for (zname, _idx), zid in self.zone_ids.items():
+            if zid in self.counts:
+                members = [loc_abs[c].get(zid, False) for c in self.zone_kinds[zname]]
+                lemmas.append(tm.eq(tm.count_true(members), self.counts[zid]))
+        vars_abs: dict[str, Any] = {}
+        for v in self.rules.vars.values():
+            cur = self.vars[v.name]
+            if v.index is None:
+                vars_abs[v.name] = _abstract(cur, v.type, f"{tag}|var|{v.name}", lemmas)
+            else:
+                vars_abs[v.name] = {k: _abstract(x, v.type, f"{tag}|var|{v.name}|{k}", lemmas) for k, x in cur.items()}
+        saved = (self.loc, self.vars, self.obligations, self.errs, self.reach, self.version, self.site)
+        self.loc, self.vars, self.obligations, self.errs, self.reach = loc_abs, vars_abs, [], [], {}
+        self.version = -1 - len(self.abstract)  # a state version no concrete state has: its own cache
+        try:
+            evaluate()
+            obligations = self.obligations
+        finally:
+            self.loc, self.vars, self.obligations, self.errs, self.reach, self.version, self.site = saved
+        self.abstract.append(AbstractCheck(s.sid, lemmas, obligations))
+
+    def known_move(self, what: Value, dst: Value) -> tuple[int, Term] | None:
+        """(source zone, number moved) when a move's effect on counts is known without the
+        solver: one component chosen from a zone, or a zone's whole contents, unmoved since."""
+        if not isinstance(dst, int) or dst not in self.counts:
+            return None
+        origin = getattr(what, "origin", None)
+        if origin is None or what.ver != self.version or origin not in self.counts or origin == dst:
+            return None
+        if isinstance(what, FD):
+            return origin, 1
+        if isinstance(what, SymSet) and what.whole:
+            return origin, self.counts[origin]
+        return None
+
+    def check_range(self, v: Value, t: Type, span: Span, name: str, g: Term) -> None:
+        if isinstance(t, TInt) and (t.lo is not None or t.hi is not None) and not isinstance(v, (SymSet, SymMap, str)):
+            x = as_int(v)
+            bad = tm.or_(tm.lt(x, t.lo) if t.lo is not None else False, tm.gt(x, t.hi) if t.hi is not None else False)
+            self.fail("range", span, name, f"'{name}' would leave its range {t.show()}", tm.and_(g, bad))
+
+    def comp_domain(self, t: Type) -> list[int]:
+        kind = t.kind if isinstance(t, TComp) else None
+        return [c.cid for c in self.rules.components_of(kind)]
+
+    def key(self, s: ir.Stmt, extra: str = "") -> str:
+        return "/".join([*self.path, self.ordinals[s.sid]]) + extra
+
+    def new_decision(self, s: ir.Stmt, kind: str, active: Term, player: Value, options: SymSet, t: Type | None,
+                     extra: str = "", node: int | None = None, count: int = 1) -> Decision:
+        key = self.key(s, extra)
+        sel: dict[int, Term] = {k: tm.bool_var(f"d|{key}|{k}") for k, m in sorted(options.mem.items()) if m is not False}
+        if node is None:
+            self.nodes += 1
+            node = self.nodes
+        d = Decision(key, kind, s, active, sel, player, options, len(self.decisions), node, t, count)  # type: ignore[arg-type]
+        d.origin = (options.origin, options.ver)
+        self.decisions.append(d)
+        for k, b in sel.items():
+            self.constraints.append(tm.implies(b, tm.and_(active, options.mem[k])))
+        self.constraints.append(tm.implies(active, tm.pb_eq(sel.values(), count)))
+        return d
+
+    def draw(self, s: ir.Draw, env: Env, g: Term) -> None:
+        count = self.ev(s.count, env, g)
+        sidx = self.ev(s.src_index, env, g) if s.src_index is not None else None
+        didx = self.ev(s.dst_index, env, g) if s.dst_index is not None else None
+        struct = self.struct
+        ok = tm.and_(g, self.settle())
+        if not isinstance(count, (bool, int)):
+            raise Unsupported("a draw of a number of cards that depends on the game")
+        n = max(0, int(count))
+        live = self.live(ok)
+        if n == 0 or live is False:
+            return
+        self.check_always_invariants(live)
+        src = self.zone_members(s.src, sidx)
+        short = tm.lt(self.zone_count(s.src, sidx), n)
+        self.fail("exhaustion", s.span, s.src, f"{n} card{'s' if n != 1 else ''} must be drawn from '{s.src}', which has fewer", tm.and_(live, short))
+        active = tm.and_(live, tm.not_(short))
+        # several draws in a row are one choice of a subset: the order of the draws changes nothing
+        d = self.new_decision(s, "chance" if n == 1 else "deal", active, -1, src, None, count=n)
+        dst = self.zone_id(s.dst, didx)
+        src_id = self.zone_id(s.src, sidx)
+        for c, b in d.sel.items():
+            self.move(c, dst, b, count=False)
+        # exactly n cards leave the source and arrive at the destination (counted along the path:
+        # where the game has stopped nothing is observed, so the count need not follow the stop)
+        moved = tm.mul(n, tm.bool_to_int(struct))
+        for zid, sign in ((src_id, -1), (dst, 1)):
+            if isinstance(zid, int):
+                if zid in self.counts:
+                    self.counts[zid] = tm.add(self.counts[zid], tm.mul(sign, moved))
+            else:
+                assert isinstance(zid, FD)
+                for z, cz in zid.mem.items():
+                    if z in self.counts:
+                        self.counts[z] = tm.add(self.counts[z], tm.mul(sign, tm.mul(n, tm.bool_to_int(tm.and_(struct, cz)))))
+        self.version += 1
+        if s.bind is not None:
+            env[s.bind] = d.value
+
+    def choose(self, s: ir.Choose, env: Env, g: Term) -> None:
+        options = self.ev(s.options, env, g)
+        chooser = self.ev(s.chooser, env, g)
+        ok = tm.and_(g, self.settle())
+        assert isinstance(options, SymSet)
+        live = self.live(ok)
+        if live is False:
+            return
+        self.check_always_invariants(live)
+        empty = tm.not_(tm.or_all(options.mem.values()))
+        self.fail("incomplete", s.span, s.label, f"a player must choose ({s.label}) but has no option", tm.and_(live, empty))
+        active = tm.and_(live, tm.not_(empty))
+        d = self.new_decision(s, "player", active, chooser, options, s.type)
+        env[s.bind] = d.value
+
+    def choose_each(self, s: ir.ChooseEach, env: Env, g: Term) -> None:
+        who = self.ev(s.players, env, g)
+        assert isinstance(who, SymSet)
+        per: list[SymSet | None] = []
+        for q in range(self.n):
+            part = who.mem.get(q, False)
+            if part is False:
+                per.append(None)
+                continue
+            inner = env.new_child({s.pvar: q})
+            per.append(self.ev(s.options, inner, tm.and_(g, part)))
+        ok = tm.and_(g, self.settle())
+        live = self.live(ok)
+        if live is False:
+            env[s.bind] = SymMap([False] * self.n, [0] * self.n)
+            return
+        self.check_always_invariants(live)
+        empties = []
+        for q, opts in enumerate(per):
+            if opts is None:
+                continue
+            empty = tm.and_(who.mem.get(q, False), tm.not_(tm.or_all(opts.mem.values())))
+            empties.append(empty)
+            self.fail("incomplete", s.span, s.label, f"Player {q + 1} must choose ({s.label}) but has no option", tm.and_(live, empty))
+        live = tm.and_(live, tm.not_(tm.or_all(empties)))
+        self.nodes += 1
+        node = self.nodes
+        parts: list[Term] = []
+        vals: list[Value] = []
+        for q, opts in enumerate(per):
+            part = tm.and_(live, who.mem.get(q, False)) if opts is not None else False
+            parts.append(part)
+            if opts is None:
+                vals.append(0)
+                continue
+            d = self.new_decision(s, "simultaneous", part, q, opts, s.type, extra=f"@{q}", node=node)
+            vals.append(d.value)
+        env[s.bind] = SymMap(parts, vals)
+
+    def for_each(self, s: ir.ForEach, env: Env, g: Term, struct: Term) -> None:
+        coll = self.ev(s.coll, env, g)
+        start = self.ev(s.start, env, g) if s.start is not None else None
+        ok = tm.and_(g, self.settle())
+        assert isinstance(coll, SymSet)
+        self.path.append(self.ordinals[s.sid])
+        order: list[tuple[Value, Term]]
+        if start is None:
+            order = sorted(coll.mem.items())
+        else:
+            d = 1 if self.rules.game.order == "clockwise" else -1
+            order = []
+            for k in range(self.n):
+                if isinstance(start, (bool, int)):
+                    x: Value = (int(start) + d * k) % self.n
+                else:
+                    f = as_fd(start, list(range(self.n)))
+                    x = FD({(q + d * k) % self.n: c for q, c in f.mem.items()})
+                order.append((x, coll.member(x)))
+        for i, (x, m) in enumerate(order):
+            if tm.and_(ok, m) is False:
+                continue
+            self.path.append(f"it{i}")
+            self.block(s.body, env.new_child({s.var: x}), tm.and_(struct, m))
+            self.path.pop()
+        self.path.pop()
+
+    def open_loop(self, s: ir.RepeatUntil | ir.While, env: Env, struct: Term) -> None:
+        self.path.append(self.ordinals[s.sid])
+        running = struct
+        heads: list[dict[str, Any]] = []
+        for i in range(self.loop_bound + 1):
+            live = self.live(running)
+            heads.append(self.snapshot(live))
+            self.errs = []
+            c = as_bool(self.ev(s.cond, env, live))
+            ok = tm.and_(live, self.settle())
+            more = tm.not_(c) if isinstance(s, ir.RepeatUntil) else c
+            go = tm.and_(ok, more)
+            if i == self.loop_bound:
+                self.truncated = tm.or_(self.truncated, go)
+                break
+            self.reached(f"loop{s.sid}:{i}", s.span, "loop", f"iteration {i + 1} of this loop", go)
+            self.path.append(f"it{i}")
+            self.block(s.body, env, tm.and_(running, more))
+            self.path.pop()
+            running = tm.and_(running, more)
+        self.loop_heads[s.sid] = heads
+        self.path.pop()
+
+    def snapshot(self, live: Term) -> dict[str, Any]:
+        """The state at a loop head, to find a round that returns to where it started."""
+        return {
+            "live": live,
+            "loc": [dict(x) for x in self.loc],
+            "vars": {k: (dict(v) if isinstance(v, dict) else v) for k, v in self.vars.items()},
+        }
+
+    # ---- expressions ------------------------------------------------------------------------
+
+    def ev(self, e: ir.Expr, env: Env, g: Term) -> Value:
+        if isinstance(e, ir.Const):
+            return _const_value(e.value)
+        if isinstance(e, ir.Local):
+            return env[e.name]
+        if isinstance(e, ir.VarRef):
+            v = self.vars[e.name]
+            return v if e.index is None else select(v, self.ev(e.index, env, g))
+        if isinstance(e, ir.ParamRef):
+            return _const_value(self.params[e.name])
+        if isinstance(e, ir.ZoneRef):
+            idx = self.ev(e.index, env, g) if e.index is not None else None
+            return self.zone_members(e.zone, idx)
+        if isinstance(e, ir.AttrRef):
+            obj = self.ev(e.obj, env, g)
+            if isinstance(obj, (bool, int)):
+                return self.attrs.get(int(obj), e.attr)
+            f = as_fd(obj, [c.cid for c in self.rules.components_of(e.kind)])
+            return select({k: self.attrs.get(k, e.attr) for k in f.mem}, f)
+        if isinstance(e, ir.CallDef):
+            return self.call(e, [self.ev(a, env, g) for a in e.args], g)
+        if isinstance(e, ir.Builtin):
+            return self.builtin(e, env, g)
+        if isinstance(e, ir.Unary):
+            v = self.ev(e.operand, env, g)
+            return tm.not_(as_bool(v)) if e.op == "not" else tm.neg(as_int(v))
+        if isinstance(e, ir.BinOp):
+            return self.binop(e, env, g)
+        if isinstance(e, ir.Cond):
+            c = as_bool(self.ev(e.cond, env, g))
+            if c is True:
+                return self.ev(e.then, env, g)
+            if c is False:
+                return self.ev(e.else_, env, g)
+            return merge(c, self.ev(e.then, env, tm.and_(g, c)), self.ev(e.else_, env, tm.and_(g, tm.not_(c))))
+        if isinstance(e, ir.SetOf):
+            return self.make_set([(True, self.ev(i, env, g)) for i in e.items], e.type)
+        if isinstance(e, ir.IntRange):
+            lo, hi = self.ev(e.lo, env, g), self.ev(e.hi, env, g)
+            if not isinstance(lo, int) or not isinstance(hi, int):
+                raise Unsupported("a range whose bounds depend on the game")
+            return SymSet(dict.fromkeys(range(lo, hi + 1), True))
+        if isinstance(e, ir.Agg):
+            return self.agg(e, env, g)
+        if isinstance(e, ir.MapGet):
+            m = self.ev(e.map, env, g)
+            assert isinstance(m, SymMap)
+            q = self.ev(e.index, env, g)
+            part = as_bool(select(dict(enumerate(m.part)), q))
+            self.fail("incomplete", e.span, "choice", "this player made no choice here", tm.and_(g, tm.not_(part)))
+            return select(dict(enumerate(m.val)), q)
+        if isinstance(e, ir.Fail):
+            self.fail(e.kind, e.span, "match", e.message, g)
+            return _default_of(e.type)
+        raise AssertionError(type(e).__name__)  # pragma: no cover
+
+    def make_set(self, items: list[tuple[Term, Value]], t: Type) -> SymSet:
+        """A set from (condition, element) pairs."""
+        mem: dict[int, list[Term]] = {}
+        for cond, x in items:
+            if isinstance(x, (bool, int)):
+                mem.setdefault(int(x), []).append(cond)
+                continue
+            dom = self.domain(t.elem) if isinstance(t, TSet) else None
+            f = as_fd(x, dom)
+            for k, c in f.mem.items():
+                mem.setdefault(k, []).append(tm.and_(cond, c))
+        return SymSet({k: tm.or_all(v) for k, v in sorted(mem.items())})
+
+    def binop(self, e: ir.BinOp, env: Env, g: Term) -> Value:
+        op = e.op
+        if op == "and":
+            a = as_bool(self.ev(e.left, env, g))
+            if a is False:
+                return False
+            return tm.and_(a, as_bool(self.ev(e.right, env, tm.and_(g, a))))
+        if op == "or":
+            a = as_bool(self.ev(e.left, env, g))
+            if a is True:
+                return True
+            return tm.or_(a, as_bool(self.ev(e.right, env, tm.and_(g, tm.not_(a)))))
+        a = self.ev(e.left, env, g)
+        b = self.ev(e.right, env, g)
+        if op in ("==", "!="):
+            r = value_eq(a, b)
+            return r if op == "==" else tm.not_(r)
+        if op in ("<", "<=", ">", ">="):
+            x, y = as_int(a), as_int(b)
+            return {"<": tm.lt, "<=": tm.le, ">": tm.gt, ">=": tm.ge}[op](x, y)
+        if op == "in":
+            assert isinstance(b, SymSet)
+            return b.member(a)
+        if op == "union":
+            keys = sorted(set(a.mem) | set(b.mem))
+            return SymSet({k: tm.or_(a.mem.get(k, False), b.mem.get(k, False)) for k in keys})
+        if op == "diff":
+            return SymSet({k: tm.and_(m, tm.not_(b.mem.get(k, False))) for k, m in a.mem.items()}, a.origin, a.ver)
+        x, y = as_int(a), as_int(b)
+        if op == "+":
+            return tm.add(x, y)
+        if op == "-":
+            return tm.sub(x, y)
+        if op == "*":
+            return tm.mul(x, y)
+        if op in ("/", "%"):
+            self.fail("range", e.span, op, "division by zero", tm.and_(g, tm.eq(y, 0)))
+            return tm.div(x, y) if op == "/" else tm.mod(x, y)
+        raise AssertionError(op)  # pragma: no cover
+
+    def builtin(self, e: ir.Builtin, env: Env, g: Term) -> Value:
+        op = e.op
+        if op == "players":
+            return SymSet(dict.fromkeys(range(self.n), True))
+        if op == "num_players":
+            return self.n
+        if op == "winners":
+            return self.winners
+        args = [self.ev(a, env, g) for a in e.args]
+        if op in ("next", "prev"):
+            d = 1 if self.rules.game.order == "clockwise" else -1
+            step = d if op == "next" else -d
+            x = args[0]
+            if isinstance(x, (bool, int)):
+                return (int(x) + step) % self.n
+            f = as_fd(x, list(range(self.n)))
+            return FD({(q + step) % self.n: c for q, c in f.mem.items()})
+        if op == "seat":
+            return tm.add(as_int(args[0]), 1)
+        if op == "player":
+            x = as_int(args[0])
+            self.fail("range", e.span, "player", "there is no such player", tm.and_(g, tm.or_(tm.lt(x, 1), tm.gt(x, self.n))))
+            return tm.sub(x, 1)
+        if op == "size":
+            s = args[0]
+            assert isinstance(s, SymSet)
+            return s.size()
+        x = as_int(args[0])
+        if op == "abs":
+            return tm.ite(tm.lt(x, 0), tm.neg(x), x)
+        y = as_int(args[1])
+        if op == "min":
+            return tm.min_of(x, y)
+        if op == "max":
+            return tm.max_of(x, y)
+        raise AssertionError(op)  # pragma: no cover
+
+    def agg(self, e: ir.Agg, env: Env, g: Term) -> Value:
+        coll = self.ev(e.coll, env, g)
+        assert isinstance(coll, SymSet)
+        op = e.op
+        done: Term = False  # any/all: the answer is already known
+        items: list[tuple[Term, Value]] = []
+        inner = env.new_child()
+        for k, m in sorted(coll.mem.items()):
+            if m is False:
+                continue
+            inner[e.var] = k
+            f = as_bool(self.ev(e.filt, inner, tm.and_(g, m, tm.not_(done)))) if e.filt is not None else True
+            active = tm.and_(m, f, tm.not_(done))
+            if active is False:
+                continue
+            v: Value = k if op == "count" else self.ev(e.elem, inner, tm.and_(g, active))
+            items.append((active, v))
+            if op == "any":
+                done = tm.or_(done, tm.and_(active, as_bool(v)))
+            elif op == "all":
+                done = tm.or_(done, tm.and_(active, tm.not_(as_bool(v))))
+        if op == "set":
+            result = self.make_set(items, e.type)
+            if isinstance(e.elem, ir.Local) and e.elem.name == e.var:
+                result.origin, result.ver = coll.origin, coll.ver
+            return result
+        if op == "any":
+            return tm.or_all(tm.and_(a, as_bool(v)) for a, v in items)
+        if op == "all":
+            return tm.and_all(tm.implies(a, as_bool(v)) for a, v in items)
+        if op == "count":
+            return tm.count_true(a for a, _ in items)
+        if op == "sum":
+            return tm.add_all(tm.ite(a, as_int(v), 0) for a, v in items)
+        if op in ("max", "min"):
+            none = tm.not_(tm.or_all(a for a, _ in items))
+            self.fail("incomplete", e.span, op, f"{op} of nothing: the collection is empty", tm.and_(g, none))
+            best: Term = 0
+            have: Term = False
+            for a, v in items:
+                x = as_int(v)
+                better = tm.gt(x, best) if op == "max" else tm.lt(x, best)
+                best = tm.ite(tm.and_(a, tm.or_(tm.not_(have), better)), x, best)
+                have = tm.or_(have, a)
+            return best
+        if op == "the":
+            self.fail("incomplete", e.span, "the", "'the' needs exactly one, but none or several qualify",
+                      tm.and_(g, tm.not_(tm.pb_eq([a for a, _ in items], 1))))
+            out: Value
+            if items and all(isinstance(v, int) and not isinstance(v, bool) for _, v in items):
+                # one selector per candidate: where exactly one qualifies, exactly one holds
+                sel: dict[int, list[Term]] = {}
+                for a, v in items:
+                    sel.setdefault(v, []).append(a)
+                out = FD({v: tm.or_all(cs) for v, cs in sorted(sel.items())})
+            else:
+                out = _default_of(e.type)
+                for a, v in reversed(items):
+                    out = merge(a, v, out)
+            if isinstance(out, FD) and isinstance(e.elem, ir.Local) and e.elem.name == e.var:
+                out.origin, out.ver = coll.origin, coll.ver
+            return out
+        raise AssertionError(op)  # pragma: no cover
+
+    def call(self, e: ir.CallDef, args: list[Value], g: Term) -> Value:
+        """A definition, evaluated once per state and arguments; its obligations and reached
+        cases are kept relative to the call, then placed under the caller's guard."""
+        d = self.p.defs[e.name]
+        key = (e.name, self.version, *(value_key(a) for a in args))
+        cached = self.def_cache.get(key)
+        if cached is None:
+            saved_errs, saved_obl, saved_reach = self.errs, self.obligations, self.reach
+            self.errs, self.obligations, self.reach = [], [], {}
+            try:
+                value = self.def_body(d, args)
+                cached = (value, [(o, o.cond) for o in self.obligations], [(r, r.cond) for r in self.reach.values()])
+            finally:
+                self.errs, self.obligations, self.reach = saved_errs, saved_obl, saved_reach
+            self.def_cache[key] = cached
+        value, obls, reaches = cached
+        for o, cond in obls:
+            self.fail(o.kind, o.span, o.subject, o.message, tm.and_(g, cond))
+        for r, cond in reaches:
+            self.reached(r.label, r.span, r.subject, r.what, tm.and_(g, cond))
+        return value
+
+    def def_body(self, d: ir.Definition, args: list[Value]) -> Value:
+        env: Env = ChainMap({n: v for (n, _), v in zip(d.formals, args)})
+        if d.body is not None:
+            return self.ev(d.body, env, True)
+        assert d.cases is not None
+        guards = [as_bool(self.ev(c.guard, env, True)) for c in d.cases]
+        over: dict[str, list[Term]] = {}
+        for c, gd in zip(d.cases, guards):
+            for o in c.overrides:
+                over.setdefault(o, []).append(gd)
+        wins = [tm.and_(gd, tm.not_(tm.or_all(over.get(c.name, [])))) for c, gd in zip(d.cases, guards)]
+        values = [self.ev(c.value, env, w) if w is not False else _default_of(d.ret) for c, w in zip(d.cases, wins)]
+        for c, w in zip(d.cases, wins):
+            self.reached(f"case:{d.name}:{c.name}:{d.reading}", c.span, d.name, f"case '{c.name}' of '{d.name}'", w)
+        none = tm.not_(tm.or_all(wins))
+        if d.otherwise is None:
+            self.fail("incomplete", d.span, d.name, f"no case of '{d.name}' applies", none)
+        for i in range(len(wins)):
+            for j in range(i + 1, len(wins)):
+                both = tm.and_(wins[i], wins[j])
+                if both is False:
+                    continue
+                self.fail(
+                    "conflict", d.cases[i].span, d.name,
+                    f"cases '{d.cases[i].name}' and '{d.cases[j].name}' of '{d.name}' both apply and give different values",
+                    tm.and_(both, tm.not_(value_eq(values[i], values[j]))),
+                )
+        out: Value = self.ev(d.otherwise, env, none) if d.otherwise is not None else _default_of(d.ret)
+        for w, v in reversed(list(zip(wins, values))):
+            out = merge(w, v, out)
+        return out
+
+
+def _abstract(v: Value, t: Type, name: str, lemmas: list[Term]) -> Value:
+    """A free value of the same shape as v (v itself when it is a constant)."""
+    if isinstance(v, SymSet):
+        if all(not isinstance(m, tm.T) for m in v.mem.values()):
+            return v
+        return SymSet({k: (tm.bool_var(f"{name}|{k}") if isinstance(m, tm.T) else m) for k, m in v.mem.items()})
+    if isinstance(v, FD):
+        sel: dict[int, Term] = {k: tm.bool_var(f"{name}|{k}") for k in v.mem}
+        lemmas.append(tm.pb_eq(sel.values(), 1))
+        return FD(sel)
+    if isinstance(v, tm.T):
+        if v.sort == tm.BOOL:
+            return tm.bool_var(name)
+        x = tm.int_var(name)
+        if isinstance(t, TInt) and t.lo is not None:
+            lemmas.append(tm.ge(x, t.lo))
+        if isinstance(t, TInt) and t.hi is not None:
+            lemmas.append(tm.le(x, t.hi))
+        return x
+    return v
+
+
+def merge_counts(zid: FD, counts: dict[int, Term]) -> FD | Term:
+    items = sorted(zid.mem.items())
+    out: Term = counts[items[-1][0]]
+    for z, c in reversed(items[:-1]):
+        out = tm.ite(c, counts[z], out)
+    return out
+
+
+def _upper_bound(t: Type, default: int) -> int:
+    if isinstance(t, TInt) and t.hi is not None:
+        return max(0, t.hi)
+    return default
+
+
+def iter_decisions(trace: Trace, assignment: dict[str, bool | int]) -> Iterator[Decision]:
+    """The decisions a concrete game takes, in order."""
+    for d in trace.decisions:
+        if tm.evaluate(d.active, assignment):
+            yield d
+
+
+def decision_value(d: Decision, assignment: dict[str, bool | int]) -> list[int]:
+    """The value(s) a decision took under an assignment (several for a deal)."""
+    return [k for k, b in d.sel.items() if tm.evaluate(b, assignment)]
+
+
+def statements(program: ir.Program) -> Iterator[ir.Stmt]:
+    yield from walk_stmts(program.rules.flow)
+    for p in program.procs.values():
+        if p.body:
+            yield from walk_stmts(p.body)

@@ -1,0 +1,546 @@
+"""A small term language for verification conditions, with no solver in it.
+
+The symbolic executor builds terms; the z3 back end (z3backend.py) translates them. Terms are
+hash-consed and simplified as they are built: most of a game is concrete once the player count is
+fixed, so constant folding and lifting comparisons through if-then-else chains of constants keep
+the formulas small. Constants are plain Python ``bool`` and ``int``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+BOOL = "Bool"
+INT = "Int"
+
+
+class T:
+    """A non-constant term. Build terms with the functions below, never directly."""
+
+    __slots__ = ("_hash", "args", "id", "op", "sort")
+
+    def __init__(self, op: str, args: tuple[Term, ...], sort: str, tid: int) -> None:
+        self.op = op
+        self.args = args
+        self.sort = sort
+        self.id = tid
+        self._hash = hash((op, args))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        if self.op == "var":
+            return str(self.args[0])
+        return f"({self.op} {' '.join(map(repr, self.args))})"
+
+
+Term = T | bool | int
+
+_table: dict[tuple[object, ...], T] = {}
+_not_cache: dict[int, Term] = {}
+
+
+def _key(x: Term) -> object:
+    # True == 1 in Python: keep booleans and ints apart in the intern table
+    if isinstance(x, bool):
+        return ("b", x)
+    if isinstance(x, int):
+        return ("i", x)
+    if isinstance(x, str):
+        return ("s", x)
+    return x.id
+
+
+def _mk(op: str, args: tuple[Term, ...], sort: str) -> T:
+    key = (op, *map(_key, args))
+    t = _table.get(key)
+    if t is None:
+        t = T(op, args, sort, len(_table))
+        _table[key] = t
+    return t
+
+
+def reset() -> None:
+    """Forget every interned term (between independent verification runs)."""
+    _table.clear()
+    _lift_cache.clear()
+    _not_cache.clear()
+
+
+def sort_of(x: Term) -> str:
+    if isinstance(x, bool):
+        return BOOL
+    if isinstance(x, int):
+        return INT
+    return x.sort
+
+
+def is_const(x: Term) -> bool:
+    return not isinstance(x, T)
+
+
+# ---- variables --------------------------------------------------------------------------------
+
+
+def var(name: str, sort: str) -> T:
+    return _mk("var", (name,), sort)  # type: ignore[arg-type]
+
+
+def bool_var(name: str) -> T:
+    return var(name, BOOL)
+
+
+def int_var(name: str) -> T:
+    return var(name, INT)
+
+
+# ---- booleans ---------------------------------------------------------------------------------
+
+
+def not_(a: Term) -> Term:
+    """Negation (not pushed through and/or: on shared terms that multiplies their size)."""
+    if isinstance(a, bool):
+        return not a
+    assert isinstance(a, T)
+    if a.op == "not":
+        return a.args[0]
+    return _mk("not", (a,), BOOL)
+
+
+def and_(*items: Term) -> Term:
+    return and_all(items)
+
+
+def _complementary(x: T, whole: set[int]) -> bool:
+    if x.op == "not" and isinstance(x.args[0], T) and x.args[0].id in whole:
+        return True
+    neg = _table.get(("not", x.id))
+    return neg is not None and neg.id in whole
+
+
+def and_all(items: Iterable[Term]) -> Term:
+    out: list[Term] = []
+    seen: set[int] = set()
+    whole: set[int] = set()
+    for x in items:
+        if x is True:
+            continue
+        if x is False:
+            return False
+        assert isinstance(x, T), x
+        if _complementary(x, whole):
+            return False
+        whole.add(x.id)
+        parts = x.args if x.op == "and" else (x,)
+        for p in parts:
+            assert isinstance(p, T)
+            if p.id in seen:
+                continue
+            if isinstance(p, T) and p.op == "not" and isinstance(p.args[0], T) and p.args[0].id in seen:
+                return False
+            neg = _table.get(("not", p.id))
+            if neg is not None and neg.id in seen:
+                return False
+            seen.add(p.id)
+            out.append(p)
+    if not out:
+        return True
+    if len(out) == 1:
+        return out[0]
+    out.sort(key=lambda t: t.id)  # type: ignore[union-attr]
+    return _mk("and", tuple(out), BOOL)
+
+
+def or_(*items: Term) -> Term:
+    return or_all(items)
+
+
+def or_all(items: Iterable[Term]) -> Term:
+    out: list[Term] = []
+    seen: set[int] = set()
+    whole: set[int] = set()
+    for x in items:
+        if x is False:
+            continue
+        if x is True:
+            return True
+        assert isinstance(x, T), x
+        if _complementary(x, whole):
+            return True
+        whole.add(x.id)
+        parts = x.args if x.op == "or" else (x,)
+        for p in parts:
+            assert isinstance(p, T)
+            if p.id in seen:
+                continue
+            neg = _table.get(("not", p.id))
+            if (neg is not None and neg.id in seen) or (p.op == "not" and isinstance(p.args[0], T) and p.args[0].id in seen):
+                return True
+            seen.add(p.id)
+            out.append(p)
+    if not out:
+        return False
+    if len(out) == 1:
+        return out[0]
+    out.sort(key=lambda t: t.id)  # type: ignore[union-attr]
+    return _mk("or", tuple(out), BOOL)
+
+
+def implies(a: Term, b: Term) -> Term:
+    return or_(not_(a), b)
+
+
+def ite(c: Term, a: Term, b: Term) -> Term:
+    if c is True:
+        return a
+    if c is False:
+        return b
+    if _same(a, b):
+        return a
+    if sort_of(a) == BOOL:
+        # keep booleans in and/or form, which z3 and our folding handle best
+        if a is True:
+            return or_(c, b)
+        if a is False:
+            return and_(not_(c), b)
+        if b is True:
+            return or_(not_(c), a)
+        if b is False:
+            return and_(c, a)
+    assert isinstance(c, T)
+    if c.op == "not":
+        return ite(c.args[0], b, a)
+    return _mk("ite", (c, a, b), sort_of(a))
+
+
+def _same(a: Term, b: Term) -> bool:
+    if isinstance(a, T) or isinstance(b, T):
+        return a is b
+    return type(a) is type(b) and a == b
+
+
+# ---- comparisons ------------------------------------------------------------------------------
+
+_LIFT_DEPTH = 64
+
+
+def eq(a: Term, b: Term) -> Term:
+    if not isinstance(a, T) and not isinstance(b, T):
+        return a == b
+    if _same(a, b):
+        return True
+    va, vb = _pb_view(a), _pb_view(b)
+    if va is not None and not isinstance(b, T):
+        return pb_eq(va[0], int(b) - va[1])
+    if vb is not None and not isinstance(a, T):
+        return pb_eq(vb[0], int(a) - vb[1])
+    if sort_of(a) == BOOL:
+        if a is True:
+            return b
+        if a is False:
+            return not_(b)
+        if b is True:
+            return a
+        if b is False:
+            return not_(a)
+    # lift a comparison with a constant through an if-then-else chain of constants
+    if isinstance(a, T) and not isinstance(b, T):
+        lifted = _lift_eq(a, b, _LIFT_DEPTH)
+        if lifted is not None:
+            return lifted
+    if isinstance(b, T) and not isinstance(a, T):
+        lifted = _lift_eq(b, a, _LIFT_DEPTH)
+        if lifted is not None:
+            return lifted
+    x, y = (a, b) if _key_order(a) <= _key_order(b) else (b, a)
+    return _mk("eq", (x, y), BOOL)
+
+
+def _key_order(x: Term) -> tuple[int, int]:
+    if isinstance(x, T):
+        return (1, x.id)
+    return (0, int(x))
+
+
+_lift_cache: dict[tuple[int, object], Term | None] = {}
+
+
+def _lift_eq(t: T, k: Term, depth: int) -> Term | None:
+    """``ite(c, a, b) == k`` as ``ite(c, a == k, b == k)`` when the leaves are constants."""
+    if t.op != "ite" or depth <= 0:
+        return None
+    key = (t.id, _key(k))
+    if key in _lift_cache:
+        return _lift_cache[key]
+    c, a, b = t.args
+    ra = (a == k) if not isinstance(a, T) else _lift_eq(a, k, depth - 1)
+    rb = (b == k) if not isinstance(b, T) else _lift_eq(b, k, depth - 1)
+    out = None if ra is None or rb is None else ite(c, ra, rb)
+    _lift_cache[key] = out
+    return out
+
+
+def ne(a: Term, b: Term) -> Term:
+    return not_(eq(a, b))
+
+
+def _pb_view(t: Term) -> tuple[tuple[Term, ...], int] | None:
+    """``count(bs) + c`` as (bs, c), so that comparing it with a number is a cardinality constraint."""
+    if not isinstance(t, T):
+        return None
+    if t.op == "count":
+        return t.args, 0
+    if t.op == "add" and len(t.args) == 2 and isinstance(t.args[0], T) and t.args[0].op == "count" and not isinstance(t.args[1], T):
+        return t.args[0].args, int(t.args[1])
+    return None
+
+
+def lt(a: Term, b: Term) -> Term:
+    if not isinstance(a, T) and not isinstance(b, T):
+        return a < b
+    if _same(a, b):
+        return False
+    va, vb = _pb_view(a), _pb_view(b)
+    if va is not None and not isinstance(b, T):
+        return pb_le(va[0], int(b) - va[1] - 1)
+    if vb is not None and not isinstance(a, T):
+        return pb_ge(vb[0], int(a) - vb[1] + 1)
+    return _mk("lt", (a, b), BOOL)
+
+
+def le(a: Term, b: Term) -> Term:
+    if not isinstance(a, T) and not isinstance(b, T):
+        return a <= b
+    if _same(a, b):
+        return True
+    va, vb = _pb_view(a), _pb_view(b)
+    if va is not None and not isinstance(b, T):
+        return pb_le(va[0], int(b) - va[1])
+    if vb is not None and not isinstance(a, T):
+        return pb_ge(vb[0], int(a) - vb[1])
+    return _mk("le", (a, b), BOOL)
+
+
+def pb_eq(items: Iterable[Term], k: int) -> Term:
+    bs, k = _pb_fold(items, k)
+    if k < 0 or k > len(bs):
+        return False
+    if k == 0:
+        return not_(or_all(bs))
+    if k == len(bs):
+        return and_all(bs)
+    return _mk("pbeq", (k, *bs), BOOL)
+
+
+def pb_ge(items: Iterable[Term], k: int) -> Term:
+    bs, k = _pb_fold(items, k)
+    if k <= 0:
+        return True
+    if k > len(bs):
+        return False
+    if k == 1:
+        return or_all(bs)
+    if k == len(bs):
+        return and_all(bs)
+    return _mk("pbge", (k, *bs), BOOL)
+
+
+def pb_le(items: Iterable[Term], k: int) -> Term:
+    bs, k = _pb_fold(items, k)
+    if k < 0:
+        return False
+    if k >= len(bs):
+        return True
+    if k == 0:
+        return not_(or_all(bs))
+    return _mk("pble", (k, *bs), BOOL)
+
+
+def _pb_fold(items: Iterable[Term], k: int) -> tuple[list[Term], int]:
+    bs: list[Term] = []
+    for b in items:
+        if b is True:
+            k -= 1
+        elif b is not False:
+            bs.append(b)
+    bs.sort(key=lambda t: t.id)  # type: ignore[union-attr]
+    return bs, k
+
+
+def gt(a: Term, b: Term) -> Term:
+    return lt(b, a)
+
+
+def ge(a: Term, b: Term) -> Term:
+    return le(b, a)
+
+
+# ---- integers ---------------------------------------------------------------------------------
+
+
+def add(*items: Term) -> Term:
+    return add_all(items)
+
+
+def add_all(items: Iterable[Term]) -> Term:
+    const = 0
+    rest: list[Term] = []
+    for x in items:
+        if isinstance(x, T):
+            if x.op == "add":
+                for y in x.args:
+                    if isinstance(y, T):
+                        rest.append(y)
+                    else:
+                        const += int(y)
+            else:
+                rest.append(x)
+        else:
+            const += int(x)
+    if not rest:
+        return const
+    if const == 0 and len(rest) == 1:
+        return rest[0]
+    args: tuple[Term, ...] = tuple(rest) + ((const,) if const else ())
+    return _mk("add", args, INT)
+
+
+def neg(a: Term) -> Term:
+    if not isinstance(a, T):
+        return -int(a)
+    return mul(-1, a)
+
+
+def sub(a: Term, b: Term) -> Term:
+    return add(a, neg(b))
+
+
+def mul(a: Term, b: Term) -> Term:
+    if not isinstance(a, T) and not isinstance(b, T):
+        return int(a) * int(b)
+    if a == 0 or b == 0:
+        if not isinstance(a, T) or not isinstance(b, T):
+            return 0
+    if a == 1 and not isinstance(a, T):
+        return b
+    if b == 1 and not isinstance(b, T):
+        return a
+    return _mk("mul", (a, b), INT)
+
+
+def div(a: Term, b: Term) -> Term:
+    """Floor division, as Python's // (b is never 0 where this is used: that is an obligation)."""
+    if not isinstance(a, T) and not isinstance(b, T):
+        return int(a) // int(b) if int(b) else 0
+    return _mk("div", (a, b), INT)
+
+
+def mod(a: Term, b: Term) -> Term:
+    if not isinstance(a, T) and not isinstance(b, T):
+        return int(a) % int(b) if int(b) else 0
+    return _mk("mod", (a, b), INT)
+
+
+def bool_to_int(a: Term) -> Term:
+    return ite(a, 1, 0)
+
+
+def count_true(items: Iterable[Term]) -> Term:
+    """How many of the booleans hold: a term that comparisons turn into cardinality constraints."""
+    bs, k = _pb_fold(items, 0)
+    if not bs:
+        return -k
+    c = _mk("count", tuple(bs), INT)
+    return add(c, -k) if k else c
+
+
+def max_of(a: Term, b: Term) -> Term:
+    return ite(ge(a, b), a, b)
+
+
+def min_of(a: Term, b: Term) -> Term:
+    return ite(le(a, b), a, b)
+
+
+# ---- evaluation under an assignment -----------------------------------------------------------
+
+
+def evaluate(term: Term, assignment: dict[str, bool | int], default: bool | int = 0) -> bool | int:
+    """The value of a term when its variables take the given values (missing ones: ``default``
+    for ints, False for booleans). Iterative, so deep terms cannot overflow the stack."""
+    if not isinstance(term, T):
+        return term
+    memo: dict[int, bool | int] = {}
+    stack: list[tuple[T, bool]] = [(term, False)]
+    while stack:
+        t, ready = stack.pop()
+        if t.id in memo:
+            continue
+        if t.op == "var":
+            name = t.args[0]
+            assert isinstance(name, str)
+            v = assignment.get(name)
+            memo[t.id] = v if v is not None else (False if t.sort == BOOL else default)
+            continue
+        if not ready:
+            stack.append((t, True))
+            for a in t.args:
+                if isinstance(a, T) and a.id not in memo:
+                    stack.append((a, False))
+            continue
+        vals = [memo[a.id] if isinstance(a, T) else a for a in t.args]
+        memo[t.id] = _apply(t.op, vals)
+    return memo[term.id]
+
+
+def _apply(op: str, v: list[bool | int]) -> bool | int:
+    if op == "not":
+        return not v[0]
+    if op == "and":
+        return all(v)
+    if op == "or":
+        return any(v)
+    if op == "ite":
+        return v[1] if v[0] else v[2]
+    if op == "eq":
+        return v[0] == v[1]
+    if op == "lt":
+        return v[0] < v[1]
+    if op == "le":
+        return v[0] <= v[1]
+    if op == "add":
+        return sum(int(x) for x in v)
+    if op == "mul":
+        return int(v[0]) * int(v[1])
+    if op == "div":
+        return int(v[0]) // int(v[1]) if int(v[1]) else 0
+    if op == "mod":
+        return int(v[0]) % int(v[1]) if int(v[1]) else 0
+    if op == "count":
+        return sum(1 for x in v if x)
+    if op == "pbeq":
+        return sum(1 for x in v[1:] if x) == v[0]
+    if op == "pbge":
+        return sum(1 for x in v[1:] if x) >= v[0]
+    if op == "pble":
+        return sum(1 for x in v[1:] if x) <= v[0]
+    raise AssertionError(op)  # pragma: no cover
+
+
+def variables(term: Term) -> set[str]:
+    out: set[str] = set()
+    if not isinstance(term, T):
+        return out
+    seen: set[int] = set()
+    stack = [term]
+    while stack:
+        t = stack.pop()
+        if t.id in seen:
+            continue
+        seen.add(t.id)
+        if t.op == "var":
+            out.add(str(t.args[0]))
+            continue
+        stack.extend(a for a in t.args if isinstance(a, T))
+    return out

@@ -1,0 +1,143 @@
+"""The z3 back end: translates terms (verifier/terms.py) and decides them.
+
+The only module of the toolkit that imports z3. Everything the symbolic executor produces is
+finite: booleans, cardinality constraints and small integers, so the terms go to z3's finite-domain
+solver (QF_FD: SAT with native cardinality constraints), integers as 16-bit bit-vectors.
+Results are three-valued: SAT with a model, UNSAT, or UNKNOWN when the time limit runs out;
+UNKNOWN is never reported as proven.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+from . import terms as tm
+from .terms import Term
+
+#: Integers are 16-bit two's complement; scores and sums of small games fit with room to spare.
+WIDTH = 16
+
+
+@dataclass
+class Result:
+    status: str  # "sat", "unsat", "unknown"
+    model: dict[str, bool | int] | None = None
+    reason: str = ""
+
+
+class Translator:
+    def __init__(self) -> None:
+        self.memo: dict[int, Any] = {}
+        self.vars: dict[str, Any] = {}
+
+    def const(self, v: bool | int) -> Any:
+        if isinstance(v, bool):
+            return z3.BoolVal(v)
+        return z3.BitVecVal(v, WIDTH)
+
+    def __call__(self, t: Term) -> Any:
+        if not isinstance(t, tm.T):
+            return self.const(t)
+        got = self.memo.get(t.id)
+        if got is not None:
+            return got
+        # iterative post-order: deep terms must not exhaust the Python stack
+        stack: list[tuple[tm.T, bool]] = [(t, False)]
+        while stack:
+            node, ready = stack.pop()
+            if node.id in self.memo:
+                continue
+            if node.op == "var":
+                name = str(node.args[0])
+                v = z3.Bool(name) if node.sort == tm.BOOL else z3.BitVec(name, WIDTH)
+                self.vars[name] = v
+                self.memo[node.id] = v
+                continue
+            if not ready:
+                stack.append((node, True))
+                stack.extend((a, False) for a in node.args if isinstance(a, tm.T) and a.id not in self.memo)
+                continue
+            args = [self.memo[a.id] if isinstance(a, tm.T) else a for a in node.args]
+            self.memo[node.id] = self._build(node.op, args)
+        return self.memo[t.id]
+
+    def _z(self, a: Any) -> Any:
+        return self.const(a) if isinstance(a, (bool, int)) else a
+
+    def _build(self, op: str, raw: list[Any]) -> Any:
+        if op in ("pbeq", "pbge", "pble"):
+            k = int(raw[0])
+            pairs = [(self._z(b), 1) for b in raw[1:]]
+            return {"pbeq": z3.PbEq, "pbge": z3.PbGe, "pble": z3.PbLe}[op](pairs, k)
+        a = [self._z(x) for x in raw]
+        if op == "not":
+            return z3.Not(a[0])
+        if op == "and":
+            return z3.And(*a)
+        if op == "or":
+            return z3.Or(*a)
+        if op == "ite":
+            return z3.If(a[0], a[1], a[2])
+        if op == "eq":
+            return a[0] == a[1]
+        if op == "lt":
+            return a[0] < a[1]  # signed on bit-vectors
+        if op == "le":
+            return a[0] <= a[1]
+        if op == "add":
+            out = a[0]
+            for x in a[1:]:
+                out = out + x
+            return out
+        if op == "count":
+            one, zero = z3.BitVecVal(1, WIDTH), z3.BitVecVal(0, WIDTH)
+            total = z3.If(a[0], one, zero)
+            for x in a[1:]:
+                total = total + z3.If(x, one, zero)
+            return total
+        if op == "mul":
+            return a[0] * a[1]
+        if op == "div":
+            # floor division, as Python's //: z3's signed division rounds towards zero
+            q, r = a[0] / a[1], z3.SRem(a[0], a[1])
+            return z3.If(z3.And(r != 0, (r < 0) != (a[1] < 0)), q - 1, q)
+        if op == "mod":
+            r = z3.SRem(a[0], a[1])
+            return z3.If(z3.And(r != 0, (r < 0) != (a[1] < 0)), r + a[1], r)
+        raise AssertionError(op)  # pragma: no cover
+
+
+class Session:
+    """A fixed background (legality of the games compared), asked many questions; each question
+    gets a fresh finite-domain solver so z3 can preprocess the whole problem."""
+
+    def __init__(self, background: Iterable[Term], timeout_s: float) -> None:
+        self.tr = Translator()
+        self.timeout_ms = max(1, int(timeout_s * 1000))
+        self.background = [self.tr(b) for b in background if b is not True]
+
+    def check(self, *goals: Term) -> Result:
+        goal = tm.and_all(goals)
+        if goal is False:
+            return Result("unsat")
+        solver = z3.SolverFor("QF_BV")
+        solver.set("timeout", self.timeout_ms)
+        solver.set("random_seed", 0)
+        solver.add(*self.background)
+        if goal is not True:
+            solver.add(self.tr(goal))
+        r = solver.check()
+        if r == z3.sat:
+            m = solver.model()
+            values: dict[str, bool | int] = {}
+            for name, v in sorted(self.tr.vars.items()):
+                val = m.eval(v, model_completion=True)
+                values[name] = z3.is_true(val) if z3.is_bool(val) else val.as_signed_long()
+            return Result("sat", values)
+        if r == z3.unsat:
+            return Result("unsat")
+        return Result("unknown", reason=solver.reason_unknown())
