@@ -211,6 +211,51 @@ def cmd_gen(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    loaded = load_or_report(args.file, err, quiet_warnings=True)
+    if not loaded.ok:
+        return EXIT_BAD_INPUT
+    rules = loaded.rules
+    assert rules is not None
+    readings = parse_readings(args.reading)
+    bind_program(rules, readings)  # reports an unknown reading as E0503
+    g = rules.game
+    players = None
+    if args.players:
+        players = sorted(set(args.players))
+        bad = [p for p in players if not g.min_players <= p <= g.max_players]
+        if bad:
+            raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {bad[0]}")
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    from rulecheck.verifier.output import exit_code, render_text, to_json, to_sarif
+    from rulecheck.verifier.verify import Options, ReplayMismatch, verify
+
+    options = Options(timeout=args.timeout, readings=readings, players=players, loop_bound=args.loop_bound,
+                      sensitivity=not args.no_sensitivity)
+    progress = _progress(err) if err.isatty() and args.format == "text" else None
+    try:
+        outcome = verify(rules, options, progress)
+    except ReplayMismatch as exc:
+        _err(err, f"a witness failed its replay: {exc}", "this is a bug in rulecheck: the solver and the engines disagree")
+        return EXIT_INTERNAL
+    if args.format == "json":
+        out.write(to_json(outcome))
+    elif args.format == "sarif":
+        out.write(to_sarif(outcome))
+    else:
+        out.write(render_text(outcome, loaded.source, verbose=args.verbose))
+    return exit_code(outcome, args.fail_on)
+
+
+def _progress(err: TextIO):  # type: ignore[no-untyped-def]
+    def show(step: str) -> None:
+        err.write(f"\r\x1b[Kverifying: {step} …")
+        err.flush()
+
+    return show
+
+
 # ---- parser -----------------------------------------------------------------------------------
 
 
@@ -241,6 +286,19 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--param", action="append", metavar="NAME=VALUE", help="set a game parameter (repeatable)")
     pl.add_argument("--max-steps", type=int, default=10_000, metavar="N", help="stop after N decisions (default 10000)")
     pl.set_defaults(func=cmd_play)
+
+    v = sub.add_parser("verify", help="find where the rules are ambiguous, incomplete or contradictory, with witnesses and proofs")
+    v.add_argument("file", metavar="FILE")
+    v.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default text)")
+    v.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="time limit of each solver call (default 30)")
+    v.add_argument("--reading", action="append", metavar="NAME=READING", help="fix the reading of an ambiguity (repeatable)")
+    v.add_argument("--players", type=int, action="append", metavar="N", help="verify only this player count (repeatable)")
+    v.add_argument("--fail-on", choices=("error", "warning", "note", "never"), default="error",
+                   help="exit 1 when a finding has this severity or a higher one (default error)")
+    v.add_argument("--loop-bound", type=int, default=3, metavar="K", help="passes through an open-ended loop to explore (default 3)")
+    v.add_argument("--no-sensitivity", action="store_true", help="skip the checks against other values of the assumed data")
+    v.add_argument("--verbose", action="store_true", help="list every proven check")
+    v.set_defaults(func=cmd_verify)
 
     gn = sub.add_parser("gen", help="generate a standalone Python game engine for a ruleset")
     gn.add_argument("file", metavar="FILE")

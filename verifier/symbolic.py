@@ -793,9 +793,10 @@ class SymExec:
         d = Decision(key, kind, s, active, sel, player, options, len(self.decisions), node, t, count)  # type: ignore[arg-type]
         d.origin = (options.origin, options.ver)
         self.decisions.append(d)
-        for k, b in sel.items():
-            self.constraints.append(tm.implies(b, tm.and_(active, options.mem[k])))
-        self.constraints.append(tm.implies(active, tm.pb_eq(sel.values(), count)))
+        # only where the decision is reached: two readings share these variables, and a decision
+        # one reading reaches may not exist in the other
+        legal = [tm.implies(b, options.mem[k]) for k, b in sel.items()]
+        self.constraints.append(tm.implies(active, tm.and_all([tm.pb_eq(sel.values(), count), *legal])))
         return d
 
     def draw(self, s: ir.Draw, env: Env, g: Term) -> None:

@@ -1,0 +1,205 @@
+"""The three spellings of a verification: compiler-style text, JSON (docs/verify.md) and SARIF 2.1.0.
+
+All three are deterministic: the same ruleset and options give the same bytes (solver times are
+never printed).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from rulecheck import __version__
+from rulecheck.dsl.diagnostics import Diagnostic, Severity, render
+from rulecheck.dsl.source import SourceFile
+
+from .findings import Finding, Play
+from .verify import _KIND_ORDER, Outcome
+
+SEVERITY_RANK = {"error": 0, "warning": 1, "note": 2}
+SCHEMA_VERSION = 1
+
+
+def _span_text(n: list[int]) -> str:
+    if len(n) == 1:
+        return f"{n[0]} players"
+    return f"{n[0]} to {n[-1]} players"
+
+
+def render_text(outcome: Outcome, source: SourceFile | None, verbose: bool = False) -> str:
+    rules = outcome.rules
+    out = [f"{rules.name}: {rules.game.title}: verified for {_span_text(outcome.players)}"]
+    changed = {a: r for a, r in outcome.readings.items() if r != rules.ambiguities[a].default.name}
+    if changed:
+        out.append("readings: " + ", ".join(f"{a}={r}" for a, r in sorted(changed.items())))
+    for kind in _KIND_ORDER:
+        group = [f for f in outcome.findings if f.kind == kind]
+        if not group:
+            continue
+        shown = group if verbose else [f for f in group if not (f.status == "proven" and f.severity == "note" and kind in _QUIET)]
+        hidden = len(group) - len(shown)
+        out.append("")
+        out.append(f"== {kind} ({_count_line(group)}) ==")
+        for f in shown:
+            out.append(render_finding(f, source))
+        if hidden:
+            out.append(f"  … and {hidden} more proven: " + _proven_list([f for f in group if f not in shown]) + " (--verbose lists them)")
+    out.append("")
+    out.append(summary_line(outcome))
+    return "\n".join(out) + "\n"
+
+
+#: Kinds whose proven notes are many and alike: listed in one line unless --verbose.
+_QUIET = ("incompleteness", "conflict", "exhaustion", "invariant")
+
+
+def _proven_list(items: list[Finding]) -> str:
+    names = sorted({f"{f.subject} (line {f.span.line})" for f in items})
+    if len(names) > 12:
+        return ", ".join(names[:12]) + f", … ({len(names)} in all)"
+    return ", ".join(names)
+
+
+def _count_line(group: list[Finding]) -> str:
+    c = Counter(f.status for f in group)
+    parts = []
+    for status, word in (("witness", "with a witness"), ("proven", "proven"), ("unknown", "unknown"), ("static", "found in the text")):
+        if c[status]:
+            parts.append(f"{c[status]} {word}")
+    return ", ".join(parts)
+
+
+def render_finding(f: Finding, source: SourceFile | None) -> str:
+    sev = {"error": Severity.ERROR, "warning": Severity.WARNING, "note": Severity.NOTE}[f.severity]
+    d = Diagnostic(sev, f.kind, f"{f.title} [{f.status}]", f.span)
+    text = render(d, source).replace(f"[{f.kind}]", f"[{f.kind}]", 1)
+    lines = [text, f"   = {f.message}"]
+    for q in f.quotes[:3]:
+        lang = f" ({q.lang})" if q.lang else ""
+        lines.append(f"   = rulebook{lang}: \"{_short(q.text, 160)}\"")
+    if f.bound and f.status == "proven":
+        lines.append(f"   = proven for {f.bound}")
+    if f.witness is not None:
+        w = f.witness
+        lines.append(f"   = witness, {w.players} players: {w.divergence}")
+        if w.setup:
+            lines.append("     table before the first move:")
+            lines.extend(f"       {s}" for s in w.setup)
+        lines.extend(_plays(w.plays))
+    return "\n".join(lines)
+
+
+def _plays(plays: list[Play]) -> list[str]:
+    out: list[str] = []
+    first = plays[0].steps
+    for i, p in enumerate(plays):
+        steps = p.steps
+        skip = 0
+        if i > 0:
+            while skip < min(len(first), len(steps)) and first[skip] == steps[skip]:
+                skip += 1
+        out.append(f"     {p.label}: {p.outcome}" + (" (replayed in the generated engine)" if p.replayed else ""))
+        if skip:
+            out.append(f"       … the first {skip} steps as above …")
+        out.extend(f"       {s}" for s in steps[skip:])
+    return out
+
+
+def _short(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def summary_line(outcome: Outcome) -> str:
+    c = Counter((f.kind, f.status) for f in outcome.findings)
+    parts = []
+    for kind in _KIND_ORDER:
+        bits = []
+        for status in ("witness", "unknown", "proven", "static"):
+            if c[(kind, status)]:
+                bits.append(f"{c[(kind, status)]} {status}")
+        if bits:
+            parts.append(f"{kind}: {', '.join(bits)}")
+    sev = Counter(f.severity for f in outcome.findings)
+    return f"summary: {'; '.join(parts)} — {sev['error']} errors, {sev['warning']} warnings, {sev['note']} notes"
+
+
+def to_json(outcome: Outcome) -> str:
+    rules = outcome.rules
+    doc: dict[str, Any] = {
+        "schema": "rulecheck-verify",
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "rulecheck", "version": __version__},
+        "ruleset": {"file": rules.name, "sha256": rules.text_hash, "game": rules.game.title},
+        "players": outcome.players,
+        "readings": dict(sorted(outcome.readings.items())),
+        "findings": [f.to_json() for f in outcome.findings],
+        "summary": {
+            "by_kind": {k: dict(sorted(Counter(f.status for f in outcome.findings if f.kind == k).items())) for k in _KIND_ORDER if any(f.kind == k for f in outcome.findings)},
+            "by_severity": dict(sorted(Counter(f.severity for f in outcome.findings).items())),
+        },
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+_SARIF_KIND = {"witness": "fail", "unknown": "open", "proven": "pass", "static": "fail"}
+_KIND_TEXT = {
+    "ambiguity": "Do the readings of a declared ambiguity ever give a different result?",
+    "incompleteness": "Is there a reachable situation in which no rule says what happens?",
+    "conflict": "Is there one in which two rules apply and disagree?",
+    "non-termination": "Can play go on for ever?",
+    "exhaustion": "Can a supply run out when a rule needs it?",
+    "dead-rule": "Is there a rule that can never apply?",
+    "sensitivity": "Does a result depend on assumed or unspecified data?",
+    "translation": "Does a quote's wording disagree with the formal rule?",
+    "edition-difference": "Where do two editions of one game give different results?",
+    "invariant": "Does a declared invariant hold in every reachable state?",
+}
+
+
+def to_sarif(outcome: Outcome) -> str:
+    rules_used = [k for k in _KIND_ORDER if any(f.kind == k for f in outcome.findings)]
+    results = []
+    for f in outcome.findings:
+        text = f"{f.title}. {f.message}"
+        if f.witness is not None:
+            text += f" Witness ({f.witness.players} players): {f.witness.divergence}."
+        results.append({
+            "ruleId": f.kind,
+            "ruleIndex": rules_used.index(f.kind),
+            "level": "none" if f.status == "proven" else f.severity,
+            "kind": _SARIF_KIND[f.status],
+            "message": {"text": text},
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": {"uri": outcome.rules.name},
+                    "region": {
+                        "startLine": f.span.line, "startColumn": f.span.col,
+                        "endLine": f.span.end_line, "endColumn": f.span.end_col,
+                    },
+                },
+            }],
+            "properties": {"status": f.status, "subject": f.subject},
+        })
+    doc = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "rulecheck",
+                "version": __version__,
+                "informationUri": "https://example.invalid/rulecheck",
+                "rules": [{"id": k, "name": k, "shortDescription": {"text": _KIND_TEXT[k]}} for k in rules_used],
+            }},
+            "artifacts": [{"location": {"uri": outcome.rules.name}}],
+            "results": results,
+        }],
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def exit_code(outcome: Outcome, fail_on: str) -> int:
+    if fail_on == "never":
+        return 0
+    limit = SEVERITY_RANK[fail_on]
+    return 1 if any(SEVERITY_RANK[f.severity] <= limit for f in outcome.findings) else 0

@@ -1,0 +1,538 @@
+"""`rulecheck verify`: every check of the brief's section 4 on one ruleset.
+
+For each player count the game allows, the ruleset is executed symbolically (symbolic.py), the
+checks are phrased as conditions (conditions.py) and decided by z3 (z3backend.py). Every witness is
+replayed through the reference interpreter, which tells the game, and through the generated engine
+of each reading, which must reach the same outcome; a disagreement makes the check fail loudly.
+"""
+
+from __future__ import annotations
+
+import time
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rulecheck.dsl import ir
+from rulecheck.dsl.checker import walk_stmts
+from rulecheck.dsl.source import Span
+
+from . import terms as tm
+from .conditions import (
+    Condition,
+    invariant_conditions,
+    lasso,
+    moves_differ,
+    obligation_condition,
+    obligation_groups,
+    outcome_differs,
+)
+from .findings import Finding, Play, Quote, Witness
+from .symbolic import DEFAULT_LOOP_BOUND, AttrSource, SymExec, Trace, Unsupported
+from .witness import actions_of, make_play, replay_engine, replay_interpreter
+from .z3backend import Result, Session
+
+#: Obligation kinds of the symbolic executor and the finding kind they become.
+OBLIGATION_KINDS = {"incomplete": "incompleteness", "conflict": "conflict", "exhaustion": "exhaustion", "range": "exhaustion"}
+
+
+class ReplayMismatch(Exception):
+    """A witness the engine does not reproduce: a bug in rulecheck, never a finding."""
+
+
+@dataclass
+class Options:
+    timeout: float = 30.0  # seconds per solver call
+    readings: dict[str, str] = field(default_factory=dict)
+    players: list[int] | None = None
+    loop_bound: int = DEFAULT_LOOP_BOUND
+    sensitivity: bool = True
+    engine: bool = True
+
+
+@dataclass
+class Outcome:
+    rules: ir.Ruleset
+    findings: list[Finding]
+    players: list[int]
+    readings: dict[str, str]
+    checks: dict[str, float] = field(default_factory=dict)  # seconds per check (benchmarks only)
+
+
+class Verifier:
+    def __init__(self, rules: ir.Ruleset, options: Options, progress: Callable[[str], None] | None = None) -> None:
+        self.rules = rules
+        self.o = options
+        self.progress = progress or (lambda _msg: None)
+        self.base_readings = ir.bind(rules, options.readings).readings
+        g = rules.game
+        self.players = options.players or list(range(g.min_players, g.max_players + 1))
+        self.traces: dict[tuple[int, tuple[tuple[str, str], ...], bool], Trace] = {}
+        self.engines: dict[tuple[tuple[str, str], ...], types.ModuleType] = {}
+        self.findings: list[Finding] = []
+        self.timing: dict[str, float] = {}
+        self.setups: dict[int, list[str]] = {}
+        self.models: dict[int, tuple[dict[str, bool | int], set[str]]] = {}  # id(finding) -> witness model, decisions taken
+
+    # ---- plumbing ---------------------------------------------------------------------------
+
+    def program(self, readings: dict[str, str]) -> ir.Program:
+        return ir.bind(self.rules, readings)
+
+    def trace(self, n: int, readings: dict[str, str], invariants: bool = False, attrs: AttrSource | None = None) -> Trace:
+        key = (n, tuple(sorted(readings.items())), invariants)
+        if attrs is not None:
+            return SymExec(self.program(readings), n, attrs=attrs, loop_bound=self.o.loop_bound, watch_invariants=invariants).run()
+        if key not in self.traces:
+            self.traces[key] = SymExec(self.program(readings), n, loop_bound=self.o.loop_bound, watch_invariants=invariants).run()
+        return self.traces[key]
+
+    def engine(self, readings: dict[str, str]) -> types.ModuleType | None:
+        if not self.o.engine:
+            return None
+        key = tuple(sorted(readings.items()))
+        if key not in self.engines:
+            from rulecheck.codegen.engine import generate, load_module
+
+            name = f"rulecheck_witness_engine_{len(self.engines)}"
+            self.engines[key] = load_module(generate(self.program(readings)), name)
+        return self.engines[key]
+
+    def solve(self, cond: Condition) -> Result:
+        """Cheap over-approximations first (an UNSAT there is a proof), then the whole game."""
+        quick = min(self.o.timeout, 10.0)
+        for background, goal in cond.shortcuts:
+            r = Session(background, quick).check(goal)
+            if r.status == "unsat":
+                return r
+        return Session(cond.background, self.o.timeout).check(cond.goal)
+
+    def timed(self, name: str, fn: Callable[[], None]) -> None:
+        start = time.perf_counter()
+        self.progress(name)
+        fn()
+        self.timing[name] = self.timing.get(name, 0.0) + time.perf_counter() - start
+
+    def span_line(self, n_list: list[int]) -> str:
+        if not n_list:
+            return "no player count"
+        if len(n_list) == 1:
+            return f"{n_list[0]} players"
+        if n_list == list(range(n_list[0], n_list[-1] + 1)):
+            return f"{n_list[0]} to {n_list[-1]} players"
+        return ", ".join(map(str, n_list)) + " players"
+
+    # ---- witnesses --------------------------------------------------------------------------
+
+    def play_of(self, trace: Trace, model: dict[str, bool | int], n: int, label: str) -> Play:
+        """The game of a model under one reading, replayed and checked; its table set-up is kept
+        for the witness."""
+        program = self.program(trace.readings)
+        from rulecheck.dsl.values import num_distinct_actions
+
+        pass_action = num_distinct_actions(self.rules) - 1
+        actions = actions_of(trace, model, n, pass_action)
+        r = replay_interpreter(program, n, actions)
+        module = self.engine(trace.readings)
+        eng = replay_engine(module, n, actions) if module is not None else None
+        play = make_play(label, trace.readings, r, eng)
+        self.setups[id(play)] = r.setup
+        if not r.legal:
+            raise ReplayMismatch(f"the solver's game is not legal in the interpreter ({label}): {r.error}")
+        if module is not None and not play.replayed:
+            raise ReplayMismatch(f"the generated engine does not reproduce the interpreter's game ({label}): {eng}")
+        expected = _model_winners(trace, model)
+        if r.error is None and expected is not None and r.winners != expected:
+            raise ReplayMismatch(f"the solver claimed winners {expected}, the game gives {r.winners} ({label})")
+        return play
+
+    def witness(self, plays: list[Play], n: int, divergence: str) -> Witness:
+        return Witness(n, self.setups.get(id(plays[0]), []), plays, divergence)
+
+    # ---- checks -------------------------------------------------------------------------------
+
+    def run(self) -> Outcome:
+        self.timed("obligations", self.check_obligations)
+        self.timed("invariants", self.check_invariants)
+        self.timed("termination", self.check_termination)
+        self.timed("dead rules", self.check_dead_rules)
+        self.timed("ambiguities", self.check_ambiguities)
+        if self.o.sensitivity:
+            self.timed("sensitivity", self.check_sensitivity)
+        self.timed("translation", self.check_translation)
+        order = {k: i for i, k in enumerate(_KIND_ORDER)}
+        sev = {"error": 0, "warning": 1, "note": 2}
+        self.findings.sort(key=lambda f: (order.get(f.kind, 99), sev[f.severity], f.span.line, f.span.col, f.subject, f.title))
+        return Outcome(self.rules, self.findings, self.players, dict(self.base_readings), dict(self.timing))
+
+    def base(self, n: int) -> Trace:
+        return self.trace(n, self.base_readings, invariants=True)
+
+    def check_obligations(self) -> None:
+        merged: dict[tuple[str, int, int, str], dict[str, Any]] = {}
+        for n in self.players:
+            t = self.base(n)
+            for grp in obligation_groups(t):
+                key = (grp.kind, grp.span.line, grp.span.col, grp.subject)
+                entry = merged.setdefault(key, {"group": grp, "proven": [], "unknown": [], "witness": None})
+                if entry["witness"] is not None:
+                    continue
+                r = self.solve(obligation_condition(t, grp))
+                if r.status == "sat":
+                    assert r.model is not None
+                    play = self.play_of(t, r.model, n, "the game")
+                    entry["witness"] = (n, play)
+                elif r.status == "unsat":
+                    entry["proven"].append(n)
+                else:
+                    entry["unknown"].append(n)
+        for entry in merged.values():
+            grp = entry["group"]
+            kind = OBLIGATION_KINDS[grp.kind]
+            what = _obligation_what(grp.kind, grp.subject, grp.message)
+            if entry["witness"] is not None:
+                n, play = entry["witness"]
+                self.findings.append(Finding(
+                    kind, "error", "witness", grp.subject, f"{what}: it happens",
+                    f"A game of {n} players reaches this point and no rule settles it: {grp.message}.",
+                    grp.span, witness=self.witness([play], n, f"the rules stop: {grp.message}"),
+                ))
+            elif entry["unknown"]:
+                self.findings.append(Finding(
+                    kind, "warning", "unknown", grp.subject, f"{what}: not decided in time",
+                    f"The solver ran out of time for {self.span_line(entry['unknown'])}; "
+                    + (f"proven for {self.span_line(entry['proven'])}." if entry["proven"] else "nothing is proven."),
+                    grp.span, bound=self.span_line(entry["proven"]) if entry["proven"] else None,
+                ))
+            else:
+                self.findings.append(Finding(
+                    kind, "note", "proven", grp.subject, f"{what}: never happens",
+                    f"No game of {self.span_line(entry['proven'])} reaches this situation: {grp.message}.",
+                    grp.span, bound=f"every game of {self.span_line(entry['proven'])}",
+                ))
+
+    def check_invariants(self) -> None:
+        for inv in self.rules.invariants:
+            proven: list[int] = []
+            unknown: list[int] = []
+            found = None
+            for n in self.players:
+                t = self.base(n)
+                cond = invariant_conditions(t).get(inv.name)
+                if cond is None:
+                    proven.append(n)
+                    continue
+                r = self.solve(cond)
+                if r.status == "sat":
+                    assert r.model is not None
+                    found = (n, self.play_of(t, r.model, n, "the game"))
+                    break
+                (proven if r.status == "unsat" else unknown).append(n)
+            desc = inv.desc or inv.name
+            quotes = _quotes(inv.source)
+            if found is not None:
+                n, play = found
+                self.findings.append(Finding(
+                    "invariant", "error", "witness", inv.name, f"invariant '{inv.name}' can be broken",
+                    f"A game of {n} players breaks: {desc}.", inv.span, quotes,
+                    witness=self.witness([play], n, f"'{inv.name}' does not hold"),
+                ))
+            elif unknown:
+                self.findings.append(Finding(
+                    "invariant", "warning", "unknown", inv.name, f"invariant '{inv.name}': not decided in time",
+                    f"{desc}: the solver ran out of time for {self.span_line(unknown)}.", inv.span, quotes,
+                    bound=self.span_line(proven) if proven else None,
+                ))
+            else:
+                self.findings.append(Finding(
+                    "invariant", "note", "proven", inv.name, f"invariant '{inv.name}' holds",
+                    f"{desc}: true in every {'final ' if inv.at_end else ''}state of every game of {self.span_line(proven)}.",
+                    inv.span, quotes, bound=f"every game of {self.span_line(proven)}",
+                ))
+
+    def check_termination(self) -> None:
+        loops = [s for s in _all_statements(self.program(self.base_readings)) if isinstance(s, (ir.RepeatUntil, ir.While))]
+        if not loops:
+            longest = max(sum(1 for d in self.base(n).decisions) for n in self.players)
+            self.findings.append(Finding(
+                "non-termination", "note", "proven", "flow", "every game ends",
+                f"The flow has no open-ended loop: every repetition is counted, so every game of "
+                f"{self.span_line(self.players)} ends, after at most {longest} decisions (chance draws and choices).",
+                self.rules.flow[0].span if self.rules.flow else Span(1, 1, 1, 1),
+                bound=f"every game of {self.span_line(self.players)}",
+            ))
+            return
+        for loop in loops:
+            self.check_loop(loop)
+
+    def check_loop(self, loop: ir.RepeatUntil | ir.While) -> None:
+        sound_lasso = not any(isinstance(s, ir.Assign) and s.local for s in walk_stmts(loop.body))
+        found = None
+        proven: list[int] = []
+        unknown: list[int] = []
+        for n in self.players:
+            t = self.base(n)
+            if sound_lasso:
+                goal = lasso(t, loop.sid)
+                r = Session(t.constraints, self.o.timeout).check(goal)
+                if r.status == "sat":
+                    assert r.model is not None
+                    found = (n, t, r.model)
+                    break
+            r = Session(t.constraints, self.o.timeout).check(t.truncated)
+            (proven if r.status == "unsat" else unknown).append(n)
+        src = _quotes(loop.source)
+        if found is not None:
+            n, t, model = found
+            play = self._cycle_play(t, model, n)
+            self.findings.append(Finding(
+                "non-termination", "error", "witness", "loop", "play can go on for ever",
+                f"In a game of {n} players, a pass through this loop can end in exactly the state it began "
+                "in, with the loop going on; repeating the same moves, the game never ends.",
+                loop.span, src, witness=self.witness([play], n, "the state repeats: the loop never ends"),
+            ))
+        elif unknown:
+            self.findings.append(Finding(
+                "non-termination", "warning", "unknown", "loop", "no end proven for this loop",
+                f"No repeating state was found within {self.o.loop_bound} passes, and the loop can run longer "
+                f"than that for {self.span_line(unknown)}: whether every game ends is not decided.",
+                loop.span, src, bound=f"{self.o.loop_bound} passes",
+            ))
+        else:
+            self.findings.append(Finding(
+                "non-termination", "note", "proven", "loop", "this loop always ends",
+                f"Within {self.o.loop_bound} passes the loop always ends, for every game of {self.span_line(proven)}.",
+                loop.span, src, bound=f"{self.o.loop_bound} passes of the loop",
+            ))
+
+    def _cycle_play(self, t: Trace, model: dict[str, bool | int], n: int) -> Play:
+        from rulecheck.dsl.values import num_distinct_actions
+
+        actions = actions_of(t, model, n, num_distinct_actions(self.rules) - 1)
+        r = replay_interpreter(self.program(t.readings), n, actions)
+        return Play("the game", dict(sorted(t.readings.items())), actions, r.log, "the state repeats", None, False)
+
+    def check_dead_rules(self) -> None:
+        labels: dict[str, Any] = {}
+        covered: set[str] = set()
+        for n in self.players:
+            t = self.base(n)
+            pending = [lab for lab, rch in sorted(t.reach.items()) if lab not in covered]
+            for lab in pending:
+                labels.setdefault(lab, t.reach[lab])
+            # one game that reaches a rule usually reaches many: evaluate them all on each model
+            while pending:
+                lab = pending.pop(0)
+                if lab in covered:
+                    continue
+                r = Session(t.constraints, self.o.timeout).check(t.reach[lab].cond)
+                if r.status != "sat":
+                    continue
+                assert r.model is not None
+                for other in [*pending, lab]:
+                    if tm.evaluate(t.reach[other].cond, r.model):
+                        covered.add(other)
+                pending = [p for p in pending if p not in covered]
+        for lab, rch in sorted(labels.items(), key=lambda kv: (kv[1].span.line, kv[1].span.col, kv[0])):
+            if lab in covered or lab.startswith("loop"):
+                continue
+            self.findings.append(Finding(
+                "dead-rule", "warning", "proven", rch.subject, f"{rch.what} never applies",
+                f"In no game of {self.span_line(self.players)} does {rch.what} apply.",
+                rch.span, bound=f"every game of {self.span_line(self.players)}",
+            ))
+
+    def check_ambiguities(self) -> None:
+        for amb in self.rules.ambiguities.values():
+            if amb.name in self.o.readings:
+                continue
+            base_reading = self.base_readings[amb.name]
+            for reading in amb.readings:
+                if reading.name == base_reading:
+                    continue
+                self.check_reading(amb, base_reading, reading.name)
+
+    def check_reading(self, amb: ir.Ambiguity, base: str, other: str) -> None:
+        alt = dict(self.base_readings)
+        alt[amb.name] = other
+        proven: list[int] = []
+        unknown: list[int] = []
+        quotes = [q for s in amb.sources for q in _quotes(s)]
+        for n in self.players:
+            ta = self.trace(n, self.base_readings)
+            tb = self.trace(n, alt)
+            both = ta.constraints + tb.constraints
+            differs = outcome_differs(ta, tb)
+            kind_of = "outcome"
+            r = Result("unsat") if differs is False else Session(both, self.o.timeout).check(differs)
+            if r.status == "unsat":
+                kind_of = "moves"
+                moves = moves_differ(ta, tb)
+                r2 = Result("unsat") if moves is False else Session(both, self.o.timeout).check(moves)
+                if r2.status == "sat":
+                    r = r2
+                elif r2.status == "unknown":
+                    r = r2
+            if r.status == "sat":
+                assert r.model is not None
+                pa = self.play_of(ta, r.model, n, f"reading {base} (default)" if base == amb.default.name else f"reading {base}")
+                pb = self.play_of(tb, r.model, n, f"reading {other}")
+                if kind_of == "outcome":
+                    what = "the readings give different results"
+                    div = f"{pa.outcome} under '{base}'; {pb.outcome} under '{other}'"
+                else:
+                    what = "the readings allow different moves"
+                    div = f"the same game offers the players different choices under '{base}' and '{other}'"
+                finding = Finding(
+                    "ambiguity", "warning", "witness", amb.name, f"{amb.name}: {what} ({base} / {other})",
+                    f"{amb.question or 'The readings differ.'} A game of {n} players shows it: {div}.",
+                    amb.span, quotes, witness=self.witness([pa, pb], n, div),
+                    details={"ambiguity": amb.name, "readings": [base, other], "differs_in": kind_of, "players": n},
+                )
+                active = {d.key for t in (ta, tb) for d in t.decisions if tm.evaluate(d.active, r.model)}
+                self.models[id(finding)] = (r.model, active)
+                self.findings.append(finding)
+                return
+            (proven if r.status == "unsat" else unknown).append(n)
+        if unknown:
+            self.findings.append(Finding(
+                "ambiguity", "warning", "unknown", amb.name, f"{amb.name}: not decided in time ({base} / {other})",
+                f"The solver ran out of time for {self.span_line(unknown)}; no game where '{base}' and '{other}' differ was found"
+                + (f", and none exists for {self.span_line(proven)}." if proven else "."),
+                amb.span, quotes, bound=self.span_line(proven) if proven else None,
+                details={"ambiguity": amb.name, "readings": [base, other]},
+            ))
+            return
+        self.findings.append(Finding(
+            "ambiguity", "note", "proven", amb.name, f"{amb.name}: harmless ({base} / {other})",
+            f"Proven harmless: in every game of {self.span_line(proven)} the readings '{base}' and '{other}' "
+            "give the same winners and scores and offer the same choices.",
+            amb.span, quotes, bound=f"every game of {self.span_line(proven)}",
+            details={"ambiguity": amb.name, "readings": [base, other]},
+        ))
+
+    def check_sensitivity(self) -> None:
+        """For each ambiguity finding: does it hold for every value of the assumed and
+        unspecified data, or only for the values the ruleset assumes?"""
+        symbolic = {(k.name, a) for k in self.rules.kinds.values() for a, p in k.provenance.items() if p.kind != "given"}
+        if not symbolic:
+            return
+        names = sorted(f"{k}.{a}" for k, a in symbolic)
+        for f in [f for f in self.findings if f.kind == "ambiguity" and f.status in ("witness", "proven")]:
+            amb = self.rules.ambiguities[f.subject]
+            base, other = f.details["readings"]
+            alt = dict(self.base_readings)
+            alt[amb.name] = other
+            if f.status == "witness":
+                assert f.witness is not None
+                n = f.witness.players
+                res = self.sensitivity_of_witness(n, alt, f, symbolic)
+            else:
+                res = self.sensitivity_of_proof(alt, symbolic)
+            if res is None:
+                continue
+            status, message = res
+            self.findings.append(Finding(
+                "sensitivity", "note", status, amb.name, f"{amb.name}: {'depends on' if 'only' in message else 'holds whatever'} the assumed data",
+                message + f" (assumed or unspecified: {', '.join(names)}).", amb.span,
+                details={"ambiguity": amb.name, "readings": [base, other], "data": names},
+            ))
+
+    def _attr_traces(self, n: int, alt: dict[str, str], symbolic: set[tuple[str, str]]) -> tuple[Trace, Trace]:
+        from rulecheck.interpreter.semantics import resolve_params
+
+        _, values = resolve_params(self.rules, None)
+        attrs_a = AttrSource(self.rules, values, symbolic)
+        ta = self.trace(n, self.base_readings, attrs=attrs_a)
+        attrs_b = AttrSource(self.rules, values, symbolic)
+        tb = self.trace(n, alt, attrs=attrs_b)
+        return ta, tb
+
+    def sensitivity_of_witness(self, n: int, alt: dict[str, str], f: Finding, symbolic: set[tuple[str, str]]) -> tuple[str, str] | None:
+        try:
+            ta, tb = self._attr_traces(n, alt, symbolic)
+        except Unsupported:
+            return None
+        assert f.witness is not None
+        differs = outcome_differs(ta, tb) if f.details.get("differs_in") == "outcome" else moves_differ(ta, tb)
+        # the same choices wherever the same decision arises, but any table: can the difference vanish?
+        model, taken = self.models[id(f)]
+        fixed = _fix_decisions(ta, model, taken) + _fix_decisions(tb, model, taken)
+        r = Session(ta.constraints + tb.constraints + fixed, self.o.timeout).check(tm.not_(differs))
+        if r.status == "unsat":
+            return "proven", "The witness game shows the difference with every possible table of the assumed data"
+        if r.status == "sat":
+            return "witness", "The witness game shows the difference only with some tables: with other values of the assumed data the same game does not"
+        return "unknown", "Whether the witness depends on the assumed data was not decided in time"
+
+    def sensitivity_of_proof(self, alt: dict[str, str], symbolic: set[tuple[str, str]]) -> tuple[str, str] | None:
+        for n in self.players:
+            try:
+                ta, tb = self._attr_traces(n, alt, symbolic)
+            except Unsupported:
+                return None
+            both = ta.constraints + tb.constraints
+            r = Session(both, self.o.timeout).check(tm.or_(outcome_differs(ta, tb), moves_differ(ta, tb)))
+            if r.status == "sat":
+                return "witness", f"Harmless only with the assumed values: with other values of the assumed data a game of {n} players tells the readings apart"
+            if r.status == "unknown":
+                return "unknown", "Whether the proof needs the assumed values was not decided in time"
+        return "proven", "Harmless whatever the values of the assumed data"
+
+    def check_translation(self) -> None:
+        from .translation import check_translations
+
+        self.findings.extend(check_translations(self.rules))
+
+
+_KIND_ORDER = (
+    "ambiguity", "incompleteness", "conflict", "non-termination", "exhaustion", "dead-rule", "sensitivity",
+    "translation", "edition-difference", "invariant",
+)
+
+
+def _obligation_what(kind: str, subject: str, message: str) -> str:
+    if kind == "conflict":
+        return f"'{subject}': two cases disagree"
+    if kind in ("exhaustion", "range"):
+        return f"'{subject}' runs out"
+    return f"'{subject}': no rule decides"
+
+
+def _quotes(src: ir.Source | None) -> list[Quote]:
+    if src is None:
+        return []
+    return [Quote(q.text, q.lang) for q in src.quotes]
+
+
+def _model_winners(trace: Trace, model: dict[str, bool | int]) -> list[int] | None:
+    if not tm.evaluate(trace.ended, model) or tm.evaluate(trace.stopped, model):
+        return None
+    return [q for q, m in sorted(trace.winners.mem.items()) if tm.evaluate(m, model)]
+
+
+def _fix_decisions(trace: Trace, model: dict[str, bool | int], taken: set[str]) -> list[tm.Term]:
+    """Constraints that make a trace choose as a witness model did, wherever the same decision
+    (the same key) arises."""
+    out: list[tm.Term] = []
+    for d in trace.decisions:
+        if d.key not in taken:
+            continue
+        chosen = [b for k, b in d.sel.items() if model.get(f"d|{d.key}|{k}") is True]
+        if chosen:
+            out.append(tm.implies(d.active, tm.and_all(chosen)))
+    return out
+
+
+def _all_statements(program: ir.Program) -> list[ir.Stmt]:
+    out = list(walk_stmts(program.rules.flow))
+    for p in program.procs.values():
+        if p.body:
+            out.extend(walk_stmts(p.body))
+    return out
+
+
+def verify(rules: ir.Ruleset, options: Options | None = None, progress: Callable[[str], None] | None = None) -> Outcome:
+    tm.reset()
+    return Verifier(rules, options or Options(), progress).run()

@@ -1,0 +1,140 @@
+"""Witnesses: a solver model turned into games a person can set up at a table, replayed through
+the reference interpreter (which also tells the story) and through the generated engine."""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass
+from typing import Any
+
+from rulecheck.dsl import ir
+from rulecheck.dsl.values import player_name
+from rulecheck.interpreter.semantics import RuleError
+from rulecheck.interpreter.state import Game, State
+
+from . import terms as tm
+from .findings import Play
+from .symbolic import Trace, decision_value
+
+
+@dataclass
+class Replay:
+    actions: list[Any]
+    log: list[str]
+    setup: list[str]
+    winners: list[int] | None
+    error: str | None
+    legal: bool
+
+
+def actions_of(trace: Trace, model: dict[str, bool | int], n: int, pass_action: int) -> list[Any]:
+    """The actions of the game the model describes, in the order the game asks for them."""
+    out: list[Any] = []
+    node_done: set[int] = set()
+    by_node: dict[int, list[Any]] = {}
+    for d in trace.decisions:
+        if d.kind == "simultaneous":
+            by_node.setdefault(d.node, []).append(d)
+    for d in trace.decisions:
+        if not tm.evaluate(d.active, model):
+            if d.kind != "simultaneous":
+                continue
+        if d.kind == "simultaneous":
+            if d.node in node_done:
+                continue
+            members = by_node[d.node]
+            if not any(tm.evaluate(x.active, model) for x in members):
+                continue
+            node_done.add(d.node)
+            joint = [pass_action] * n
+            for x in members:
+                if tm.evaluate(x.active, model):
+                    v = decision_value(x, model)
+                    joint[int(x.player)] = v[0]
+            out.append(joint)
+            continue
+        values = decision_value(d, model)
+        out.extend(values)
+    return out
+
+
+def replay_interpreter(program: ir.Program, n: int, actions: list[Any]) -> Replay:
+    """Play the actions in the reference interpreter with its log on."""
+    game = Game(program, n)
+    log: list[str] = []
+    setup: list[str] = []
+    state: State | None = None
+    try:
+        state = game.new_initial_state(log=True)
+        for a in actions:
+            if state.is_terminal():
+                return Replay(actions, state.machine.log, setup, None, "the game ended before the witness did", False)
+            if not setup and not state.is_chance_node():
+                setup = table_situation(state)
+            if isinstance(a, list):
+                state.apply_actions(a)
+            else:
+                state.apply_action(a)
+        if not setup:
+            setup = table_situation(state)
+        log = state.machine.log
+        if not state.is_terminal():
+            return Replay(actions, log, setup, None, "the witness stops before the game ends", False)
+        w = state.machine.winners
+        return Replay(actions, log, setup, sorted(w) if w is not None else None, None, True)
+    except RuleError as err:
+        st = err.state if err.state is not None else state
+        log = st.machine.log if st is not None else []
+        return Replay(actions, log, setup, None, f"{err.kind}: {err.message} (line {err.span.line})", True)
+    except ValueError as err:
+        return Replay(actions, state.machine.log if state else [], setup, None, f"illegal move: {err}", False)
+
+
+def table_situation(state: State) -> list[str]:
+    """What is on the table before the first player decision: every zone that holds something."""
+    lines = []
+    for line in str(state).splitlines():
+        head, _, rest = line.partition(": ")
+        if rest and rest != "empty" and not rest.endswith(" hidden"):
+            lines.append(f"{head}: {rest}")
+    return lines
+
+
+def replay_engine(module: types.ModuleType, n: int, actions: list[Any]) -> tuple[list[int] | None, str | None]:
+    """Play the actions in a generated engine: (winners, error)."""
+    try:
+        state = module.load_game({"players": n}).new_initial_state()
+        for a in actions:
+            if state.is_terminal():
+                return None, "the game ended before the witness did"
+            if isinstance(a, list):
+                state.apply_actions(a)
+            else:
+                state.apply_action(a)
+        if not state.is_terminal():
+            return None, "the witness stops before the game ends"
+        returns = state.returns()
+        return [q for q in range(n) if returns[q] > 0], None
+    except module.RuleError as err:
+        return None, f"{err.kind}: {err.message}"
+    except ValueError as err:
+        return None, f"illegal move: {err}"
+
+
+def outcome_text(r: Replay) -> str:
+    if r.error is not None:
+        return f"the rules stop: {r.error}"
+    if r.winners is None:
+        return "no result"
+    if not r.winners:
+        return "nobody wins"
+    names = ", ".join(player_name(q) for q in r.winners)
+    return f"{names} win{'s' if len(r.winners) == 1 else ''}"
+
+
+def make_play(label: str, readings: dict[str, str], r: Replay, engine: tuple[list[int] | None, str | None] | None) -> Play:
+    replayed = False
+    if engine is not None:
+        winners, error = engine
+        replayed = (error is None) == (r.error is None) and (error is not None or winners == r.winners)
+    return Play(label, dict(sorted(readings.items())), r.actions, r.log, outcome_text(r), r.winners, replayed)
