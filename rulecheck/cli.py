@@ -248,6 +248,41 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return exit_code(outcome, args.fail_on)
 
 
+def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    loaded = load_or_report(args.file, err, quiet_warnings=True)
+    if not loaded.ok:
+        return EXIT_BAD_INPUT
+    rules = loaded.rules
+    assert rules is not None
+    readings = parse_readings(args.reading)
+    bind_program(rules, readings)  # reports an unknown reading as E0503
+    params = parse_params(args.param, rules)
+    g = rules.game
+    players = args.players if args.players is not None else g.max_players
+    if not g.min_players <= players <= g.max_players:
+        raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}", f"e.g. --players {g.max_players}")
+    jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
+    for name, value, example in (("--games", args.games, 1000), ("--jobs", jobs, 2), ("--max-steps", args.max_steps, 10_000)):
+        if value < 1:
+            raise UsageError(f"{name} must be at least 1, not {value}", f"e.g. {name} {example}")
+    if not 0 < args.level < 1:
+        raise UsageError(f"--level is a confidence level between 0 and 1, not {args.level:g}", "e.g. --level 0.95")
+    from rulecheck.codegen.engine import GenerationError
+    from rulecheck.reports import simulate as sim
+
+    note = "" if args.players is not None else " (the most the game allows; --players to change)"
+    labels = {k.strip(): v.strip() for k, _, v in (i.partition("=") for i in args.param or [])}
+    try:
+        result = sim.simulate(rules, games=args.games, seed=args.seed, players=players, jobs=jobs, fixed=readings, params=params,
+                              param_labels=labels, level=args.level, max_steps=args.max_steps, players_note=note,
+                              progress=sim.progress_reporter(err, args.games))
+    except GenerationError as exc:
+        _err(err, f"cannot generate an engine for {args.file}: {exc}", "this is a limit of the code generator, not an error in the ruleset")
+        return EXIT_FINDINGS
+    out.write(sim.to_json(result) if args.format == "json" else sim.render_text(result))
+    return EXIT_OK
+
+
 def _progress(err: TextIO):  # type: ignore[no-untyped-def]
     def show(step: str) -> None:
         err.write(f"\r\x1b[Kverifying: {step} …")
@@ -306,6 +341,18 @@ def build_parser() -> argparse.ArgumentParser:
     gn.add_argument("--reading", action="append", metavar="NAME=READING", help="the reading of an ambiguity the engine plays (repeatable; the default readings otherwise)")
     gn.add_argument("--players-default", type=int, metavar="N", help="player count when load_game() is not given one (default: the fewest the game allows)")
     gn.set_defaults(func=cmd_gen)
+    sm = sub.add_parser("simulate", help="random games under every reading: win rates, lengths, how often each reading changes the result")
+    sm.add_argument("file", metavar="FILE")
+    sm.add_argument("--games", type=int, default=1000, metavar="N", help="games to play under each reading (default 1000)")
+    sm.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (the same seed prints the same result)")
+    sm.add_argument("--players", type=int, metavar="N", help="number of players (default: the most the game allows)")
+    sm.add_argument("--jobs", type=int, metavar="J", help="worker processes (default: one per CPU); the result does not depend on it")
+    sm.add_argument("--reading", action="append", metavar="NAME=READING", help="fix the reading of an ambiguity and leave it out of the comparison (repeatable)")
+    sm.add_argument("--param", action="append", metavar="NAME=VALUE", help="set a game parameter (repeatable)")
+    sm.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    sm.add_argument("--level", type=float, default=0.95, metavar="L", help="confidence level of the intervals (default 0.95)")
+    sm.add_argument("--max-steps", type=int, default=10_000, metavar="N", help="cut a game after N steps, chance draws included (default 10000)")
+    sm.set_defaults(func=cmd_simulate)
     return p
 
 

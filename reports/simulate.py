@@ -1,0 +1,491 @@
+"""`rulecheck simulate`: random games under every reading of every ambiguity (docs/simulate.md).
+
+Every game is played once under the base readings (the defaults, or those fixed by --reading) and
+once more for each non-default reading of each other ambiguity, with that one ambiguity switched.
+All plays of game ``g`` draw from one random stream seeded from (seed, g), one number per node
+(one per seat at a simultaneous node), so two readings make the same choices until the rules part
+ways.  Games run in fixed chunks, each counted on its own and summed in integers, so the output
+depends on the seed and the number of games only, not on --jobs or on which worker ran what.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import multiprocessing
+import random
+import signal
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import NormalDist
+from types import ModuleType
+from typing import Any, TextIO
+
+from rulecheck import __version__
+from rulecheck.dsl import ir
+
+from .model import ReadingFrequency, SimulationResults
+
+SCHEMA = "rulecheck-simulate"
+SCHEMA_VERSION = 1
+LENGTH_UNIT = "decisions"
+DEFAULT_MAX_STEPS = 10_000  # nodes per game, chance draws included (as `rulecheck play --max-steps`)
+CHUNK = 25  # games per task: small enough for even progress, large enough to keep IPC cheap
+
+# Results other than a returns vector.  Each is a result of its own: equal to itself only.
+ERROR = "error"  # the rules stopped the game (a RuleError), or a node offered no option
+CAPPED = "capped"  # no end within max_steps nodes
+
+Outcome = tuple[float, ...] | str
+
+
+class SimulationFormatError(ValueError):
+    """A JSON text that is not a rulecheck-simulate result this version reads."""
+
+
+# ---- the plan ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One comparison: ``ambiguity`` switched from its base reading to ``reading``."""
+
+    ambiguity: str
+    reading: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a worker needs, as plain picklable data: engines travel as source text."""
+
+    sources: tuple[str, ...]  # the base engine first, then one per variant
+    players: int
+    params: dict[str, Any]
+    seed: int
+    max_steps: int
+
+
+def variants(rules: ir.Ruleset, fixed: dict[str, str]) -> list[Variant]:
+    """Every non-default reading of every ambiguity not fixed, in declaration order."""
+    return [
+        Variant(a.name, r.name)
+        for a in rules.ambiguities.values()
+        if a.name not in fixed
+        for r in a.readings
+        if not r.default
+    ]
+
+
+def game_seed(seed: int, game: int) -> int:
+    """The seed of game ``game``'s stream: a function of (seed, game) only, whatever the job count."""
+    digest = hashlib.sha256(f"rulecheck-simulate/{seed}/{game}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+# ---- one game -----------------------------------------------------------------------------------
+
+
+def _pick(options: list[int], u: float) -> int:
+    # u in [0, 1): the option at position floor(u * n); min() guards the float edge u*n == n
+    return options[min(int(u * len(options)), len(options) - 1)]
+
+
+def play(game: Any, rule_error: type[BaseException], stream_seed: int, max_steps: int) -> tuple[Outcome, int]:
+    """One game on the engine ``game``: its result and its length in decisions.
+
+    Node k of the game takes the k-th number u of the stream (a simultaneous node takes one per
+    seat, in seat order, even for seats that can only pass): a player takes legal_actions()[⌊u·n⌋];
+    chance takes the first outcome whose cumulative probability exceeds u."""
+    rand = random.Random(stream_seed).random
+    decisions = 0
+    try:
+        state = game.new_initial_state()
+        n = game.num_players()
+        for _ in range(max_steps):
+            if state.is_terminal():
+                return tuple(state.returns()), decisions
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                if not outcomes:
+                    return ERROR, decisions
+                u = rand()
+                chosen = outcomes[-1][0]  # when rounding leaves the cumulative sum just below 1
+                acc = 0.0
+                for action, p in outcomes:
+                    acc += p
+                    if u < acc:
+                        chosen = action
+                        break
+                state.apply_action(chosen)
+            elif state.is_simultaneous_node():
+                decisions += 1
+                joint = []
+                for q in range(n):
+                    options = state.legal_actions(q)
+                    if not options:
+                        return ERROR, decisions
+                    joint.append(_pick(options, rand()))
+                state.apply_actions(joint)
+            else:
+                decisions += 1
+                options = state.legal_actions()
+                if not options:
+                    return ERROR, decisions
+                state.apply_action(_pick(options, rand()))
+        if state.is_terminal():
+            return tuple(state.returns()), decisions
+        return CAPPED, decisions
+    except rule_error:
+        return ERROR, decisions
+
+
+# ---- counting -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """Integer counts over some games; tallies of disjoint chunks add up exactly, in any order."""
+
+    games: int
+    wins: list[int]  # per seat, base readings: games in which the seat's return is above 0
+    ended: int = 0  # base readings: games that reached an end
+    no_winner: int = 0  # ... and named no winner
+    shared: int = 0  # ... and named several winners
+    errors: int = 0  # base readings: games the rules stopped
+    capped: int = 0  # base readings: games cut at max_steps
+    length_sum: int = 0  # decisions, over the games that ended
+    length_min: int | None = None
+    length_max: int | None = None
+    changed: list[int] = field(default_factory=list)  # per variant
+    variant_errors: list[int] = field(default_factory=list)  # per variant: games the rules stopped
+    variant_capped: list[int] = field(default_factory=list)  # per variant: games cut at max_steps
+
+    @classmethod
+    def empty(cls, players: int, variants: int) -> Tally:
+        return cls(0, [0] * players, changed=[0] * variants, variant_errors=[0] * variants, variant_capped=[0] * variants)
+
+    def add(self, other: Tally) -> None:
+        self.games += other.games
+        self.wins = [a + b for a, b in zip(self.wins, other.wins)]
+        self.ended += other.ended
+        self.no_winner += other.no_winner
+        self.shared += other.shared
+        self.errors += other.errors
+        self.capped += other.capped
+        self.length_sum += other.length_sum
+        self.length_min = _opt(min, self.length_min, other.length_min)
+        self.length_max = _opt(max, self.length_max, other.length_max)
+        self.changed = [a + b for a, b in zip(self.changed, other.changed)]
+        self.variant_errors = [a + b for a, b in zip(self.variant_errors, other.variant_errors)]
+        self.variant_capped = [a + b for a, b in zip(self.variant_capped, other.variant_capped)]
+
+
+def _opt(f: Callable[[int, int], int], a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else f(a, b)
+
+
+_ENGINES: list[tuple[Any, type[BaseException]]] = []  # a worker's engines, built once from the plan
+_PLAN: Plan | None = None
+
+
+def _init_worker(plan: Plan) -> None:
+    """Build the plan's engines in this process (from source text: modules are not pickled)."""
+    global _PLAN
+    from rulecheck.codegen.engine import load_module
+
+    _ENGINES.clear()
+    for i, source in enumerate(plan.sources):
+        mod: ModuleType = load_module(source, f"rulecheck_simulate_{i}")
+        _ENGINES.append((mod.load_game({"players": plan.players, **plan.params}), mod.RuleError))
+    _PLAN = plan
+
+
+def _init_pool_worker(plan: Plan) -> None:
+    # Ctrl-C reaches the whole process group: the parent stops the pool, workers stay quiet
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _init_worker(plan)
+
+
+def _run_chunk(bounds: tuple[int, int]) -> Tally:
+    """Games first..last-1: each under the base engine and every variant, on the same stream."""
+    plan = _PLAN
+    assert plan is not None, "the worker was not initialised"
+    first, last = bounds
+    (base, base_error), rest = _ENGINES[0], _ENGINES[1:]
+    t = Tally.empty(plan.players, len(rest))
+    for g in range(first, last):
+        s = game_seed(plan.seed, g)
+        outcome, length = play(base, base_error, s, plan.max_steps)
+        t.games += 1
+        if outcome == ERROR:
+            t.errors += 1
+        elif outcome == CAPPED:
+            t.capped += 1
+        else:
+            assert isinstance(outcome, tuple)
+            t.ended += 1
+            winners = [q for q, r in enumerate(outcome) if r > 0]
+            for q in winners:
+                t.wins[q] += 1
+            t.no_winner += not winners
+            t.shared += len(winners) > 1
+            t.length_sum += length
+            t.length_min = _opt(min, t.length_min, length)
+            t.length_max = _opt(max, t.length_max, length)
+        for i, (engine, error) in enumerate(rest):
+            other, _ = play(engine, error, s, plan.max_steps)
+            t.changed[i] += other != outcome
+            t.variant_errors[i] += other == ERROR
+            t.variant_capped[i] += other == CAPPED
+    return t
+
+
+def chunks(games: int, size: int = CHUNK) -> list[tuple[int, int]]:
+    return [(a, min(a + size, games)) for a in range(0, games, size)]
+
+
+def run(plan: Plan, games: int, jobs: int, progress: Callable[[int], None] | None = None) -> Tally:
+    """Play ``games`` games; ``progress`` hears the number of games done after every chunk."""
+    parts = chunks(games)
+    total = Tally.empty(plan.players, len(plan.sources) - 1)
+    done = 0
+    results: Iterator[Tally]
+    jobs = max(1, min(jobs, len(parts)))
+    if jobs == 1:
+        _init_worker(plan)
+        results = map(_run_chunk, parts)
+        for t in results:
+            total.add(t)
+            done += t.games
+            if progress:
+                progress(done)
+        return total
+    # spawn everywhere: the same behaviour on every platform, and no copy of the parent's state
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(jobs, initializer=_init_pool_worker, initargs=(plan,)) as pool:
+        for t in pool.imap_unordered(_run_chunk, parts):
+            total.add(t)  # integer sums: the order chunks finish in does not matter
+            done += t.games
+            if progress:
+                progress(done)
+    return total
+
+
+# ---- the result ---------------------------------------------------------------------------------------
+
+
+def wilson(k: int, n: int, level: float) -> tuple[float, float]:
+    """The Wilson score interval of the share k/n at confidence ``level``."""
+    if n == 0:
+        return 0.0, 1.0
+    z = NormalDist().inv_cdf((1 + level) / 2)
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z / denom * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    # exact ends at 0 and n: the formula gives them up to rounding only
+    low = 0.0 if k == 0 else max(0.0, centre - half)
+    high = 1.0 if k == n else min(1.0, centre + half)
+    return low, high
+
+
+def _r(x: float) -> float:
+    return round(x, 6)
+
+
+@dataclass(frozen=True)
+class Simulation:
+    file: str
+    sha256: str
+    title: str
+    seed: int
+    games: int
+    players: int
+    players_note: str  # how the player count was chosen
+    level: float
+    max_steps: int
+    fixed: dict[str, str]
+    params: dict[str, str]  # as given on the command line
+    variants: tuple[Variant, ...]
+    tally: Tally
+
+    def frequencies(self) -> list[ReadingFrequency]:
+        out = []
+        for v, k in zip(self.variants, self.tally.changed):
+            n = self.tally.games
+            low, high = wilson(k, n, self.level)
+            out.append(ReadingFrequency(v.ambiguity, v.reading, n, k, _r(k / n if n else 0.0), _r(low), _r(high)))
+        return out
+
+
+def simulate(
+    rules: ir.Ruleset,
+    *,
+    games: int,
+    seed: int,
+    players: int,
+    jobs: int,
+    fixed: dict[str, str] | None = None,
+    params: dict[str, Any] | None = None,
+    param_labels: dict[str, str] | None = None,
+    level: float = 0.95,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    players_note: str = "",
+    progress: Callable[[int], None] | None = None,
+) -> Simulation:
+    """Generate the engines (base readings, then each variant) and play ``games`` games on each.
+
+    Raises ir.ReadingError for an unknown reading and GenerationError when an engine cannot be
+    generated."""
+    from rulecheck.codegen.engine import generate
+
+    fixed = dict(fixed or {})
+    base = ir.bind(rules, fixed)
+    vs = variants(rules, fixed)
+    sources = [generate(base, players_default=players)]
+    sources += [generate(ir.bind(rules, {**fixed, v.ambiguity: v.reading}), players_default=players) for v in vs]
+    plan = Plan(tuple(sources), players, dict(params or {}), seed, max_steps)
+    tally = run(plan, games, jobs, progress)
+    return Simulation(rules.name, rules.text_hash, rules.game.title, seed, games, players, players_note, level, max_steps,
+                      dict(sorted(fixed.items())), dict(sorted((param_labels or {}).items())), tuple(vs), tally)
+
+
+def to_results(sim: Simulation) -> SimulationResults:
+    """The part of a simulation a clarification report shows."""
+    return SimulationResults(sim.seed, sim.games, sim.players, tuple(sim.frequencies()), sim.level)
+
+
+# ---- output ------------------------------------------------------------------------------------------
+
+
+def _share(k: int, n: int) -> float:
+    return _r(k / n) if n else 0.0
+
+
+def to_dict(sim: Simulation) -> dict[str, Any]:
+    t = sim.tally
+    mean = _r(t.length_sum / t.ended) if t.ended else None
+    return {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "rulecheck", "version": __version__},
+        "ruleset": {"file": sim.file, "sha256": sim.sha256, "game": sim.title},
+        "seed": sim.seed,
+        "games": sim.games,
+        "players": sim.players,
+        "level": sim.level,
+        "readings_fixed": dict(sim.fixed),
+        "seats": [{"seat": q + 1, "wins": w, "share": _share(w, t.games)} for q, w in enumerate(t.wins)],
+        "length": {"unit": LENGTH_UNIT, "mean": mean, "min": t.length_min, "max": t.length_max},
+        "readings": [
+            {"ambiguity": f.ambiguity, "reading": f.reading, "games": f.games, "changed": f.changed,
+             "share": f.share, "low": f.low, "high": f.high}
+            for f in sim.frequencies()
+        ],
+        # additions to the schema above, which readers may ignore
+        "params": dict(sim.params),
+        "max_steps": sim.max_steps,
+        "outcomes": {"ended": t.ended, "no_winner": t.no_winner, "shared": t.shared, "errors": t.errors, "capped": t.capped},
+    }
+
+
+def to_json(sim: Simulation) -> str:
+    return json.dumps(to_dict(sim), indent=2, ensure_ascii=False) + "\n"
+
+
+def load_simulation_json(source: str | Path) -> SimulationResults:
+    """SimulationResults from `rulecheck simulate --format json` output: a path, or the JSON text
+    itself (text that starts with "{").  Raises SimulationFormatError (a ValueError) when it is not
+    a result of this schema version, and OSError when the file cannot be read."""
+    text = source.read_text(encoding="utf-8") if isinstance(source, Path) else source
+    if isinstance(source, str) and not source.lstrip().startswith("{"):
+        text = Path(source).read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SimulationFormatError(f"not JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise SimulationFormatError(f"not a {SCHEMA} result (no \"schema\": \"{SCHEMA}\")")
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise SimulationFormatError(f"{SCHEMA} schema version {data.get('schema_version')!r}; this rulecheck reads version {SCHEMA_VERSION}")
+    try:
+        readings = tuple(
+            ReadingFrequency(str(r["ambiguity"]), str(r["reading"]), int(r["games"]), int(r["changed"]),
+                             float(r["share"]), float(r["low"]), float(r["high"]))
+            for r in data["readings"]
+        )
+        return SimulationResults(int(data["seed"]), int(data["games"]), int(data["players"]), readings, float(data["level"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SimulationFormatError(f"a {SCHEMA} result without a valid field: {exc}") from None
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.1f}%"
+
+
+def render_text(sim: Simulation) -> str:
+    t = sim.tally
+    n = t.games
+    lines = [f"{sim.title}: {sim.file} (sha256 {sim.sha256[:12]})"]
+    lines.append(f"{n} random games, {sim.players} players{sim.players_note}, seed {sim.seed}")
+    fixed = ", ".join(f"{a}={r}" for a, r in sim.fixed.items())
+    lines.append(f"base readings: the defaults{', except ' + fixed + ' (fixed by --reading)' if fixed else ''}")
+    if sim.params:
+        lines.append("parameters: " + ", ".join(f"{k}={v}" for k, v in sim.params.items()) + " (the others at their defaults)")
+    lines.append("")
+    lines.append(f"Under the base readings: {t.ended} games ended ({t.shared} with several winners, {t.no_winner} with none);")
+    lines.append(f"the rules stopped {t.errors}; {t.capped} reached the limit of {sim.max_steps} steps (chance draws included) and were cut.")
+    lines.append("Wins by seat (a seat wins a game when its return is above 0; a shared win counts for every")
+    lines.append("winner, so the shares can add up to more than 100%; the share is of all games):")
+    for q, w in enumerate(t.wins):
+        lines.append(f"  Player {q + 1:<3} {w:>8} wins  {_pct(_share(w, n)):>6}")
+    if t.ended:
+        lines.append("Length of the games that ended, in decisions (a player's or a simultaneous node; chance draws")
+        lines.append(f"not counted): mean {t.length_sum / t.ended:.1f}, min {t.length_min}, max {t.length_max}")
+    else:
+        lines.append("Length: no game ended.")
+    lines.append("")
+    freqs = sim.frequencies()
+    if not freqs:
+        lines.append("No ambiguity to compare" + (" (every ambiguity is fixed by --reading)." if sim.fixed else "."))
+        return "\n".join(lines) + "\n"
+    lines.append("How often one reading changes the result of the same game (the same random stream), compared with")
+    lines.append("the base readings; the result is the returns vector, and a game the rules stop, or one cut at the")
+    lines.append(f"step limit, is a result of its own.  Interval: Wilson score, {sim.level * 100:g}% confidence.")
+    wa = max(len("ambiguity"), *(len(f.ambiguity) for f in freqs))
+    wr = max(len("reading"), *(len(f.reading) for f in freqs))
+    lines.append("Under that reading, 'errors' counts the games the rules stopped and 'cut' those cut at the step limit.")
+    lines.append(f"  {'ambiguity':<{wa}}  {'reading':<{wr}}  {'changed / games':>17}  {'share':>6}  {'interval':<17}  {'errors':>7}  {'cut':>7}")
+    for f, errors, capped in zip(freqs, t.variant_errors, t.variant_capped):
+        interval = f"{_pct(f.low)} to {_pct(f.high)}"
+        lines.append(f"  {f.ambiguity:<{wa}}  {f.reading:<{wr}}  {f.changed:>7} / {f.games:<7}  {_pct(f.share):>6}  {interval:<17}  "
+                     f"{errors:>7}  {capped:>7}")
+    return "\n".join(lines) + "\n"
+
+
+# ---- progress on stderr --------------------------------------------------------------------------------
+
+
+def progress_reporter(err: TextIO, total: int) -> Callable[[int], None]:
+    """A bar redrawn in place on a terminal; otherwise a line at every tenth of the games."""
+    tty = err.isatty()
+    shown = [0]
+
+    def bar(done: int) -> None:
+        width = 30
+        filled = width * done // total
+        err.write(f"\r\x1b[Ksimulating [{'#' * filled}{'-' * (width - filled)}] {done}/{total} games")
+        if done >= total:
+            err.write("\r\x1b[K")
+        err.flush()
+
+    def lines(done: int) -> None:
+        tenth = 10 * done // total
+        if tenth > shown[0]:
+            shown[0] = tenth
+            err.write(f"simulating: {100 * done // total}% ({done} of {total} games)\n")
+            err.flush()
+
+    return bar if tty else lines
