@@ -20,6 +20,7 @@ class Analysis:
         self._def_raises: dict[str, bool] = {}
         self._def_cost: dict[str, int] = {}
         self._def_reads: dict[str, set[str]] = {}
+        self._def_pure: dict[str, bool] = {}
 
     # ---- can evaluation fail? ---------------------------------------------------------------
 
@@ -85,6 +86,46 @@ class Analysis:
         if vals is None:
             return False
         return all(any(test(cond, v) for cond, _ in arms) for v in vals)
+
+    # ---- does it depend on the game? ----------------------------------------------------------
+
+    def pure(self, e: ir.Expr | None) -> bool:
+        """Is the value a function of the expression's free locals alone?  True when it reads no
+        zone, variable, parameter, unspecified column or player count, directly or through the
+        definitions it calls; such a value can be computed once for every value of the locals."""
+        if e is None or isinstance(e, (ir.Const, ir.Local, ir.Fail)):
+            return True
+        if isinstance(e, (ir.VarRef, ir.ZoneRef, ir.ParamRef, ir.MapGet)):
+            return False
+        if isinstance(e, ir.AttrRef):
+            prov = self.rules.kinds[e.kind].provenance.get(e.attr)
+            return (prov is None or prov.kind != "unspecified") and self.pure(e.obj)
+        if isinstance(e, ir.Builtin):
+            return e.op in ("seat", "size", "abs", "min", "max") and all(self.pure(a) for a in e.args)
+        if isinstance(e, ir.CallDef):
+            return all(self.pure(a) for a in e.args) and self.def_pure(e.name)
+        if isinstance(e, ir.Unary):
+            return self.pure(e.operand)
+        if isinstance(e, ir.BinOp):
+            return self.pure(e.left) and self.pure(e.right)
+        if isinstance(e, ir.Cond):
+            return self.pure(e.cond) and self.pure(e.then) and self.pure(e.else_)
+        if isinstance(e, ir.SetOf):
+            return all(self.pure(i) for i in e.items)
+        if isinstance(e, ir.IntRange):
+            return self.pure(e.lo) and self.pure(e.hi)
+        if isinstance(e, ir.Agg):
+            return self.pure(e.coll) and self.pure(e.elem) and self.pure(e.filt)
+        return False
+
+    def def_pure(self, name: str) -> bool:
+        got = self._def_pure.get(name)
+        if got is None:
+            self._def_pure[name] = False  # (no recursion: the checker forbids it)
+            d = self.program.defs[name]
+            got = self.pure(d.body) and self.pure(d.otherwise) and all(self.pure(c.guard) and self.pure(c.value) for c in d.cases or [])
+            self._def_pure[name] = got
+        return got
 
     # ---- what does it read? -----------------------------------------------------------------
 
@@ -217,3 +258,21 @@ def test(cond: ir.Expr, value: object) -> bool:
     r = cond.right
     assert isinstance(r, ir.IntRange) and isinstance(r.lo, ir.Const) and isinstance(r.hi, ir.Const)
     return bool(r.lo.value <= value <= r.hi.value)  # type: ignore[operator]
+
+
+def free_locals(e: ir.Expr) -> set[str]:
+    """The locals an expression reads that it does not bind itself (aggregates bind theirs)."""
+    if isinstance(e, ir.Local):
+        return {e.name}
+    if isinstance(e, ir.Agg):
+        inner = free_locals(e.elem) | (free_locals(e.filt) if e.filt is not None else set())
+        return free_locals(e.coll) | (inner - {e.var})
+    out: set[str] = set()
+    for f in vars(e).values():
+        if isinstance(f, ir.Expr):
+            out |= free_locals(f)
+        elif isinstance(f, list):
+            for x in f:
+                if isinstance(x, ir.Expr):
+                    out |= free_locals(x)
+    return out

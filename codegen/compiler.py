@@ -22,7 +22,8 @@ the templates put together.  Its choices, all of them about speed, none about an
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections import ChainMap
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -40,15 +41,19 @@ from rulecheck.dsl.types import (
     TText,
     Type,
 )
-from rulecheck.interpreter.semantics import STEP_BUDGET
+from rulecheck.interpreter.semantics import STEP_BUDGET, Machine
 
-from .analysis import Analysis, match_chain
+from .analysis import Analysis, free_locals, match_chain
 from .literals import comment_text, ident, pyrepr
 
 #: CPython refuses more than 20 statically nested loops in one function; keep a margin.
 MAX_LOOP_DEPTH = 18
 #: Definitions with arguments and a body this small (IR nodes) are inlined.
 INLINE_NODES = 24
+#: A continuation of the flow this short (lines of code) is spelled in place, not called.
+INLINE_CONT = 40
+#: Values of pure definitions and tests are tabulated when there are at most this many to compute.
+TABLE_CELLS = 4096
 
 
 class GenerationError(Exception):
@@ -118,6 +123,9 @@ class Loc:
     code: str
     type: Type
     rep: str | None
+    #: (zone, instance, epoch) for a component known to be in that zone instance while no
+    #: statement that can move components has been compiled since (Compiler.epoch)
+    where: tuple[str, str, int] | None = None
 
 
 @dataclass
@@ -143,6 +151,44 @@ class Point:
     secret: bool
     type: Type | None
     span: Span
+
+
+@dataclass
+class Piece:
+    """The code of one statement of the flow, from its start."""
+
+    lines: list[str]
+    falls: bool  # can control pass its end? (not after 'end' or a decision)
+
+
+@dataclass(eq=False)
+class BlockRec:
+    """The statements of a block of the flow, as code, and what runs when the block is done."""
+
+    tail: Cont | None  # None: the flow is over
+    pieces: list[Piece] = field(default_factory=list)
+    falls: bool = True  # can the code that runs the block from its start pass its end?
+
+
+@dataclass(eq=False)
+class Cont:
+    """What runs once a construct holding decisions is done: its loop's next rounds (``advance``
+    then ``loop``; empty for a procedure call or an if), then the statements after it."""
+
+    rec: BlockRec  # the block the construct is in
+    index: int  # its position there
+    advance: list[str] = field(default_factory=list)
+    loop: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Hoist:
+    """Where values looked up inside the loops of an expression go: before its outermost loop."""
+
+    lines: list[str]
+    at: int
+    ind: int
+    names: dict[str, str] = field(default_factory=dict)
 
 
 class Fn:
@@ -234,6 +280,12 @@ class Compiler:
         self.slot_top = 0
         self.slot_max = 0
         self.point_counts: dict[int, int] = {}
+        self.resumes: dict[int, tuple[list[str], BlockRec, int]] = {}  # point -> code after it, where
+        self.loop_draws: set[int] = set()  # points of draws of more than one component
+        self.fast: list[str] = []  # apply_action's own code for those draws
+        self.cont_names: dict[Cont, str] = {}  # continuations written as functions
+        self.cont_memo: dict[Cont, list[str]] = {}
+        self.end_line = ""
         self.rest: list[ir.Stmt] = []
         self.bounded = False
         self.attr_tables: dict[tuple[str, str], str] = {}
@@ -245,7 +297,19 @@ class Compiler:
                     self.unspecified.append((k.name, a))
         self.analysis = Analysis(program)
         self.subst: dict[int, tuple[str, str | None]] = {}  # IR nodes already computed, by id
+        self.hoist: Hoist | None = None
+        self.epoch = 0  # counts the statements compiled that may move components (see Loc.where)
         self.used_defs = self.reachable_defs()
+        self._machine: Machine | None = None
+        self.tables: dict[object, str | None] = {}
+        self.bodies: dict[str, ir.Expr | None] = {n: self.lowered(self.program.defs[n]) for n in self.used_defs}
+        # definitions whose value depends on their arguments only: a constant, or a table
+        self.def_tables: dict[str, str] = {}
+        for name in self.used_defs:
+            table = self.def_table(name)
+            if table is not None:
+                self.def_tables[name] = table
+        self.used_defs = [n for n in self.used_defs if n not in self.def_tables]
         self.cached = {n for n in self.used_defs if not self.program.defs[n].formals}
         # remembered values live in one dict per set of zones and variables read, so a change
         # forgets only the values that read what changed
@@ -257,7 +321,7 @@ class Compiler:
                 if sig not in self.groups:
                     self.groups.append(sig)
                 self.cache_slot[name] = (self.groups.index(sig), self.used_defs.index(name))
-        self.inlined = {n for n in self.used_defs if inlinable(self.program.defs[n])}
+        self.inlined = {n for n in self.used_defs if self.inlinable(self.program.defs[n])}
         self.called = [n for n in self.used_defs if n not in self.inlined]
 
     # ---- module-level constants ---------------------------------------------------------------
@@ -294,6 +358,134 @@ class Compiler:
             name = self.const("(" + ", ".join(cells) + ("," if len(cells) == 1 else "") + ")")
             self.attr_tables[(kind, attr)] = name
         return name
+
+    # ---- definitions: their bodies, and tables of their values ---------------------------------
+
+    def lowered(self, d: ir.Definition) -> ir.Expr | None:
+        """The body of a definition; for one of cases, an equivalent conditional when at most one
+        case can apply (of every two cases, one overrides the other), no guard can fail (so not
+        every guard need be evaluated) and a case that always applies or ``otherwise`` ends it."""
+        if d.body is not None or not d.cases:
+            return d.body
+        cases = d.cases
+        for i, a in enumerate(cases):
+            for b in cases[i + 1:]:
+                if (b.name in a.overrides) == (a.name in b.overrides):
+                    return None
+        if any(self.analysis.can_raise(c.guard) for c in cases):
+            return None
+        # a case comes before every case it overrides
+        order = sorted(cases, key=lambda c: -sum(o.name in c.overrides for o in cases))
+        if any(b.name not in a.overrides for i, a in enumerate(order) for b in order[i + 1:]):
+            return None
+        last = order[-1]
+        if isinstance(last.guard, ir.Const) and last.guard.value is True:
+            out, order = last.value, order[:-1]
+        elif d.otherwise is not None:
+            out = d.otherwise
+        else:
+            return None
+        for c in reversed(order):
+            out = ir.Cond(d.ret, c.span, c.guard, c.value, out)
+        return out
+
+    def inlinable(self, d: ir.Definition) -> bool:
+        """Small definitions with arguments are spelled in place instead of called."""
+        from rulecheck.dsl.checker import walk_exprs
+
+        body = self.bodies[d.name]
+        if body is None or not d.formals:
+            return False
+        return len(list(walk_exprs(body))) <= INLINE_NODES
+
+    def needs_call_site(self, d: ir.Definition) -> bool:
+        """Definitions that can fail with 'no case applies' report the position of the call."""
+        return self.bodies[d.name] is None and d.cases is not None and d.otherwise is None
+
+    def machine(self) -> Machine:
+        """The interpreter, to compute values that depend on no state."""
+        if self._machine is None:
+            self._machine = Machine(self.program, self.rules.game.max_players)
+        return self._machine
+
+    def domain(self, t: Type) -> tuple[int, list[object]] | None:
+        """For a type whose values index a table: the table's size and the values."""
+        if isinstance(t, TComp):
+            ids = self.layout.kind_ids.get(t.kind or "", list(range(self.layout.ncomp)))
+            return self.layout.ncomp, list(ids)
+        if isinstance(t, TEnum):
+            k = len(self.rules.enums[t.name].values)
+            return k, list(range(k))
+        if isinstance(t, TBool):
+            return 2, [False, True]
+        if isinstance(t, TPlayer):
+            return self.layout.maxp, list(range(self.layout.maxp))
+        return None
+
+    def table(self, key: object, axes: list[Type], cell: Callable[[list[object]], str], work: int = 1) -> str | None:
+        """A constant: nested tuples indexed by values of the axes' types, ``cell`` giving the
+        literal for each combination (None when a cell fails or there are too many)."""
+        if key in self.tables:
+            return self.tables[key]
+        doms = [self.domain(t) for t in axes]
+        total = work
+        for dom in doms:
+            total *= dom[1].__len__() if dom is not None else TABLE_CELLS + 1
+        name = None
+        if total <= TABLE_CELLS and all(dom is not None for dom in doms):
+
+            def build(k: int, prefix: list[object]) -> str:
+                if k == len(doms):
+                    return cell(prefix)
+                size, values = doms[k]  # type: ignore[misc]
+                at_index = {index_of(v): v for v in values}
+                parts = [build(k + 1, [*prefix, at_index[i]]) if i in at_index else "None" for i in range(size)]
+                return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+            try:
+                literal = build(0, [])
+            except Exception:  # a value fails (or the interpreter cannot say): no table
+                literal = None
+            if literal is not None:
+                name = literal if not axes else self.const(literal)
+        self.tables[key] = name
+        return name
+
+    def def_table(self, name: str) -> str | None:
+        """A definition whose value depends on its arguments only: its values, computed now."""
+        d = self.program.defs[name]
+        if not self.analysis.def_pure(name) or (d.formals and self.analysis.def_cost(name) <= 3):
+            return None  # (a single attribute is already a table)
+        m = self.machine()
+        return self.table(("def", name), [t for _, t in d.formals], lambda args: self.value_literal(m.call(name, list(args), d.span), d.ret))
+
+    def pure_mask(self, var: str, var_t: Type, tests: list[tuple[ir.Expr, bool]]) -> str | None:
+        """The mask of the values of ``var`` for which the tests come out as flagged (evaluated
+        in order, stopping at the first that does not), when that depends on no state: a
+        constant, or a table indexed by the other locals the tests read."""
+        if not all(self.analysis.pure(e) for e, _ in tests):
+            return None
+        dom = self.domain(var_t)
+        if dom is None:
+            return None
+        free = sorted(set().union(*(free_locals(e) for e, _ in tests)) - {var})
+        locs = [self.scope.get(f) for f in free]
+        m = self.machine()
+
+        def cell(values: list[object]) -> str:
+            env: ChainMap[str, object] = ChainMap(dict(zip(free, values)))
+            bits = 0
+            for x in dom[1]:
+                env[var] = x
+                if all(bool(m.ev(e, env)) == flag for e, flag in tests):
+                    bits |= 1 << index_of(x)
+            return str(bits)
+
+        key = ("mask", var, tuple((id(e), flag) for e, flag in tests), tuple(loc.type.show() for loc in locs))
+        table = self.table(key, [loc.type for loc in locs], cell, work=len(dom[1]))
+        if table is None:
+            return None
+        return table + "".join(f"[{loc.code}]" for loc in locs)
 
     # ---- what the flow uses -------------------------------------------------------------------
 
@@ -477,21 +669,38 @@ class Compiler:
     def x_CallDef(self, e: ir.CallDef, want: str | None) -> tuple[str, str | None]:
         d = self.program.defs[e.name]
         args = [bare(a) for a in self.ex_seq([(a, rep_of(t)) for a, (_, t) in zip(e.args, d.formals)])]
+        table = self.def_tables.get(d.name)
+        if table is not None:
+            # a value of the arguments alone, computed when the engine was generated
+            return table + "".join(f"[{a}]" for a in args), rep_of(d.ret)
         if d.name in self.inlined:
             # the arguments are computed first, as for a call; then the body, seeing only them
-            assert d.body is not None
+            body = self.bodies[d.name]
+            assert body is not None
             scope = Scope()
             for (name, t), code in zip(d.formals, args):
                 scope.names[name] = Loc(self.materialize(code), t, rep_of(t))
             saved_scope, saved_subst = self.scope, self.subst
             self.scope, self.subst = scope, {}
             try:
-                return self.ex(d.body, rep_of(d.ret)), rep_of(d.ret)
+                return self.ex(body, rep_of(d.ret)), rep_of(d.ret)
             finally:
                 self.scope, self.subst = saved_scope, saved_subst
-        if needs_call_site(d):
+        if self.needs_call_site(d):
             args.append(f"({at(e.span)})")
         call = f"D_{ident(d.name)}({', '.join(['S', *args])})"
+        if d.name in self.cached and self.hoist is not None and not self.analysis.def_raises(d.name):
+            # inside the loops of an expression nothing changes: a value that cannot fail is
+            # looked up once, before the outermost loop
+            self.uses("C")
+            got = self.hoist.names.get(d.name)
+            if got is None:
+                got = self.hoist.names[d.name] = self.fn.fresh()
+                g, k = self.cache_slot[d.name]
+                pad = "    " * self.hoist.ind
+                self.hoist.lines[self.hoist.at:self.hoist.at] = [f"{pad}{got} = C[{g}].get({k})", f"{pad}if {got} is None:", f"{pad}    {got} = {call}"]
+                self.hoist.at += 3
+            return got, rep_of(d.ret)
         if d.name in self.cached:
             # the remembered value, without a call when there is one
             self.uses("C")
@@ -535,7 +744,12 @@ class Compiler:
 
     def x_Unary(self, e: ir.Unary, want: str | None) -> tuple[str, str | None]:
         v = self.ex(e.operand)
-        return (f"(not {v})" if e.op == "not" else f"(-{v})"), None
+        if e.op == "not":
+            m = _NONZERO.fullmatch(v)
+            if m and not _STRING.search(v) and not re.search(r"\b(?:if|and|or|not|lambda)\b", m.group(1)):
+                return f"({m.group(1)} {'==' if m.group(2) == '!=' else '!='} {m.group(3)})", None
+            return f"(not {v})", None
+        return f"(-{v})", None
 
     def short_circuit(self, op: str, left: ir.Expr, right: ir.Expr) -> str:
         an = self.analysis
@@ -558,6 +772,11 @@ class Compiler:
         op = e.op
         if op in ("and", "or"):
             return self.short_circuit(op, e.left, e.right), None
+        empty = emptiness(e)
+        if empty is not None:
+            # size(S) == 0, size(S) > 0 ...: whether the set is empty, without counting
+            s_code = self.ex(empty[0])
+            return f"({s_code} {'==' if empty[1] else '!='} {'0' if rep_of(empty[0].type) == 'mask' else '_EMPTY'})", None
         lt, rt = e.left.type, e.right.type
         if op in ("==", "!="):
             rep = None
@@ -677,16 +896,30 @@ class Compiler:
             c = self.ex(e.coll)
             return (f"len({c})" if rep_of(e.coll.type) == "fs" else f"{c}.bit_count()"), None
         rep = want or rep_of(e.type)
-        if op == "set" and e.filt is None and isinstance(e.elem, ir.Local) and e.elem.name == e.var:
+        is_var = isinstance(e.elem, ir.Local) and e.elem.name == e.var
+        if op == "set" and e.filt is None and is_var:
             return self.ex(e.coll, rep), rep
-        if op == "set" and isinstance(e.elem, ir.Local) and e.elem.name == e.var and e.filt is not None:
+        tabled = self.tabled_agg(e)
+        if tabled is not None:
+            return tabled
+        if op == "set" and is_var and e.filt is not None:
             hoisted = self.invariant_filter(e, rep)
             if hoisted is not None:
                 return hoisted, rep
+        if op == "any" and not (isinstance(e.elem, ir.Const) and e.elem.value is True):
+            # any(E for x in S if F) is any(true for x in S if F and E): E's tests can then
+            # narrow the members visited, as F's can
+            both: ir.Expr = e.elem if e.filt is None else ir.BinOp(e.elem.type, e.elem.span, "and", e.filt, e.elem)
+            narrowed = ir.Agg(e.type, e.span, "any", e.var, e.coll, ir.Const(e.elem.type, e.elem.span, True), both)
+            if self.pushdown(narrowed, probe=True) is not None:
+                e = narrowed
         filt = e.filt
         pushed = self.pushdown(e)
         if pushed is not None:
-            it, filt = pushed
+            members, filt = pushed
+            if op == "any" and filt is None and isinstance(e.elem, ir.Const) and e.elem.value is True:
+                return f"({members} != 0)", None
+            it = f"_BITS[{members}]"
         else:
             it = self.iterate(e.coll)
         fn = self.fn
@@ -708,6 +941,9 @@ class Compiler:
             raise GenerationError(f"unknown aggregate {op}")
         saved = self.scope
         self.scope = Scope(saved, {e.var: Loc(x, elem_t, rep_of(elem_t))})
+        outermost = self.hoist is None
+        if outermost:
+            self.hoist = Hoist(self.fn.lines, len(self.fn.lines), self.fn.ind)
         self.emit(f"for {x} in {it}:")
         with self.loop():
             if filt is not None:
@@ -744,6 +980,8 @@ class Compiler:
                 self.emit(f"{k} += 1")
             if filt is not None:
                 self.fn.ind -= 1
+        if outermost:
+            self.hoist = None
         self.scope = saved
         if op in ("max", "min"):
             msg = f"{op} of nothing: the collection is empty"
@@ -783,19 +1021,68 @@ class Compiler:
             return t
         return None
 
-    def pushdown(self, e: ir.Agg) -> tuple[str, ir.Expr | None] | None:
-        """``x for x in S if … and x in E and …``: iterate over S ∩ E only, when the tests skipped
-        for members outside E cannot fail (so skipping them changes nothing).  E may also be a
-        union, written ``any(x in E(p) for p in P)``.  Returns (iterable, remaining filter)."""
-        if e.filt is None or rep_of(e.coll.type) != "mask":
+    def tabled_agg(self, e: ir.Agg) -> tuple[str, str | None] | None:
+        """An aggregate over a set whose test depends on no state (only on the member and other
+        locals of finite types): the members that pass are a mask computed when the engine is
+        generated, and the aggregate is a few operations on masks."""
+        op = e.op
+        if op not in ("set", "count", "the", "any", "all") or rep_of(e.coll.type) != "mask" or not isinstance(e.coll.type, TSet):
+            return None
+        is_var = isinstance(e.elem, ir.Local) and e.elem.name == e.var
+        tests: list[tuple[ir.Expr, bool]] = [] if e.filt is None else [(e.filt, True)]
+        if op in ("set", "the") and not is_var:
+            return None
+        if op == "any":
+            tests.append((e.elem, True))
+        elif op == "all":
+            tests.append((e.elem, False))
+        if not tests and op != "the":
+            return None
+        passing = self.pure_mask(e.var, e.coll.type.elem, tests) if tests else None
+        if passing is None and tests:
+            return None
+        coll = self.ex(e.coll, "mask")
+        if op == "set":
+            return f"({coll} & {passing})", "mask"
+        if op == "count":
+            return f"({coll} & {passing}).bit_count()", None
+        if op == "any":
+            return f"({coll} & {passing} != 0)", None
+        if op == "all":
+            return f"({coll} & {passing} == 0)", None
+        t, k = self.fn.fresh(), self.fn.fresh("k")
+        self.emit(f"{t} = {coll}" + (f" & {passing}" if passing is not None else ""))  # one member, or fail
+        self.emit(f"{k} = {t}.bit_count()")
+        self.emit(f"if {k} != 1:")
+        self.emit(f"    _the_fail({k}, {at(e.span)})")
+        return f"({t}.bit_length() - 1)", None
+
+    def pushdown(self, e: ir.Agg, probe: bool = False) -> tuple[str, ir.Expr | None] | None:
+        """``x for x in S if … and T(x) and …``: visit only the members of S that pass T, when the
+        tests skipped for the others cannot fail (so skipping them changes nothing).  T is
+        ``x in E`` (E may be a union, written ``any(x in E(p) for p in P)``) or a test that
+        depends on no state (a mask computed when the engine is generated).  Returns (the mask
+        of the members to visit, the remaining filter); with ``probe``, emits nothing."""
+        if e.filt is None or rep_of(e.coll.type) != "mask" or not isinstance(e.coll.type, TSet):
             return None
         conjuncts = and_chain(e.filt)
+        taken: list[tuple[int, ir.Expr | None, str | None]] = []  # (position, E, mask of a pure test)
         for i, c in enumerate(conjuncts):
             member = membership(c, e.var)
-            if member is None or any(self.analysis.can_raise(x) for x in conjuncts[: i + 1]):
-                continue
-            coll = self.materialize(self.ex(e.coll))
-            if isinstance(member, ir.Agg):  # any(x in E(p) for p in P): the union of the E(p)
+            mask = self.pure_mask(e.var, e.coll.type.elem, [(c, True)]) if member is None else None
+            if mask is None and self.analysis.can_raise(c):
+                break  # the tests after this one must still be made for every member
+            if member is not None or mask is not None:
+                taken.append((i, member, mask))
+        if not taken:
+            return None
+        if probe:
+            return "", None
+        restrict = [self.materialize(self.ex(e.coll))]
+        for _, member, mask in taken:
+            if mask is not None:
+                restrict.append(mask)
+            elif isinstance(member, ir.Agg):  # any(x in E(p) for p in P): the union of the E(p)
                 assert isinstance(member.elem, ir.BinOp)
                 u = self.fn.fresh("u")
                 pv = self.fn.fresh(f"x_{ident(member.var)}_")
@@ -807,15 +1094,16 @@ class Compiler:
                 with self.loop():
                     self.emit(f"{u} |= {self.ex(member.elem.right, 'mask')}")
                 self.scope = saved
-                restrict = u
+                restrict.append(u)
             else:
-                restrict = self.ex(member, "mask")
-            rest = conjuncts[:i] + conjuncts[i + 1:]
-            filt: ir.Expr | None = None
-            for x in rest:
+                assert member is not None
+                restrict.append(self.ex(member, "mask"))
+        positions = {i for i, _, _ in taken}
+        filt: ir.Expr | None = None
+        for i, x in enumerate(conjuncts):
+            if i not in positions:
                 filt = x if filt is None else ir.BinOp(x.type, x.span, "and", filt, x)
-            return f"_BITS[{coll} & {restrict}]", filt
-        return None
+        return " & ".join(restrict), filt
 
     # ---- showing values (observations, action strings, messages) ----------------------------
 
@@ -857,12 +1145,13 @@ class Compiler:
             py = self.fn.fresh(f"a_{ident(name)}_")
             self.scope.names[name] = Loc(py, t, rep_of(t))
             params.append(f"{py}: {py_type(t)}")
-        if needs_call_site(d):
+        if self.needs_call_site(d):
             params.append("_at: tuple[int, int]")
         rt = py_type(d.ret)
         rep = rep_of(d.ret)
-        if d.body is not None:
-            res = self.ex(d.body, rep)
+        expr = self.bodies[d.name]
+        if expr is not None:
+            res = self.ex(expr, rep)
             self.emit(f"_r: {rt} = {res}")
         else:
             self.compile_cases(d, rt, rep)
@@ -870,12 +1159,12 @@ class Compiler:
         head = [f"def D_{ident(d.name)}({', '.join(params)}) -> {rt}:"]
         tail = []
         if d.name in self.cached:
-            # no arguments: the value changes only when what it reads does (see changed())
+            # no arguments: the value changes only when what it reads does (see changed()); it is
+            # remembered here, and every call site looks for it before calling
             g, key = self.cache_slot[d.name]
-            head += [f"    _c = S.C[{g}].get({key})", "    if _c is not None:", "        return _c  # type: ignore[no-any-return]"]
             tail = [f"    S.C[{g}][{key}] = _r"]
         head += self.prologue()
-        return mark_unread(head + body + tail + ["    return _r"])
+        return mark_unread(head + reuse_lookups(body) + tail + ["    return _r"])
 
     def compile_cases(self, d: ir.Definition, rt: str, rep: str | None) -> None:
         cases = d.cases or []
@@ -921,7 +1210,9 @@ class Compiler:
                 msg = f"no case of '{d.name}' applies"
                 self.emit(f"_raise('incomplete', {pyrepr(msg)}, *_at)")
         if len(cases) > 1:
-            self.emit(f"elif {k} > 1:")
+            # several cases apply: they must agree (the first one's value is _r)
+            differ = " or ".join(f"({wins[i]} and {vals[i]} != _r)" for i in range(1, len(cases)))
+            self.emit(f"elif {k} > 1 and ({differ}):")
             items = ", ".join(f"({wins[i]}, {pyrepr(c.name)}, {vals[i]} if {wins[i]} else None, ({at(c.span)}))" for i, c in enumerate(cases))
             self.emit(f"    _agree({pyrepr(d.name)}, [{items}])")
 
@@ -939,30 +1230,122 @@ class Compiler:
 
     # ---- the flow -----------------------------------------------------------------------------
 
-    def compile_flow(self) -> list[str]:
+    def compile_flow(self) -> list[list[str]]:
+        """The flow as Python functions, each running until the next decision or the end.
+
+        ``_r0`` runs the flow from its start and ``_rK`` resumes it at decision point K, so a state
+        needs only the number of the point it waits at: nothing is re-entered or skipped.  A
+        resume function holds the rest of the decision's block and then what follows the block: the
+        next round of the enclosing loop, or the statements after the enclosing construct.  Those
+        continuations are spelled in place when they are short and are shared functions ``_kN``
+        otherwise.  Locals that live across a decision are in the slot list ``L``; anything else a
+        continuation needs is computed inside it."""
         # every statement counts toward the step budget, but when even the whole flow cannot
         # execute that many statements the count can never exceed it
         self.bounded = self.statement_bound(self.rules.flow) <= STEP_BUDGET
-        self.fn = Fn(1)
+        self.fn = Fn(0)
         self.scope = Scope()
-        self.uses("Z")
-        self.uses("n")
-        self.block(self.rules.flow)
         flow = self.rules.flow
         span = flow[-1].span if flow else Span(1, 1, 1, 1)
-        self.emit(f"_raise('incomplete', \"the flow ended without a result: no 'end winners' was reached\", {at(span)})")
-        # the step budget counts statements between two decisions, so it starts afresh here
-        # S.k holds the state's lists (zones, variables, slots, locations, caches) in one tuple
-        head = ["    r: int = S.pc", "    st = _STEP_BUDGET + 1", "    Z, V, L, loc, C = S.k", "    n = S.n"]
-        if self.bounded:
-            head.remove("    st = _STEP_BUDGET + 1")
-        return mark_unread(head + fill_empty_blocks(self.fn.lines))
+        self.end_line = f"_raise('incomplete', \"the flow ended without a result: no 'end winners' was reached\", {at(span)})"
+        with self.capture_rel():
+            top = self.block(flow, tail=None)
+        params = "S: State, a: Any"
+        fns = [self.function("_r0", params, self.after(top, -1), resume=True)]
+        fast: list[str] = []
+        for p in range(1, len(self.points) + 1):
+            lines, rec, i = self.resumes[p]
+            if p not in self.loop_draws:
+                fns.append(self.function(f"_r{p}", params, lines + self.after(rec, i), resume=True))
+                continue
+            # a draw repeated at the same point: apply_action makes it itself, and calls _aK for
+            # what follows the last one
+            fns.append(self.function(f"_a{p}", "S: State", self.after(rec, i), resume=True))
+            fns.append(self.function(f"_r{p}", params, [*lines, f"_a{p}(S)"], resume=True))
+            fast.append(f"{'if' if not fast else 'elif'} pc == {p}:")
+            fast.extend("    " + x for x in self.inline_body([*lines, f"_a{p}(S)"]))
+        self.fast = hoist_annotations(fast)
+        done: set[int] = set()
+        while len(done) < len(self.cont_names):
+            for cont, name in list(self.cont_names.items()):
+                if id(cont) not in done:
+                    done.add(id(cont))
+                    fns.append(self.function(name, "S: State" + ("" if self.bounded else ", st: int"), self.cont_body(cont), resume=False))
+        return fns
+
+    def function(self, name: str, params: str, body: list[str], resume: bool) -> list[str]:
+        """One function of the flow: the state's lists it uses are loaded first."""
+        lines = mirror_slots(reuse_lookups(hoist_annotations(fill_empty_blocks(["    " + x for x in body]))))
+        text = code_only(lines)
+        used = [v for v in ("Z", "V", "L", "loc", "C") if re.search(rf"\b{v}\[", text)]
+        head = [f"def {name}({params}) -> None:"]
+        if len(used) >= 3:
+            # S.k holds the state's lists (zones, variables, slots, locations, caches) in one tuple
+            head.append("    " + ", ".join(v if v in used else "_" for v in ("Z", "V", "L", "loc", "C")) + " = S.k")
+        else:
+            head += [f"    {v} = S.{_STATE_LIST[v]}" for v in used]
+        if re.search(r"\bn\b", text):
+            head.append("    n = S.n")
+        if resume and not self.bounded and re.search(r"\bst\b", text):
+            # the step budget counts statements between two decisions, so it starts afresh here
+            head.append("    st = _STEP_BUDGET + 1")
+        return mark_unread(head + lines)
+
+    def inline_body(self, body: list[str]) -> list[str]:
+        """Code of the flow spelled inside State.apply_action (``self`` and ``action``)."""
+        lines = mirror_slots(reuse_lookups(fill_empty_blocks(["    " + x for x in body])))
+        text = code_only(lines)
+        head = [f"{v} = self.{_STATE_LIST[v]}" for v in ("Z", "V", "L", "loc", "C") if re.search(rf"\b{v}\[", text)]
+        if re.search(r"\bn\b", text):
+            head.append("n = self.n")
+        names = {"S": "self", "a": "action"}
+        return head + [map_code(x[4:], lambda c: re.sub(r"\b[Sa]\b", lambda m: names[m.group(0)], c)) for x in lines]
+
+    def after(self, rec: BlockRec, i: int) -> list[str]:
+        """Code for the statements after the i-th of a block, then for what follows the block."""
+        out: list[str] = []
+        for piece in rec.pieces[i + 1:]:
+            out.extend(piece.lines)
+            if not piece.falls:
+                return out
+        if rec.tail is None:
+            return [*out, self.end_line]
+        body = self.cont_body(rec.tail)
+        if code_size(body) <= INLINE_CONT:
+            return out + body
+        name = self.cont_names.get(rec.tail)
+        if name is None:
+            name = self.cont_names[rec.tail] = f"_k{len(self.cont_names) + 1}"
+        return [*out, f"{name}(S{'' if self.bounded else ', st'})"]
+
+    def cont_body(self, cont: Cont) -> list[str]:
+        got = self.cont_memo.get(cont)
+        if got is None:
+            got = cont.advance + cont.loop + self.after(cont.rec, cont.index)
+            self.cont_memo[cont] = got
+        return got
+
+    @contextmanager
+    def capture_rel(self) -> Iterator[list[str]]:
+        """Compile into a separate list of lines indented from zero (code that is also used
+        elsewhere, at another depth)."""
+        fn = self.fn
+        saved, saved_ind = fn.lines, fn.ind
+        fn.lines, fn.ind = [], 0
+        buf = fn.lines
+        try:
+            yield buf
+        finally:
+            fn.lines, fn.ind = saved, saved_ind
+
+    def splice(self, lines: list[str]) -> None:
+        pad = "    " * self.fn.ind
+        self.fn.lines.extend(pad + x for x in lines)
 
     def alloc(self) -> str:
         k = self.slot_top
         self.slot_top += 1
         self.slot_max = max(self.slot_max, self.slot_top)
-        self.uses("L")
         return f"L[{k}]"
 
     def bind(self, scope: Scope, name: str, t: Type, slot: bool, rep: str | None = None) -> Loc:
@@ -972,7 +1355,9 @@ class Compiler:
         return loc
 
     def statement_bound(self, stmts: list[ir.Stmt]) -> float:
-        """At most how many statements the block can execute (inf when a loop is unbounded)."""
+        """At most how many statements the block can execute in one run between two decisions
+        (inf when a loop can go round without end).  A loop whose every round waits for a decision
+        runs at most the end of one round and the start of the next between two decisions."""
         total = 0.0
         for s in stmts:
             total += 1
@@ -980,16 +1365,42 @@ class Compiler:
                 total += max(self.statement_bound(s.then), self.statement_bound(s.else_))
             elif isinstance(s, ir.ForEach):
                 total += self.members_bound(s.coll) * self.statement_bound(s.body)
-            elif isinstance(s, ir.Repeat):
-                count = s.count.value if isinstance(s.count, ir.Const) else None
-                total += float("inf") if not isinstance(count, int) else max(0, count) * self.statement_bound(s.body)
-            elif isinstance(s, (ir.While, ir.RepeatUntil)):
-                total = float("inf")
+            elif isinstance(s, (ir.Repeat, ir.While, ir.RepeatUntil)):
+                count = s.count.value if isinstance(s, ir.Repeat) and isinstance(s.count, ir.Const) else None
+                if self.waits(s.body):
+                    total += 2 * (1 + self.statement_bound(s.body))
+                elif isinstance(count, int):
+                    total += max(0, count) * self.statement_bound(s.body)
+                else:
+                    total = float("inf")
             elif isinstance(s, ir.CallProc):
                 body = self.proc(s.name).body
                 assert body is not None
                 total += self.statement_bound(body)
         return total
+
+    def waits(self, stmts: list[ir.Stmt]) -> bool:
+        """Does running the block always reach a decision (or the end) before it finishes?"""
+        for s in stmts:
+            if isinstance(s, (ir.Choose, ir.End)):
+                return True
+            if isinstance(s, ir.Draw) and isinstance(s.count, ir.Const) and not isinstance(s.count.value, bool) \
+                    and isinstance(s.count.value, int) and s.count.value >= 1:
+                return True
+            if isinstance(s, ir.ChooseEach) and isinstance(s.players, ir.Builtin) and s.players.op == "players":
+                return True  # there is always a player
+            if isinstance(s, ir.If) and self.waits(s.then) and self.waits(s.else_):
+                return True
+            if isinstance(s, ir.ForEach) and isinstance(s.coll, ir.Builtin) and s.coll.op == "players" and self.waits(s.body):
+                return True
+            if isinstance(s, ir.Repeat) and isinstance(s.count, ir.Const) and not isinstance(s.count.value, bool) \
+                    and isinstance(s.count.value, int) and s.count.value >= 1 and self.waits(s.body):
+                return True
+            if isinstance(s, ir.CallProc):
+                body = self.proc(s.name).body
+                if body is not None and self.waits(body):
+                    return True
+        return False
 
     def members_bound(self, coll: ir.Expr) -> float:
         """At most how many members a set can have."""
@@ -1022,16 +1433,16 @@ class Compiler:
         """Zones or variables changed: forget the remembered values that read them."""
         for g, sig in enumerate(self.groups):
             if sig & touched:
-                self.uses("C")
-                self.emit(f"C[{g}].clear()")
+                self.emit(f"if C[{g}]:")
+                self.emit(f"    C[{g}].clear()")
 
     def source_changed(self, old: str, moved: Type) -> None:
         """A component left zone instance ``old`` (known only at run time)."""
         if any(sig & self.analysis.moved_through(moved) for sig in self.groups):
-            self.uses("C")
             g = self.fn.fresh("g")
             self.emit(f"for {g} in _STALE[{old}]:")
-            self.emit(f"    C[{g}].clear()")
+            self.emit(f"    if C[{g}]:")
+            self.emit(f"        C[{g}].clear()")
 
     def stale_table(self) -> list[tuple[int, ...]]:
         """For every zone instance, the cache groups that read its zone."""
@@ -1043,35 +1454,41 @@ class Compiler:
                 out[base + k] = groups
         return out
 
-    def block(self, stmts: list[ir.Stmt], scope: Scope | None = None) -> None:
-        """A block: its own scope (the interpreter copies the environment on entry)."""
+    def block(self, stmts: list[ir.Stmt], scope: Scope | None = None, tail: Cont | None = None) -> BlockRec:
+        """A block: its own scope (the interpreter copies the environment on entry).  Emits the code
+        that runs the block from its start; the code of every statement is also kept in the
+        returned record, for the functions that resume after a decision inside the block.
+        ``tail`` is what runs when the block is done (None: the flow is over)."""
         saved_scope, saved_top = self.scope, self.slot_top
         self.scope = scope if scope is not None else Scope(saved_scope)
-        counts = [self.count_points(s) for s in stmts]
-        last = max((i for i, c in enumerate(counts) if c), default=-1)
+        rec = BlockRec(tail)
+        for i, s in enumerate(stmts):
+            with self.capture_rel() as buf:
+                falls = self.stmt(s, stmts[i + 1:], rec, i)
+            rec.pieces.append(Piece(buf, falls))
+            if rec.falls:
+                # what follows a statement that never finishes (end, or a decision) is reached
+                # only by resuming
+                self.splice(buf)
+                rec.falls = falls
         if not stmts:
             self.emit("pass")
-        for i, s in enumerate(stmts):
-            guard = None
-            if i < last:
-                # resuming at a later point skips this statement
-                guard = f"if r <= {len(self.points) + counts[i]}:" if counts[i] else "if not r:"
-            if guard:
-                self.emit(guard)
-                self.fn.ind += 1
-            self.stmt(s, stmts[i + 1:])
-            if guard:
-                self.fn.ind -= 1
         self.scope, self.slot_top = saved_scope, saved_top
+        return rec
 
     def comment(self, s: ir.Stmt, what: str) -> None:
         self.emit(f"# {s.span.line}:{s.span.col} {comment_text(what)}")
 
-    def stmt(self, s: ir.Stmt, rest: list[ir.Stmt]) -> None:
+    def stmt(self, s: ir.Stmt, rest: list[ir.Stmt], rec: BlockRec, i: int) -> bool:
+        """Emit a statement's code; False when control never passes its end (it ends the game or
+        waits for a decision)."""
         self.rest = rest
         after = self.block_points(rest) > 0  # does a decision follow in this block?
         name = type(s).__name__
+        if isinstance(s, (ir.Draw, ir.Choose, ir.ChooseEach, ir.If, ir.ForEach, ir.Repeat, ir.RepeatUntil, ir.While, ir.CallProc)):
+            return bool(getattr(self, "s_" + name)(s, after, rec, i))
         getattr(self, "s_" + name)(s, after)
+        return not isinstance(s, ir.End)
 
     def s_Let(self, s: ir.Let, after: bool) -> None:
         self.comment(s, f"let {s.name}")
@@ -1106,15 +1523,14 @@ class Compiler:
             # a name bound by let in an enclosing block keeps its new value after this block
             loc = self.scope.get(s.name)
             self.emit(f"{loc.code} = {v}")
+            self.epoch += 1  # (a zone instance may be numbered by it)
             return
         var = self.rules.vars[s.name]
         idx = self.index_code(var.index, s.index, self.layout.var_base[var.name], var.name)
-        self.uses("V")
         self.emit(f"V[{idx}] = {v}")
         self.changed({"var:" + s.name})
 
     def move_one(self, comp: str, dest: str) -> str:
-        self.uses("loc")
         if not re.fullmatch(r"[A-Za-z_]\w*", comp):
             t = self.fn.fresh("c")
             self.emit(f"{t} = {comp}")
@@ -1142,76 +1558,144 @@ class Compiler:
             self.emit(f"{t} = {what}")
             what = t
         dest = self.materialize(self.zone_instance(s.zone, s.index))
-        if single:
+        known = self.known_zone(s.what) if single else None
+        if known is not None:
+            # the component is where it was chosen from or drawn to
+            b = self.fn.fresh("b")
+            self.emit(f"{b} = 1 << {what}")
+            self.emit(f"Z[{known[1]}] ^= {b}")
+            self.emit(f"Z[{dest}] |= {b}")
+            self.emit(f"loc[{what}] = {dest}")
+            self.changed({"zone:" + known[0]})
+        elif single:
             old = self.move_one(what, dest)
             self.source_changed(old, s.what.type)
         else:
-            self.uses("loc")
-            c, old = self.fn.fresh("c"), self.fn.fresh("o")
-            self.emit(f"for {c} in _BITS[{what}]:")
-            with self.loop():
-                self.emit(f"{old} = loc[{c}]")
-                self.emit(f"Z[{old}] ^= 1 << {c}")
-                self.emit(f"loc[{c}] = {dest}")
-                self.source_changed(old, s.what.type)
+            src = self.source_of(s.what)
+            c = self.fn.fresh("c")
+            if src is not None:
+                # every component moved comes from one zone instance
+                self.emit(f"Z[{src[1]}] ^= {what}")
+                self.emit(f"for {c} in _BITS[{what}]:")
+                self.emit(f"    loc[{c}] = {dest}")
+                self.changed({"zone:" + src[0]})
+            else:
+                old = self.fn.fresh("o")
+                self.emit(f"for {c} in _BITS[{what}]:")
+                with self.loop():
+                    self.emit(f"{old} = loc[{c}]")
+                    self.emit(f"Z[{old}] ^= 1 << {c}")
+                    self.emit(f"loc[{c}] = {dest}")
+                    self.source_changed(old, s.what.type)
             self.emit(f"Z[{dest}] |= {what}")
         self.changed({"zone:" + s.zone})
+        self.epoch += 1
 
-    def s_Draw(self, s: ir.Draw, after: bool) -> None:
+    def known_zone(self, e: ir.Expr) -> tuple[str, str] | None:
+        """(zone, instance) when ``e`` is a local known to be a component in that instance."""
+        if isinstance(e, ir.Local):
+            where = self.scope.get(e.name).where
+            if where is not None and where[2] == self.epoch:
+                return where[0], where[1]
+        return None
+
+    def zone_of_options(self, e: ir.Expr) -> tuple[str, str] | None:
+        """(zone, instance) when the options of a decision are a zone instance whose number
+        stays right after the decision (fixed, or indexed by a local that lives in a slot)."""
+        if not isinstance(e, ir.ZoneRef):
+            return None
+        z = self.rules.zones[e.zone]
+        if isinstance(z.index, TInt):
+            return None
+        if e.index is None or isinstance(e.index, ir.Const):
+            return e.zone, self.zone_instance(e.zone, e.index)
+        if isinstance(e.index, ir.Local) and self.scope.get(e.index.name).code.startswith("L["):
+            return e.zone, self.zone_instance(e.zone, e.index)
+        return None
+
+    def source_of(self, e: ir.Expr) -> tuple[str, str] | None:
+        """(zone, instance) when every member of the set ``e`` is in that zone instance: a zone,
+        or a part of one (a filter over it, or a difference); the instance code is cheap and
+        cannot fail, as it was just computed."""
+        if isinstance(e, ir.Agg) and e.op == "set" and isinstance(e.elem, ir.Local) and e.elem.name == e.var:
+            return self.source_of(e.coll)
+        if isinstance(e, ir.BinOp) and e.op == "diff":
+            return self.source_of(e.left)
+        if isinstance(e, ir.ZoneRef):
+            z = self.rules.zones[e.zone]
+            if e.index is None or (isinstance(e.index, (ir.Local, ir.Const)) and not isinstance(z.index, TInt)):
+                return e.zone, self.materialize(self.zone_instance(e.zone, e.index))
+        return None
+
+    def s_Draw(self, s: ir.Draw, after: bool, rec: BlockRec, i: int) -> bool:
         self.comment(s, f"draw from {s.src} to {s.dst}")
         p = self.point("chance", s)
-        once = isinstance(s.count, ir.Const) and s.count.value == 1
+        count_value = s.count.value if isinstance(s.count, ir.Const) else None
+        once = count_value == 1
+        self.tick(s.span)
+        count = None if once else self.materialize(self.ex(s.count))
+        src = self.materialize(self.zone_instance(s.src, s.src_index))
+        dst = self.materialize(self.zone_instance(s.dst, s.dst_index))
         slots: dict[str, str] = {}
-        self.emit("if not r:")
-        with self.indented():
-            self.tick(s.span)
-            count = None if once else self.materialize(self.ex(s.count))
-            src = self.materialize(self.zone_instance(s.src, s.src_index))
-            dst = self.materialize(self.zone_instance(s.dst, s.dst_index))
-            for key, code in (("count", count), ("src", src), ("dst", dst)):
-                if code is None:
-                    continue
-                if re.fullmatch(r"\d+", code):
-                    slots[key] = code  # a fixed zone instance needs no slot
-                else:
-                    slots[key] = self.alloc()
-                    self.emit(f"{slots[key]} = {code}")
-            if not once:
-                slots["i"] = self.alloc()
-                self.emit(f"{slots['i']} = 0")
+        for key, code in (("src", src), ("dst", dst)):
+            if re.fullmatch(r"\d+", code):
+                slots[key] = code  # a fixed zone instance needs no slot
+            else:
+                slots[key] = self.alloc()
+                self.emit(f"{slots[key]} = {code}")
+        if count is not None:
+            # the draws still to make, this one included
+            slots["count"] = self.alloc()
+            self.emit(f"{slots['count']} = {count}")
         bind = None
         if s.bind is not None:
             kinds = self.rules.zones[s.src].kinds
             bind = self.bind(self.scope, s.bind, TComp(kinds[0] if len(kinds) == 1 else None), after)
         exhausted = f"_raise('exhaustion', 'cannot draw from ' + _ZLABEL[{slots['src']}] + ': it is empty', {at(s.span)})"
-        if once:
-            with self.indented():
-                self.emit(f"o = Z[{slots['src']}]")
-                self.emit("if not o:")
-                self.emit(f"    {exhausted}")
-                self.suspend(p, "-1", "o")
-            self.emit("r = 0")
-            self.move_one("a", slots["dst"])
+        # at least one draw when the count is a positive constant; otherwise the count decides
+        certain = isinstance(count_value, int) and not isinstance(count_value, bool) and count_value >= 1
+        if not certain:
+            self.emit(f"if {slots['count']} > 0:")
+            self.fn.ind += 1
+        self.emit(f"o = Z[{slots['src']}]")
+        self.emit("if not o:")
+        self.emit(f"    {exhausted}")
+        self.suspend(p, "-1", "o")
+        if not certain:
+            self.fn.ind -= 1
+        self.epoch += 1
+        if bind is not None and re.fullmatch(r"\d+|L\[\d+\]", slots["dst"]):
+            bind.where = (s.dst, slots["dst"], self.epoch)
+        with self.capture_rel() as resume:
+            # the drawn component was in the source: no need to look up where it is
+            b = self.fn.fresh("b")
+            self.emit(f"{b} = 1 << a")
+            # (the source is left as o, unless the destination may be the same zone)
+            apart = s.src != s.dst
+            if apart:
+                self.emit(f"o = Z[{slots['src']}] ^ {b}")
+                self.emit(f"Z[{slots['src']}] = o")
+            else:
+                self.emit(f"Z[{slots['src']}] ^= {b}")
+            self.emit(f"Z[{slots['dst']}] |= {b}")
+            self.emit(f"loc[a] = {slots['dst']}")
             self.changed({"zone:" + s.src, "zone:" + s.dst})
             if bind is not None:
                 self.emit(f"{bind.code} = a")
-            return
-        self.emit("while True:")
-        with self.loop():
-            self.emit("if r:")
-            with self.indented():
-                self.emit("r = 0")
-                self.move_one("a", slots["dst"])
-                self.changed({"zone:" + s.src, "zone:" + s.dst})
-                if bind is not None:
-                    self.emit(f"{bind.code} = a")
-                self.emit(f"{slots['i']} += 1")
-            self.emit(f"if {slots['i']} >= {slots['count']}:")
-            self.emit("    break")
-            self.emit(f"o = Z[{slots['src']}]")
-            self.emit("if not o:")
-            self.emit(f"    {exhausted}")
-            self.suspend(p, "-1", "o")
+            if not once:
+                self.emit(f"{slots['count']} -= 1")
+                self.emit(f"if {slots['count']}:")
+                with self.indented():
+                    if not apart:
+                        self.emit(f"o = Z[{slots['src']}]")
+                    self.emit("if not o:")
+                    self.emit(f"    {exhausted}")
+                    self.emit("S.o = o  # the same point and chance again")
+                    self.emit("return")
+        self.resumes[p] = (resume, rec, i)
+        if not once:
+            self.loop_draws.add(p)
+        return not certain
 
     def pending_options(self, code: str, t: Type) -> str:
         """Options as the state keeps them: a mask, or a sorted tuple of numbers."""
@@ -1222,91 +1706,100 @@ class Compiler:
     def decode(self, code: str, t: Type) -> str:
         return f"bool({code})" if isinstance(t, TBool) else code
 
-    def s_Choose(self, s: ir.Choose, after: bool) -> None:
+    def s_Choose(self, s: ir.Choose, after: bool, rec: BlockRec, i: int) -> bool:
         self.comment(s, f"choose {s.bind}")
         p = self.point("player", s, s.label, s.secret, s.type)
         loc = self.bind(Scope(), s.bind, s.type, after)  # bound after the decision, below
-        self.emit("if not r:")
-        with self.indented():
-            self.tick(s.span)
-            opts = self.materialize(self.ex(s.options))
-            who = self.materialize(self.ex(s.chooser))
-            msg = f" must choose ({s.label}) but has no option"
-            self.emit(f"if not {opts}:")
-            self.emit(f"    _raise('incomplete', _pname({who}) + {pyrepr(msg)}, {at(s.span)})")
-            self.suspend(p, who, self.pending_options(opts, s.type))
-        self.emit("r = 0")
+        self.tick(s.span)
+        opts = self.materialize(self.ex(s.options))
+        who = self.materialize(self.ex(s.chooser))
+        msg = f" must choose ({s.label}) but has no option"
+        self.emit(f"if not {opts}:")
+        self.emit(f"    _raise('incomplete', _pname({who}) + {pyrepr(msg)}, {at(s.span)})")
+        self.suspend(p, who, self.pending_options(opts, s.type))
+        self.resumes[p] = ([f"{loc.code} = {self.decode('a', s.type)}"], rec, i)
+        zone = self.zone_of_options(s.options) if isinstance(s.type, TComp) else None
+        if zone is not None:
+            loc.where = (zone[0], zone[1], self.epoch)
         self.scope.names[s.bind] = loc
-        self.emit(f"{loc.code} = {self.decode('a', s.type)}")
+        return False
 
-    def s_ChooseEach(self, s: ir.ChooseEach, after: bool) -> None:
+    def s_ChooseEach(self, s: ir.ChooseEach, after: bool, rec: BlockRec, i: int) -> bool:
         self.comment(s, f"choose each {s.pvar}: {s.bind}")
         p = self.point("simultaneous", s, s.label, s.secret, s.type)
         loc = self.bind(Scope(), s.bind, TMap(s.type), after)
-        self.emit("if not r:")
+        self.tick(s.span)
+        who = self.materialize(self.ex(s.players))
+        per = self.fn.fresh("per")
+        self.emit(f"{per}: list[Any] = [None] * n")
+        q = self.fn.fresh(f"x_{ident(s.pvar)}_")
+        self.emit(f"for {q} in _BITS[{who}]:")
+        saved = self.scope
+        self.scope = Scope(saved, {s.pvar: Loc(q, TPlayer(), None)})
+        with self.loop():
+            opts = self.materialize(self.ex(s.options))
+            msg = f" must choose ({s.label}) but has no option"
+            self.emit(f"if not {opts}:")
+            self.emit(f"    _raise('incomplete', _pname({q}) + {pyrepr(msg)}, {at(s.span)})")
+            self.emit(f"{per}[{q}] = {self.pending_options(opts, s.type)}")
+        self.scope = saved
+        self.emit(f"if {who}:")
         with self.indented():
-            self.tick(s.span)
-            who = self.materialize(self.ex(s.players))
-            per = self.fn.fresh("per")
-            self.emit(f"{per}: list[Any] = [None] * n")
-            q = self.fn.fresh(f"x_{ident(s.pvar)}_")
-            self.emit(f"for {q} in _BITS[{who}]:")
-            saved = self.scope
-            self.scope = Scope(saved, {s.pvar: Loc(q, TPlayer(), None)})
-            with self.loop():
-                opts = self.materialize(self.ex(s.options))
-                msg = f" must choose ({s.label}) but has no option"
-                self.emit(f"if not {opts}:")
-                self.emit(f"    _raise('incomplete', _pname({q}) + {pyrepr(msg)}, {at(s.span)})")
-                self.emit(f"{per}[{q}] = {self.pending_options(opts, s.type)}")
-            self.scope = saved
-            self.emit(f"if {who}:")
-            with self.indented():
-                self.suspend(p, "-2", per)
-            typed = "" if loc.code.startswith("L[") else ": tuple[Any, ...]"
-            self.emit(f"{loc.code}{typed} = (None,) * n")
-        self.emit("else:")
-        with self.indented():
-            self.emit("r = 0")
-            self.emit(f"{loc.code} = tuple([None if o is None else {self.decode('a[i]', s.type)} for i, o in enumerate(S.o)])")
+            self.suspend(p, "-2", per)
+        typed = "" if loc.code.startswith("L[") else ": tuple[Any, ...]"
+        self.emit(f"{loc.code}{typed} = (None,) * n")
+        # apply_actions passes the choices, None for the players outside the decision
+        value = "tuple([None if v is None else bool(v) for v in a])" if isinstance(s.type, TBool) else "a"
+        self.resumes[p] = ([f"{loc.code}{typed} = {value}"], rec, i)
         self.scope.names[s.bind] = loc
+        return True
 
-    def s_If(self, s: ir.If, after: bool) -> None:
+    def s_If(self, s: ir.If, after: bool, rec: BlockRec, i: int) -> bool:
         self.comment(s, "if")
-        then_pts, else_pts = self.block_points(s.then), self.block_points(s.else_)
-        t = self.fn.fresh("c")
-        if then_pts or else_pts:
-            first = len(self.points)
-            resume = f"r <= {first + then_pts}" if then_pts and else_pts else ("True" if then_pts else "False")
-            self.emit("if r:")
-            self.emit(f"    {t} = {resume}")
-            self.emit("else:")
-            with self.indented():
-                self.tick(s.span)
-                cond = self.ex(s.cond)
-                self.emit(f"{t} = {cond}")
-            cond = t
-        else:
-            self.tick(s.span)
-            cond = self.ex(s.cond)
+        self.tick(s.span)
+        cond = self.ex(s.cond)
+        done = Cont(rec, i)
         self.emit(f"if {cond}:")
         with self.indented():
-            self.block(s.then)
+            falls = self.block(s.then, tail=done).falls
         if s.else_:
             self.emit("else:")
             with self.indented():
-                self.block(s.else_)
+                falls = self.block(s.else_, tail=done).falls or falls
+        else:
+            falls = True
+        return falls
 
     def loop_order(self, s: ir.ForEach) -> str:
         coll = self.materialize(self.ex(s.coll))
         if s.start is not None:
             start = self.ex(s.start)
-            return f"_turn({start}, {coll}, n, {self.order})"
+            return f"_TURNS[{bare(start)}, {coll}, n, {self.order}]"
         if rep_of(s.coll.type) == "fs":
             return f"tuple(sorted({coll}))"
         return f"_BITS[{coll}]"
 
-    def s_ForEach(self, s: ir.ForEach, after: bool) -> None:
+    def rounds(self, cont: Cont, head: str, first: list[str], body: ir.Stmt, scope: Scope | None, step: list[str]) -> None:
+        """The rounds of a loop that holds decisions: ``head`` tests for another round, ``first``
+        starts it, ``step`` ends it.  Also kept in ``cont`` as the continuation 'the next round'."""
+        assert isinstance(body, (ir.ForEach, ir.Repeat, ir.While, ir.RepeatUntil))
+        self.epoch += 1  # (a later round runs after the moves of this one)
+        with self.capture_rel() as loop:
+            self.emit(head)
+            with self.loop():
+                for line in first:
+                    self.emit(line)
+                falls = self.block(body.body, scope, tail=cont).falls
+                if falls:
+                    for line in step:
+                        self.emit(line)
+        if not falls and head.startswith("while ") and not head.startswith("while True"):
+            loop[0] = "if " + head[len("while "):]  # the round never ends: it is not a loop
+        cont.loop = loop
+        cont.advance = list(step)
+        self.splice(loop)
+
+    def s_ForEach(self, s: ir.ForEach, after: bool, rec: BlockRec, i: int) -> bool:
         self.comment(s, f"for each {s.var}")
         elem = s.coll.type.elem if isinstance(s.coll.type, TSet) else TAny()
         saved_top = self.slot_top
@@ -1315,90 +1808,84 @@ class Compiler:
             order = self.loop_order(s)
             x = self.fn.fresh(f"x_{ident(s.var)}_")
             self.emit(f"for {x} in {order}:")
+            self.epoch += 1
             with self.loop():
                 self.block(s.body, Scope(self.scope, {s.var: Loc(x, elem, rep_of(elem))}))
-            return
+            return True
         order_slot, i_slot = self.alloc(), self.alloc()
         var = Loc(self.alloc(), elem, rep_of(elem))
-        self.emit("if not r:")
-        with self.indented():
-            self.tick(s.span)
-            self.emit(f"{order_slot} = {self.loop_order(s)}")
-            self.emit(f"{i_slot} = 0")
-        self.emit("while True:")
-        with self.loop():
-            self.emit("if not r:")
-            self.emit(f"    if {i_slot} >= len({order_slot}):")
-            self.emit("        break")
-            self.emit(f"    {var.code} = {order_slot}[{i_slot}]")
-            self.block(s.body, Scope(self.scope, {s.var: var}))
-            self.emit(f"{i_slot} += 1")
+        self.tick(s.span)
+        self.emit(f"{order_slot} = {self.loop_order(s)}")
+        self.emit(f"{i_slot} = 0")
+        self.rounds(Cont(rec, i), f"while {i_slot} < len({order_slot}):", [f"{var.code} = {order_slot}[{i_slot}]"], s,
+                    Scope(self.scope, {s.var: var}), [f"{i_slot} += 1"])
         self.slot_top = saved_top
+        return True
 
-    def s_Repeat(self, s: ir.Repeat, after: bool) -> None:
+    def s_Repeat(self, s: ir.Repeat, after: bool, rec: BlockRec, i: int) -> bool:
         self.comment(s, "repeat")
         if not self.block_points(s.body):
             self.tick(s.span)
             count = self.ex(s.count)
             self.emit(f"for _ in range({count}):")
+            self.epoch += 1
             with self.loop():
                 self.block(s.body)
-            return
+            return True
         saved_top = self.slot_top
-        n_slot, i_slot = self.alloc(), self.alloc()
-        self.emit("if not r:")
-        with self.indented():
-            self.tick(s.span)
-            self.emit(f"{n_slot} = {self.ex(s.count)}")
-            self.emit(f"{i_slot} = 0")
-        self.emit("while True:")
-        with self.loop():
-            self.emit(f"if not r and {i_slot} >= {n_slot}:")
-            self.emit("    break")
-            self.block(s.body)
-            self.emit(f"{i_slot} += 1")
+        self.tick(s.span)
+        count = self.materialize(self.ex(s.count))
+        if not re.fullmatch(r"\d+", count):
+            n_slot = self.alloc()
+            self.emit(f"{n_slot} = {count}")
+            count = n_slot
+        i_slot = self.alloc()
+        self.emit(f"{i_slot} = 0")
+        self.rounds(Cont(rec, i), f"while {i_slot} < {count}:", [], s, None, [f"{i_slot} += 1"])
         self.slot_top = saved_top
+        return True
 
-    def conditional_loop(self, s: ir.While | ir.RepeatUntil, stop_when: bool) -> None:
+    def conditional_loop(self, s: ir.While | ir.RepeatUntil, stop_when: bool, rec: BlockRec, i: int) -> bool:
         """``while c`` stops when c is false; ``repeat until c`` stops when c is true (and, like
         the interpreter, tests c before the first round)."""
-        resumable = self.block_points(s.body) > 0
-        if resumable:
-            self.emit("if not r:")
-            with self.indented():
+        self.tick(s.span)
+        if not self.block_points(s.body):
+            self.emit("while True:")
+            self.epoch += 1
+            with self.loop():
+                cond = self.ex(s.cond)
+                self.emit(f"if {'' if stop_when else 'not '}{cond}:")
+                self.emit("    break")
                 self.tick(s.span)
-        else:
-            self.tick(s.span)
-        self.emit("while True:")
-        with self.loop():
-            if resumable:
-                self.emit("if not r:")
-                self.fn.ind += 1
-            cond = self.ex(s.cond)
-            self.emit(f"if {'' if stop_when else 'not '}{cond}:")
-            self.emit("    break")
-            self.tick(s.span)
-            if resumable:
-                self.fn.ind -= 1
-            self.block(s.body)
+                self.block(s.body)
+            return True
+        # the test is compiled once, inside the loop, and copied in front of every round
+        with self.capture_rel() as test:
+            self.fn.loops += 1
+            try:
+                cond = self.ex(s.cond)
+                self.emit(f"if {'' if stop_when else 'not '}{cond}:")
+                self.emit("    break")
+                self.tick(s.span)
+            finally:
+                self.fn.loops -= 1
+        self.rounds(Cont(rec, i), "while True:", test, s, None, [])
+        return True
 
-    def s_While(self, s: ir.While, after: bool) -> None:
+    def s_While(self, s: ir.While, after: bool, rec: BlockRec, i: int) -> bool:
         self.comment(s, "while")
-        self.conditional_loop(s, stop_when=False)
+        return self.conditional_loop(s, False, rec, i)
 
-    def s_RepeatUntil(self, s: ir.RepeatUntil, after: bool) -> None:
+    def s_RepeatUntil(self, s: ir.RepeatUntil, after: bool, rec: BlockRec, i: int) -> bool:
         self.comment(s, "repeat until")
-        self.conditional_loop(s, stop_when=True)
+        return self.conditional_loop(s, True, rec, i)
 
-    def s_CallProc(self, s: ir.CallProc, after: bool) -> None:
+    def s_CallProc(self, s: ir.CallProc, after: bool, rec: BlockRec, i: int) -> bool:
         self.comment(s, f"{s.name}(...)")
         proc = self.proc(s.name)
         assert proc.body is not None
         resumable = self.block_points(proc.body) > 0
         callee = Scope()
-        if resumable:
-            self.emit("if not r:")
-            self.fn.ind += 1
         self.tick(s.span)
         saved_top = self.slot_top
         computed = []
@@ -1412,20 +1899,19 @@ class Compiler:
             if isinstance(arg, ir.Local):
                 loc = self.scope.get(arg.name)
                 if not resumable or loc.code.startswith("L["):
-                    callee.names[name] = Loc(loc.code, t, loc.rep)
+                    callee.names[name] = Loc(loc.code, t, loc.rep, loc.where)
                     continue
             computed.append((name, t, arg))
         args = self.ex_seq([(a, rep_of(t)) for _, t, a in computed])
         for (name, t, _), code in zip(computed, args):
             loc = self.bind(callee, name, t, resumable)
             self.emit(f"{loc.code} = {code}")
-        if resumable:
-            self.fn.ind -= 1
         saved = self.scope
         self.scope = callee
-        self.block(proc.body, Scope(callee))
+        falls = self.block(proc.body, Scope(callee), tail=Cont(rec, i)).falls
         self.scope = saved
         self.slot_top = saved_top
+        return falls
 
     def s_End(self, s: ir.End, after: bool) -> None:
         self.comment(s, "end")
@@ -1434,6 +1920,7 @@ class Compiler:
         self.emit(f"S.w = {w}")
         self.emit("S.pc = -1")
         self.emit("S.cp = -4")
+        self.emit("S.o = None")
         self.emit("return")
 
     def s_Say(self, s: ir.Say, after: bool) -> None:
@@ -1447,26 +1934,204 @@ class Compiler:
         self.tick(s.span)
 
 
+#: (X != 0), (X == 0) with X free of comparisons: a negation flips the comparison
+_NONZERO = re.compile(r"\(([^()<>=!]*(?:\([^()<>=!]*\)[^()<>=!]*)*) (==|!=) (0|_EMPTY)\)")
+_STATE_LIST = {"Z": "z", "V": "v", "L": "L", "loc": "loc", "C": "C"}
 _ASSIGN = re.compile(r"^(\s*)(x_\w+_\d+)(?::[^=]+)? = ")
-_GUARD = re.compile(r"^\s*if (?:not r|r <= \d+):$")
+_DECLARE = re.compile(r"^(\s*)([A-Za-z_]\w*)(: [^=]+?)? = ")
+_STRING = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
+
+
+def index_of(value: object) -> int:
+    """The position of a value of a finite type in a table (a component id, a seat, an enum
+    value's position, a boolean as 0 or 1)."""
+    assert isinstance(value, int)
+    return int(value)
+
+
+def code_only(lines: list[str]) -> str:
+    """The code of some lines without string literals and comments (to see which names it uses)."""
+    return "\n".join(_STRING.sub("''", line).split("#", 1)[0] for line in lines)
+
+
+def code_size(lines: list[str]) -> int:
+    return sum(1 for line in lines if not line.lstrip().startswith("#"))
+
+
+def hoist_annotations(lines: list[str]) -> list[str]:
+    """A continuation can hold the same code twice (the rest of a loop's round, then the loop):
+    a name keeps one annotation, at its first assignment."""
+    annotation: dict[str, str] = {}
+    first: dict[str, int] = {}
+    for k, line in enumerate(lines):
+        m = _DECLARE.match(line)
+        if m:
+            first.setdefault(m.group(2), k)
+            if m.group(3):
+                annotation.setdefault(m.group(2), m.group(3))
+    out = []
+    for k, line in enumerate(lines):
+        m = _DECLARE.match(line)
+        if m and m.group(2) in annotation:
+            keep = annotation[m.group(2)] if first[m.group(2)] == k else ""
+            line = f"{m.group(1)}{m.group(2)}{keep} = {line[m.end():]}"
+        out.append(line)
+    return out
+
+
+_SLOT = re.compile(r"\bL\[(\d+)\]")
+_SLOT_SET = re.compile(r"^(\s*)L\[(\d+)\] ([-+]?=) (.*)$")
+_GROUP_CONTINUES = re.compile(r"^    (?:else|elif\b|except\b|finally)")
+
+
+_LOOKUP = re.compile(r"^(\s*)(t\d+) = C\[(\d+)\]\.get\((\d+)\)$")
+_CLEAR = re.compile(r"^\s*C\[(\w+)\]\.clear\(\)$")
+_LOOP = re.compile(r"^(\s*)(?:for|while) .*:$")
+
+
+def reuse_lookups(lines: list[str]) -> list[str]:
+    """A remembered value looked up again where an earlier lookup of it is sure to have run (the
+    earlier one is at this or an enclosing level of the same block) and nothing since can have
+    forgotten it: the earlier result is used."""
+    active: dict[tuple[str, str], tuple[str, int]] = {}  # (group, key) -> (name, indent)
+
+    def forget(group: str) -> None:
+        for key in [k for k in active if group == "*" or k[0] == group]:
+            del active[key]
+
+    def cleared(start: int, indent: int) -> set[str]:
+        """The groups a loop body starting after line ``start`` clears ("*": any)."""
+        out: set[str] = set()
+        for line in lines[start + 1:]:
+            if line.strip() and len(line) - len(line.lstrip()) <= indent:
+                break
+            m = _CLEAR.match(line)
+            if m:
+                out.add(m.group(1) if m.group(1).isdigit() else "*")
+        return out
+
+    out: list[str] = []
+    renamed: dict[str, str] = {}
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        if renamed:
+            line = re.sub(r"\bt\d+\b", lambda m: renamed.get(m.group(0), m.group(0)), line)
+        if line.strip() and not line.lstrip().startswith("#"):
+            indent = len(line) - len(line.lstrip())
+            for key in [key for key, (_, level) in active.items() if level > indent]:
+                del active[key]
+            m = _CLEAR.match(line)
+            if m:
+                forget(m.group(1) if m.group(1).isdigit() else "*")
+            loop = _LOOP.match(line)
+            if loop:
+                # a later round runs after what this round clears
+                for group in cleared(k, indent):
+                    forget(group)
+            m = _LOOKUP.match(line)
+            name = m.group(2) if m else ""
+            if m and k + 2 < len(lines) and re.sub(r"\bt\d+\b", lambda x: renamed.get(x.group(0), x.group(0)), lines[k + 1]).strip() == f"if {name} is None:":
+                key = (m.group(3), m.group(4))
+                if key in active:
+                    if active[key][0] != name:
+                        renamed[name] = active[key][0]  # the earlier result, under its name
+                    k += 3
+                    continue
+                active[key] = (name, len(m.group(1)))
+                out.append(line)
+                out.extend(re.sub(r"\bt\d+\b", lambda x: renamed.get(x.group(0), x.group(0)), x) for x in lines[k + 1:k + 3])
+                k += 3
+                continue
+        out.append(line)
+        k += 1
+    return out
+
+
+def map_code(line: str, fn: Callable[[str], str]) -> str:
+    """Apply ``fn`` to the code of a line, leaving its string literals and comment alone."""
+    out, pos = [], 0
+    for m in _STRING.finditer(line):
+        out.append(fn(line[pos:m.start()]))
+        out.append(m.group(0))
+        pos = m.end()
+    rest = line[pos:]
+    code, hash_, comment = rest.partition("#")
+    out.append(fn(code) + hash_ + comment)
+    return "".join(out)
+
+
+def mirror_slots(lines: list[str]) -> list[str]:
+    """Within one function, a slot read more often than written is mirrored in a Python local
+    ``Lk`` (a local is cheaper to read than a list item): the local is loaded before the first
+    top-level statement that uses the slot (unless that statement sets it), and every write to
+    the slot sets both."""
+    reads: dict[int, int] = {}
+    writes: dict[int, int] = {}
+    first: dict[int, int] = {}  # slot -> line where the first top-level statement using it starts
+    group = 0
+    for k, line in enumerate(lines):
+        if line.startswith("    ") and not line.startswith("     ") and not _GROUP_CONTINUES.match(line):
+            group = k
+        code = map_code(line, lambda c: c)
+        code = _STRING.sub("''", code).split("#", 1)[0]
+        m = _SLOT_SET.match(code)
+        for slot in (int(x) for x in _SLOT.findall(code)):
+            first.setdefault(slot, group)
+            if m and int(m.group(2)) == slot and code.count(f"L[{slot}]") == 1:
+                writes[slot] = writes.get(slot, 0) + (m.group(3) == "=")
+                reads[slot] = reads.get(slot, 0) + (m.group(3) != "=")
+            else:
+                reads[slot] = reads.get(slot, 0) + 1
+    mirrored: dict[int, bool] = {}  # slot -> needs loading
+    for slot, start in first.items():
+        m = _SLOT_SET.match(lines[start])
+        sets_first = bool(m and int(m.group(2)) == slot and m.group(3) == "=" and f"L[{slot}]" not in m.group(4))
+        if 2 * reads.get(slot, 0) - 2 * writes.get(slot, 0) - (0 if sets_first else 4) > 0:
+            mirrored[slot] = not sets_first
+
+    def swap(code: str) -> str:
+        return _SLOT.sub(lambda m: f"L{m.group(1)}" if int(m.group(1)) in mirrored else m.group(0), code)
+
+    loads: dict[int, list[int]] = {}
+    for slot, load in mirrored.items():
+        if load:
+            loads.setdefault(first[slot], []).append(slot)
+    out: list[str] = []
+    typed: set[int] = set()  # a slot holds values of several types in turn: the local is Any
+
+    def declare(slot: int) -> str:
+        if slot in typed:
+            return ""
+        typed.add(slot)
+        return ": Any"
+
+    for k, line in enumerate(lines):
+        for slot in sorted(loads.get(k, [])):
+            out.append(f"    L{slot}{declare(slot)} = L[{slot}]")
+        m = _SLOT_SET.match(line)
+        if m and int(m.group(2)) in mirrored:
+            ind, slot = m.group(1), int(m.group(2))
+            op = m.group(3)
+            out.append(map_code(f"{ind}L{slot}{declare(slot) if op == '=' else ''} {op} {m.group(4)}", swap))
+            out.append(f"{ind}L[{slot}] = L{slot}")
+        else:
+            out.append(map_code(line, swap))
+    return out
 
 
 def fill_empty_blocks(lines: list[str]) -> list[str]:
-    """Statements that do nothing in an engine (say, shuffle) leave only their comment: a resume
-    guard with nothing under it goes, any other empty block gets ``pass``."""
+    """Statements that do nothing in an engine (say, shuffle) leave only their comment: an empty
+    block gets ``pass``."""
     out: list[str] = []
     for i, line in enumerate(lines):
+        out.append(line)
         stripped = line.strip()
         if stripped.endswith(":") and not stripped.startswith("#"):
             indent = len(line) - len(line.lstrip())
             following = next((x for x in lines[i + 1:] if x.strip() and not x.strip().startswith("#")), "")
             if len(following) - len(following.lstrip()) <= indent:
-                if _GUARD.match(line):
-                    continue
-                out.append(line)
                 out.append(" " * (indent + 4) + "pass")
-                continue
-        out.append(line)
     return out
 
 
@@ -1545,6 +2210,22 @@ def intervals(cond: ir.Expr) -> list[tuple[int, int]]:
     return [(int(r.lo.value), int(r.hi.value))]  # type: ignore[arg-type]
 
 
+def emptiness(e: ir.BinOp) -> tuple[ir.Expr, bool] | None:
+    """(S, True) when ``e`` says that the set S is empty (``size(S) == 0``, ``size(S) < 1``,
+    ``size(S) <= 0``), (S, False) when it says S is not (``!= 0``, ``> 0``, ``>= 1``)."""
+    left, right, op = e.left, e.right, e.op
+    if isinstance(left, ir.Const) and not isinstance(right, ir.Const):
+        left, right = right, left
+        op = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}.get(op, op)
+    if not (isinstance(left, ir.Builtin) and left.op == "size" and isinstance(right, ir.Const)):
+        return None
+    k = right.value
+    if isinstance(k, bool) or not isinstance(k, int):
+        return None
+    says = {("==", 0): True, ("<", 1): True, ("<=", 0): True, ("!=", 0): False, (">", 0): False, (">=", 1): False}.get((op, k))
+    return None if says is None else (left.args[0], says)
+
+
 def or_chain(e: ir.Expr) -> list[ir.Expr]:
     """The operands of ``a or b or …`` from left to right."""
     if isinstance(e, ir.BinOp) and e.op == "or":
@@ -1577,17 +2258,3 @@ def membership(c: ir.Expr, var: str) -> ir.Expr | None:
             if rep_of(inner.right.type) == "mask" and not mentions(inner.right, var) and rep_of(c.coll.type) == "mask":
                 return c
     return None
-
-
-def inlinable(d: ir.Definition) -> bool:
-    """Small definitions with arguments are spelled in place instead of called."""
-    from rulecheck.dsl.checker import walk_exprs
-
-    if d.body is None or not d.formals:
-        return False
-    return len(list(walk_exprs(d.body))) <= INLINE_NODES
-
-
-def needs_call_site(d: ir.Definition) -> bool:
-    """Definitions that can fail with 'no case applies' report the position of the call."""
-    return d.cases is not None and d.otherwise is None

@@ -88,6 +88,7 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "displays": [comp.display for comp in rules.components],
         "nzones": layout.nzones,
         "mask_bytes": mask_bytes(rules),
+        "members_expr": members_expr("o", mask_bytes(rules)),
         "start_loc": tuple(layout.zone_base[rules.kinds[comp.kind].start_zone] for comp in rules.components),
         "zones": zones,
         "zone_labels": tuple(zone_labels(rules, layout)),
@@ -103,6 +104,7 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "points": points,
         "defs": defs,
         "flow": flow,
+        "fast": c.fast,
     }
     return environment().get_template("engine.py.jinja").render(**context)
 
@@ -111,6 +113,19 @@ def mask_bytes(rules: ir.Ruleset) -> int:
     """How many bytes the widest set of the rules needs (components, players, enum values)."""
     widest = max([len(rules.components), rules.game.max_players, 2, *(len(e.values) for e in rules.enums.values())])
     return (widest + 7) // 8
+
+
+def members_expr(m: str, nbytes: int) -> str:
+    """A list of the members of bitmask ``m`` in ascending order, read byte by byte (the last
+    byte only when it is not zero)."""
+
+    def read(k: int) -> str:
+        parts = [f"*_BYTES{j}[{m}{f' >> {8 * j}' if j else ''}{' & 255' if j < k - 1 else ''}]" for j in range(k)]
+        return "[" + ", ".join(parts) + "]"
+
+    if nbytes == 1:
+        return read(1)
+    return f"{read(nbytes)} if {m} >> {8 * (nbytes - 1)} else {read(nbytes - 1)}"
 
 
 def index_label(rules: ir.Ruleset, name: str, t: Type | None, idx: int | None) -> str:

@@ -121,9 +121,19 @@ def _mask(values: frozenset[int]) -> int:
     return m
 
 
-def _turn(start: int, members: int, n: int, step: int) -> tuple[int, ...]:
-    """Members of a set of players in turn order from ``start``."""
-    return tuple([p for p in ((start + step * k) % n for k in range(n)) if members >> p & 1])
+class _Turns(dict[tuple[int, int, int, int], tuple[int, ...]]):
+    """_TURNS[start, members, n, step]: the members of a set of players in turn order from
+    ``start`` (step 1 clockwise, -1 counterclockwise), remembered."""
+
+    def __missing__(self, key: tuple[int, int, int, int]) -> tuple[int, ...]:
+        start, members, n, step = key
+        order = tuple([p for p in ((start + step * k) % n for k in range(n)) if members >> p & 1])
+        if len(self) < 1 << 16:
+            self[key] = order
+        return order
+
+
+_TURNS = _Turns()
 
 
 #: the members of every byte-sized mask, per byte position: _BYTES[k][b] for bits 8k..8k+7
@@ -144,22 +154,18 @@ def _list(m: int) -> list[int]:
 
 
 class _Bits(dict[int, tuple[int, ...]]):
-    """The members of a bitmask in ascending order, remembered because most masks recur."""
+    """The members of a bitmask in ascending order, remembered because most masks recur (the
+    first 65,536 seen: the ones that recur most are among them)."""
 
     def __missing__(self, m: int) -> tuple[int, ...]:
         members = tuple(_list(m))
-        if len(self) >= 1 << 16:
-            self.clear()
-        self[m] = members
+        if len(self) < 1 << 16:
+            self[m] = members
         return members
 
 
 _BITS = _Bits()
 _EMPTY: frozenset[int] = frozenset()
-
-
-def _members(options: Any) -> list[int]:
-    return list(_BITS[options]) if isinstance(options, int) else list(options)
 
 
 def _legal(options: Any, action: Any) -> bool:
@@ -267,7 +273,7 @@ _ZONE_VIEW: tuple[tuple[int, str, int, int, str, Any], ...] = (
 #: initial values of the variables, by slot
 _V0: tuple[Any, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, 0, 0, 0, 0, )
 #: number of slots for locals that live across decisions
-_NSLOTS = 10
+_NSLOTS = 9
 #: remembered values of definitions are kept in this many dicts, one per set of zones and
 #: variables they read; _STALE gives, for every zone instance, the dicts a move out of it empties
 _NGROUPS = 4
@@ -283,14 +289,17 @@ _UNSPECIFIED: tuple[tuple[Any, ...], ...] = (
 
 # ---- constants of the rules --------------------------------------------------------------------
 
-_K0: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, 0, 1, 2, 3, 0, 1, 2, 3, 4)
-_K1: Any = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, None, None, None, None, None, None, None, None, None)
-_K2: Any = frozenset((16, 17, 18,))
-_K3: Any = (2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 0, 2, 1, 0, 2, 1, None, None, None, None, None, None, None, None, None)
-_K4: Any = (1, 0, 4, 2, 2, 1, 0, 4, 0, 4, 1, 2, 0, 6, 1, 0, 4, 3, None, None, None, None, None, None, None, None, None)
-_K5: Any = (3, 2, 1, 0, 3, 2, 1, 0, 3, 2, 1, 0, 2, 1, 3, 1, 2, 0, None, None, None, None, None, None, None, None, None)
-_K6: Any = (2, 1, 0, 1, 0, 2, 2, 0, 1, 0, 1, 2, 2, 1, 0, 1, 2, 0, None, None, None, None, None, None, None, None, None)
-_K7: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, 0, 0, 0, 0, 1, 1, 1, 1, 1)
+_K0: Any = (0, 1, 2, 3)
+_K1: Any = ((False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, True, True, None, None, None, None, None, None, None, None, None), (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None), (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None), (False, True, False, False, True, False, False, True, False, False, True, False, True, False, False, True, False, False, None, None, None, None, None, None, None, None, None), (False, False, True, False, False, True, False, False, True, False, False, True, False, False, True, False, False, True, None, None, None, None, None, None, None, None, None), (True, False, False, True, False, False, True, False, False, True, False, False, False, True, False, False, True, False, None, None, None, None, None, None, None, None, None), (True, False, False, False, False, True, False, False, False, False, True, False, False, False, True, False, False, True, None, None, None, None, None, None, None, None, None), (True, True, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None), (False, False, False, True, True, False, False, False, False, False, False, True, False, True, False, False, False, True, None, None, None, None, None, None, None, None, None), (False, False, True, False, False, False, False, True, False, True, False, False, False, True, False, False, True, False, None, None, None, None, None, None, None, None, None), (False, False, False, True, False, False, False, True, False, False, False, True, False, False, False, False, False, True, None, None, None, None, None, None, None, None, None), (False, False, True, False, False, False, True, False, False, False, True, False, False, True, False, True, False, False, None, None, None, None, None, None, None, None, None), (False, True, False, False, False, True, False, False, False, True, False, False, True, False, False, False, True, False, None, None, None, None, None, None, None, None, None), (True, False, False, False, True, False, False, False, True, False, False, False, False, False, True, False, False, False, None, None, None, None, None, None, None, None, None), (False, False, True, False, True, False, False, True, False, True, False, False, False, False, True, False, False, True, None, None, None, None, None, None, None, None, None), (False, True, False, True, False, False, False, False, True, False, True, False, False, True, False, True, False, False, None, None, None, None, None, None, None, None, None), (True, False, False, False, False, True, True, False, False, False, False, True, True, False, False, False, True, False, None, None, None, None, None, None, None, None, None), (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None), None, None, None, None, None, None, None, None, None)
+_K2: Any = (False, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None)
+_K3: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, False, False, False, False, True, True, True, True, True)
+_K4: Any = (73952, 37000, 19088, 34208, 24840, 69712, 67616, 17928, 40976, 21024, 34888, 66832, 69640, 35616, 24656, 34825, 70177, 17745, None, None, None, None, None, None, None, None, None)
+_K5: Any = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, None, None, None, None, None, None, None, None, None)
+_K6: Any = (4456448, 8912896, 17825792, 35651584)
+_K7: Any = (262142, 262141, 262139, 262135, 262127, 262111, 262079, 262015, 261887, 261631, 261119, 260095, 258047, 253951, 245759, 229375, 196607, 131071, None, None, None, None, None, None, None, None, None)
+_K8: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, 0, 1, 2, 3, 0, 1, 2, 3, 4)
+_K9: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, 1, 2, 4, 8, 1, 2, 4, 8, 0)
+_K10: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, 0, 0, 0, 0, 1, 1, 1, 1, 1)
 
 
 def _show0(x: Any) -> str:
@@ -369,99 +378,37 @@ _PSHOW: tuple[Any, ...] = (None, None, _show3, _show3, _show3, _show3, None, _sh
 # ---- definitions -------------------------------------------------------------------------------
 
 def D_start_player(S: State) -> int:
-    _c = S.C[0].get(0)
-    if _c is not None:
-        return _c  # type: ignore[no-any-return]
     n = S.n
     _r: int = _player(1, n, 119, 33)
     S.C[0][0] = _r
     return _r
 
 
-def D_colour_of(S: State, a_p_1: int) -> int:
-    t2 = (a_p_1 + 1)
-    _r: int = ((_raise('incomplete', 'no arm of this match covers the value', 122, 74) if (t2 < 1) else (0 if (t2 < 2) else 1)) if (t2 < 3) else (2 if (t2 < 4) else (3 if (t2 < 5) else _raise('incomplete', 'no arm of this match covers the value', 122, 74))))
-    return _r
-
-
-def D_gray_chip(S: State) -> int:
-    _c = S.C[0].get(3)
-    if _c is not None:
-        return _c  # type: ignore[no-any-return]
-    t2 = 0
-    for x_x_1 in _BITS[133955584]:
-        if (_K0[x_x_1] == 4):
-            t2 |= 1 << x_x_1
-    _r: int = t2
-    S.C[0][3] = _r
-    return _r
-
-
 def D_inverted(S: State) -> bool:
-    _c = S.C[1].get(5)
-    if _c is not None:
-        return _c  # type: ignore[no-any-return]
     Z = S.z
     t2 = False
-    for x_i_1 in _BITS[Z[5]]:
-        if ((_K1[x_i_1] == 18) and (Z[15 + x_i_1].bit_count() == 0)):
-            t2 = True
-            break
+    for x_i_1 in _BITS[Z[5] & 131072]:
+        if (Z[15 + x_i_1] == 0):
+            if True:
+                t2 = True
+                break
     _r: bool = t2
-    S.C[1][5] = _r
-    return _r
-
-
-def D_higher(S: State, a_a_1: int, a_b_2: int, _at: tuple[int, int]) -> bool:
-    C = S.C
-    t3 = C[1].get(5)
-    if t3 is None:
-        t3 = D_inverted(S)
-    g4 = True
-    w5 = g4 and not (t3)
-    k6 = 0
-    _r: bool = False
-    if w5:
-        v7: bool = (_K1[a_a_1] < _K1[a_b_2])
-        if not k6:
-            _r = v7
-        k6 += 1
-    if t3:
-        v8: bool = (_K1[a_a_1] > _K1[a_b_2])
-        if not k6:
-            _r = v8
-        k6 += 1
-    if not k6:
-        _raise('incomplete', "no case of 'higher' applies", *_at)
-    elif k6 > 1:
-        _agree('higher', [(w5, 'printed', v7 if w5 else None, (145, 8)), (t3, 'upside_down', v8 if t3 else None, (147, 8))])
-    return _r
-
-
-def D_excludes(S: State, a_info_1: int, a_c_2: int) -> bool:
-    t3 = _K1[a_info_1]
-    _r: bool = ((((_raise('incomplete', 'no arm of this match covers the value', 154, 5) if (t3 < 1) else (_K1[a_c_2] in _K2)) if (t3 < 2) else (False if (t3 < 4) else (_K3[a_c_2] == 0))) if (t3 < 5) else (((_K3[a_c_2] == 1) if (t3 < 6) else (_K3[a_c_2] == 2)) if (t3 < 7) else ((_K4[a_c_2] >> 0 & 1 == 1) if (t3 < 8) else ((1 <= _K1[a_c_2] <= 4) if (t3 < 9) else (_K4[a_c_2] >> 1 & 1 == 1))))) if (t3 < 10) else ((((_K4[a_c_2] >> 2 & 1 == 1) if (t3 < 11) else (_K5[a_c_2] == 0)) if (t3 < 12) else ((_K5[a_c_2] == 1) if (t3 < 13) else ((_K5[a_c_2] == 2) if (t3 < 14) else (_K5[a_c_2] == 3)))) if (t3 < 15) else (((_K6[a_c_2] == 0) if (t3 < 16) else (_K6[a_c_2] == 1)) if (t3 < 17) else ((_K6[a_c_2] == 2) if (t3 < 18) else (False if (t3 < 19) else _raise('incomplete', 'no arm of this match covers the value', 154, 5))))))
+    S.C[1][3] = _r
     return _r
 
 
 def D_requirement(S: State) -> int:
-    _c = S.C[1].get(9)
-    if _c is not None:
-        return _c  # type: ignore[no-any-return]
     Z = S.z
     t2 = 0
     for x_i_1 in _BITS[Z[5]]:
-        if (Z[15 + x_i_1].bit_count() == 0):
+        if (Z[15 + x_i_1] == 0):
             t2 |= 1 << x_i_1
     _r: int = t2
-    S.C[1][9] = _r
+    S.C[1][6] = _r
     return _r
 
 
 def D_chip_choosers(S: State) -> int:
-    _c = S.C[2].get(11)
-    if _c is not None:
-        return _c  # type: ignore[no-any-return]
     V = S.v
     n = S.n
     t2 = 0
@@ -469,14 +416,11 @@ def D_chip_choosers(S: State) -> int:
         if (V[54 + x_q_1] == 0):
             t2 |= 1 << x_q_1
     _r: int = t2
-    S.C[2][11] = _r
+    S.C[2][8] = _r
     return _r
 
 
 def D_shown_meeting(S: State) -> int:
-    _c = S.C[3].get(21)
-    if _c is not None:
-        return _c  # type: ignore[no-any-return]
     C = S.C
     Z = S.z
     n = S.n
@@ -484,77 +428,66 @@ def D_shown_meeting(S: State) -> int:
     for x_p_2 in _BITS[((1 << n) - 1)]:
         u1 |= Z[6 + x_p_2]
     t4 = 0
+    t6 = C[1].get(6)
+    if t6 is None:
+        t6 = D_requirement(S)
     for x_c_3 in _BITS[262143 & u1]:
-        t6 = C[1].get(9)
-        if t6 is None:
-            t6 = D_requirement(S)
-        t8 = False
-        for x_i_7 in _BITS[t6]:
-            if D_excludes(S, x_i_7, x_c_3):
-                t8 = True
-                break
-        if (not t8):
+        if (t6 & _K4[x_c_3] == 0):
             t4 |= 1 << x_c_3
     _r: int = t4
-    S.C[3][21] = _r
+    S.C[3][16] = _r
     return _r
 
 
 def D_best_sum_players(S: State) -> int:
-    _c = S.C[3].get(25)
-    if _c is not None:
-        return _c  # type: ignore[no-any-return]
     C = S.C
     Z = S.z
     n = S.n
     t2 = 0
+    t13 = C[1].get(3)
+    if t13 is None:
+        t13 = D_inverted(S)
     for x_p_1 in _BITS[((1 << n) - 1)]:
         t5 = False
         for x_q_4 in _BITS[((1 << n) - 1)]:
             t8 = 0
             for x_c_7 in _BITS[Z[6 + x_q_4]]:
-                t8 += _K1[x_c_7]
+                t8 += _K5[x_c_7]
             t11 = 0
             for x_c_10 in _BITS[Z[6 + x_p_1]]:
-                t11 += _K1[x_c_10]
-            t13 = C[1].get(5)
-            if t13 is None:
-                t13 = D_inverted(S)
+                t11 += _K5[x_c_10]
             if ((t8 > t11) if t13 else (t8 < t11)):
                 t5 = True
                 break
         if (not t5):
             t2 |= 1 << x_p_1
     _r: int = t2
-    S.C[3][25] = _r
+    S.C[3][20] = _r
     return _r
 
 
 def D_tiebreak_winner(S: State) -> int:
-    _c = S.C[3].get(28)
-    if _c is not None:
-        return _c  # type: ignore[no-any-return]
     C = S.C
     Z = S.z
-    t1 = C[3].get(25)
+    t1 = C[3].get(20)
     if t1 is None:
         t1 = D_best_sum_players(S)
     t3: int = 0
     k4 = 0
+    t15 = C[1].get(3)
+    if t15 is None:
+        t15 = D_inverted(S)
     for x_p_2 in _BITS[t1]:
-        t5 = C[3].get(25)
-        if t5 is None:
-            t5 = D_best_sum_players(S)
         t7 = True
-        for x_q_6 in _BITS[t5]:
-            t21 = (x_q_6 == x_p_2)
-            if not t21:
+        for x_q_6 in _BITS[t1]:
+            t22 = (x_q_6 == x_p_2)
+            if not t22:
                 t10: int = 0
                 k11 = 0
                 for x_c_9 in _BITS[Z[6 + x_p_2]]:
                     t13 = True
                     for x_d_12 in _BITS[Z[6 + x_p_2]]:
-                        if not ((x_d_12 == x_c_9) or D_higher(S, x_c_9, x_d_12, (468, 55))):
+                        if not ((x_d_12 == x_c_9) or ((_K5[x_c_9] > _K5[x_d_12]) if t15 else (_K5[x_c_9] < _K5[x_d_12]))):
                             t13 = False
                             break
                     if t13:
@@ -562,21 +495,21 @@ def D_tiebreak_winner(S: State) -> int:
                         k11 += 1
                 if k11 != 1:
                     _the_fail(k11, 349, 5)
-                t16: int = 0
-                k17 = 0
-                for x_c_15 in _BITS[Z[6 + x_q_6]]:
-                    t19 = True
-                    for x_d_18 in _BITS[Z[6 + x_q_6]]:
-                        if not ((x_d_18 == x_c_15) or D_higher(S, x_c_15, x_d_18, (468, 55))):
-                            t19 = False
+                t17: int = 0
+                k18 = 0
+                for x_c_16 in _BITS[Z[6 + x_q_6]]:
+                    t20 = True
+                    for x_d_19 in _BITS[Z[6 + x_q_6]]:
+                        if not ((x_d_19 == x_c_16) or ((_K5[x_c_16] > _K5[x_d_19]) if t15 else (_K5[x_c_16] < _K5[x_d_19]))):
+                            t20 = False
                             break
-                    if t19:
-                        t16 = x_c_15
-                        k17 += 1
-                if k17 != 1:
-                    _the_fail(k17, 349, 5)
-                t21 = D_higher(S, t10, t16, (468, 55))
-            if not t21:
+                    if t20:
+                        t17 = x_c_16
+                        k18 += 1
+                if k18 != 1:
+                    _the_fail(k18, 349, 5)
+                t22 = ((_K5[t10] > _K5[t17]) if t15 else (_K5[t10] < _K5[t17]))
+            if not t22:
                 t7 = False
                 break
         if t7:
@@ -585,60 +518,43 @@ def D_tiebreak_winner(S: State) -> int:
     if k4 != 1:
         _the_fail(k4, 518, 40)
     _r: int = t3
-    S.C[3][28] = _r
+    S.C[3][23] = _r
     return _r
 
 
 def D_winner(S: State, _at: tuple[int, int]) -> int:
-    _c = S.C[3].get(29)
-    if _c is not None:
-        return _c  # type: ignore[no-any-return]
     C = S.C
     Z = S.z
     n = S.n
-    t1 = C[3].get(21)
+    t1 = C[3].get(16)
     if t1 is None:
         t1 = D_shown_meeting(S)
     t2 = (t1.bit_count() == 1)
-    t3 = C[3].get(21)
-    if t3 is None:
-        t3 = D_shown_meeting(S)
-    t4 = (t3.bit_count() >= 1)
-    t5 = C[3].get(21)
-    if t5 is None:
-        t5 = D_shown_meeting(S)
-    t7 = (t5.bit_count() == 0)
+    t4 = (t1 != 0)
+    t7 = (t1 == 0)
     if t7:
-        t6 = C[3].get(25)
+        t6 = C[3].get(20)
         if t6 is None:
             t6 = D_best_sum_players(S)
         t7 = (t6.bit_count() == 1)
-    t8 = C[3].get(21)
-    if t8 is None:
-        t8 = D_shown_meeting(S)
-    t10 = (t8.bit_count() == 0)
+    t10 = (t1 == 0)
     if t10:
-        t9 = C[3].get(25)
+        t9 = C[3].get(20)
         if t9 is None:
             t9 = D_best_sum_players(S)
         t10 = (t9.bit_count() > 1)
     k11 = 0
     _r: int = 0
     if t2:
-        t13 = C[3].get(21)
-        if t13 is None:
-            t13 = D_shown_meeting(S)
-        t15: int = 0
-        k16 = 0
-        for x_c_14 in _BITS[t13]:
-            t15 = x_c_14
-            k16 += 1
-        if k16 != 1:
-            _the_fail(k16, 355, 56)
+        t14 = t1
+        k15 = t14.bit_count()
+        if k15 != 1:
+            _the_fail(k15, 355, 56)
+        t16 = t14.bit_length() - 1
         t18: int = 0
         k19 = 0
         for x_p_17 in _BITS[((1 << n) - 1)]:
-            if (Z[6 + x_p_17] >> t15 & 1 == 1):
+            if (Z[6 + x_p_17] >> t16 & 1 == 1):
                 t18 = x_p_17
                 k19 += 1
         if k19 != 1:
@@ -648,15 +564,15 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
             _r = v12
         k11 += 1
     if t4:
-        t21 = C[3].get(21)
-        if t21 is None:
-            t21 = D_shown_meeting(S)
         t23: int = 0
         k24 = 0
-        for x_c_22 in _BITS[t21]:
+        t28 = C[1].get(3)
+        if t28 is None:
+            t28 = D_inverted(S)
+        for x_c_22 in _BITS[t1]:
             t26 = True
-            for x_d_25 in _BITS[t21]:
-                if not ((x_d_25 == x_c_22) or D_higher(S, x_c_22, x_d_25, (334, 39))):
+            for x_d_25 in _BITS[t1]:
+                if not ((x_d_25 == x_c_22) or ((_K5[x_c_22] > _K5[x_d_25]) if t28 else (_K5[x_c_22] < _K5[x_d_25]))):
                     t26 = False
                     break
             if t26:
@@ -664,35 +580,32 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
                 k24 += 1
         if k24 != 1:
             _the_fail(k24, 334, 5)
-        t29: int = 0
-        k30 = 0
-        for x_p_28 in _BITS[((1 << n) - 1)]:
-            if (Z[6 + x_p_28] >> t23 & 1 == 1):
-                t29 = x_p_28
-                k30 += 1
-        if k30 != 1:
-            _the_fail(k30, 326, 64)
-        v20: int = t29
+        t30: int = 0
+        k31 = 0
+        for x_p_29 in _BITS[((1 << n) - 1)]:
+            if (Z[6 + x_p_29] >> t23 & 1 == 1):
+                t30 = x_p_29
+                k31 += 1
+        if k31 != 1:
+            _the_fail(k31, 326, 64)
+        v20: int = t30
         if not k11:
             _r = v20
         k11 += 1
     if t7:
-        t32 = C[3].get(25)
-        if t32 is None:
-            t32 = D_best_sum_players(S)
-        t34: int = 0
-        k35 = 0
-        for x_p_33 in _BITS[t32]:
-            t34 = x_p_33
-            k35 += 1
+        t33 = C[3].get(20)
+        if t33 is None:
+            t33 = D_best_sum_players(S)
+        t34 = t33
+        k35 = t34.bit_count()
         if k35 != 1:
             _the_fail(k35, 359, 78)
-        v31: int = t34
+        v32: int = (t34.bit_length() - 1)
         if not k11:
-            _r = v31
+            _r = v32
         k11 += 1
     if t10:
-        t37 = C[3].get(28)
+        t37 = C[3].get(23)
         if t37 is None:
             t37 = D_tiebreak_winner(S)
         v36: int = t37
@@ -701,1023 +614,1896 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
         k11 += 1
     if not k11:
         _raise('incomplete', "no case of 'winner' applies", *_at)
-    elif k11 > 1:
-        _agree('winner', [(t2, 'only_one', v12 if t2 else None, (355, 8)), (t4, 'highest', v20 if t4 else None, (357, 8)), (t7, 'best_sum', v31 if t7 else None, (359, 8)), (t10, 'equal_sums', v36 if t10 else None, (361, 8))])
-    S.C[3][29] = _r
+    elif k11 > 1 and ((t4 and v20 != _r) or (t7 and v32 != _r) or (t10 and v36 != _r)):
+        _agree('winner', [(t2, 'only_one', v12 if t2 else None, (355, 8)), (t4, 'highest', v20 if t4 else None, (357, 8)), (t7, 'best_sum', v32 if t7 else None, (359, 8)), (t10, 'equal_sums', v36 if t10 else None, (361, 8))])
+    S.C[3][24] = _r
     return _r
 
 
-# ---- the flow: runs from the point the state waits at to the next decision or the end ----------
+# ---- the flow: _r0 runs it from the start, _rK resumes it at decision point K (with the action
+# taken there); each runs to the next decision or the end.  _kN are continuations they share.
 
-def _run(S: State, a: Any) -> None:
-    r: int = S.pc
+def _r0(S: State, a: Any) -> None:
+    Z, _, L, loc, C = S.k
+    n = S.n
+    # 379:3 setup(...)
+    # 292:3 for each p
+    t1 = ((1 << n) - 1)
+    for x_p_2 in _BITS[t1]:
+        # 293:5 move to chips
+        t3 = (Z[43] & _K6[x_p_2])
+        t4 = 10 + x_p_2
+        Z[43] ^= t3
+        for c5 in _BITS[t3]:
+            loc[c5] = t4
+        Z[t4] |= t3
+    # 295:3 place_gray(...)
+    # 723:7 move to common
+    t6 = 67108864
+    for c7 in _BITS[t6]:
+        o8 = loc[c7]
+        Z[o8] ^= 1 << c7
+        loc[c7] = 14
+        for g9 in _STALE[o8]:
+            if C[g9]:
+                C[g9].clear()
+    Z[14] |= t6
+    # 296:3 set_aside_unused(...)
+    # 745:7 say
+    # 297:3 shuffle deck
+    # 298:3 for each p
+    t10 = ((1 << n) - 1)
+    t11 = C[0].get(0)
+    if t11 is None:
+        t11 = D_start_player(S)
+    L0: Any = _TURNS[t11, t10, n, 1]
+    L[0] = L0
+    L1: Any = 0
+    L[1] = L1
+    if L1 < len(L0):
+        L[2] = L0[L1]
+        # 299:5 draw from deck to hand
+        t12 = 1 + L[2]
+        L[3] = t12
+        L[4] = 4
+        o = Z[0]
+        if not o:
+            _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 299, 5)
+        S.pc = 1
+        S.cp = -1
+        S.o = o
+        return
+    # 380:3 if
+    if (n >= 3):
+        # 383:5 repeat
+        L0 = 0
+        L[0] = L0
+        while L0 < 2:
+            # 384:7 for each p
+            t14 = ((1 << n) - 1)
+            L1 = _TURNS[t11, t14, n, 1]
+            L[1] = L1
+            L[2] = 0
+            if L[2] < len(L1):
+                L[3] = L1[L[2]]
+                # 385:9 turn(...)
+                # 267:3 choose c
+                t16 = Z[1 + L[3]]
+                if not t16:
+                    _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
+                S.pc = 2
+                S.cp = L[3]
+                S.o = t16
+                return
+            L0 += 1
+            L[0] = L0
+        # 388:5 deck_informant(...)
+        # 276:3 draw from deck to field
+        o = Z[0]
+        if not o:
+            _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+        S.pc = 6
+        S.cp = -1
+        S.o = o
+        return
+    else:
+        # 392:5 repeat
+        L0 = 0
+        L[0] = L0
+        if L0 < 2:
+            # 395:7 deck_informant(...)
+            # 276:3 draw from deck to field
+            o = Z[0]
+            if not o:
+                _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+            S.pc = 8
+            S.cp = -1
+            S.o = o
+            return
+        # 400:5 deck_informant(...)
+        # 276:3 draw from deck to field
+        o = Z[0]
+        if not o:
+            _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+        S.pc = 14
+        S.cp = -1
+        S.o = o
+        return
+
+
+def _a1(S: State) -> None:
+    Z = S.z
+    L = S.L
+    L1: Any = L[1]
+    L1 += 1
+    L[1] = L1
+    if L1 < len(L[0]):
+        L[2] = L[0][L1]
+        # 299:5 draw from deck to hand
+        t12 = 1 + L[2]
+        L[3] = t12
+        L[4] = 4
+        o = Z[0]
+        if not o:
+            _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 299, 5)
+        S.pc = 1
+        S.cp = -1
+        S.o = o
+        return
+    _k1(S)
+
+
+def _r1(S: State, a: Any) -> None:
+    Z, _, L, loc, _ = S.k
+    b13 = 1 << a
+    o = Z[0] ^ b13
+    Z[0] = o
+    Z[L[3]] |= b13
+    loc[a] = L[3]
+    L[4] -= 1
+    if L[4]:
+        if not o:
+            _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 299, 5)
+        S.o = o  # the same point and chance again
+        return
+    _a1(S)
+
+
+def _r2(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    if r <= 1:
-        # 379:3 setup(...)
-        if not r:
-            # 292:3 for each p
-            t1 = ((1 << n) - 1)
-            for x_p_2 in _BITS[t1]:
-                # 293:5 move to chips
-                t4 = 0
-                for x_x_3 in _BITS[Z[43]]:
-                    if (_K0[x_x_3] == D_colour_of(S, x_p_2)):
-                        t4 |= 1 << x_x_3
-                t6 = 10 + x_p_2
-                for c7 in _BITS[t4]:
-                    o8 = loc[c7]
-                    Z[o8] ^= 1 << c7
-                    loc[c7] = t6
-                    for g9 in _STALE[o8]:
-                        C[g9].clear()
-                Z[t6] |= t4
-        if not r:
-            # 295:3 place_gray(...)
-            # 723:7 move to common
-            t10 = C[0].get(3)
-            if t10 is None:
-                t10 = D_gray_chip(S)
-            for c11 in _BITS[t10]:
-                o12 = loc[c11]
-                Z[o12] ^= 1 << c11
-                loc[c11] = 14
-                for g13 in _STALE[o12]:
-                    C[g13].clear()
-            Z[14] |= t10
-            # 296:3 set_aside_unused(...)
-            # 745:7 say
-            # 297:3 shuffle deck
-        # 298:3 for each p
-        if not r:
+    L4: Any = a
+    L[4] = L4
+    # 268:3 move to field
+    b17 = 1 << L4
+    L3: Any = L[3]
+    Z[1 + L3] ^= b17
+    Z[5] |= b17
+    loc[L4] = 5
+    if C[1]:
+        C[1].clear()
+    if C[3]:
+        C[3].clear()
+    # 269:3 say
+    # 270:3 resolve(...)
+    # 539:7 if
+    L5: Any = L[5]
+    if _K2[L4]:
+        # 540:9 name_target(...)
+        # 651:7 if
+        if (_K5[L4] == 2):
+            t21 = (Z[5] & _K7[L4])
+        else:
+            t19 = 0
+            for x_i_18 in _BITS[Z[5] & _K7[L4]]:
+                if (Z[15 + x_i_18] & 130023424 != 0):
+                    t19 |= 1 << x_i_18
+            t21 = t19
+        if (t21 != 0):
+            # 652:9 choose t
+            if (_K5[L4] == 2):
+                t26 = (Z[5] & _K7[L4])
+            else:
+                t24 = 0
+                for x_i_23 in _BITS[Z[5] & _K7[L4]]:
+                    if (Z[15 + x_i_23] & 130023424 != 0):
+                        t24 |= 1 << x_i_23
+                t26 = t24
+            if not t26:
+                _raise('incomplete', _pname(L3) + ' must choose (targets) but has no option', 652, 9)
+            S.pc = 3
+            S.cp = L3
+            S.o = t26
+            return
+        # 541:9 apply_effect(...)
+        # 235:3 for each t
+        t28 = V[L4]
+        L5 = _BITS[t28]
+        L[5] = L5
+        L[6] = 0
+        while L[6] < len(L5):
+            L[7] = L5[L[6]]
+            # 236:5 if
+            if (_K5[L4] == 2):
+                # 237:7 if
+                if ((67108864 & ~Z[14]) == 0):
+                    # 240:9 move to on
+                    t29 = 67108864
+                    t30 = 15 + L[7]
+                    for c31 in _BITS[t29]:
+                        o32 = loc[c31]
+                        Z[o32] ^= 1 << c31
+                        loc[c31] = t30
+                        for g33 in _STALE[o32]:
+                            if C[g33]:
+                                C[g33].clear()
+                    Z[t30] |= t29
+                    if C[1]:
+                        C[1].clear()
+                    if C[3]:
+                        C[3].clear()
+                    # 241:9 say
+                else:
+                    pass
+                    # 243:9 say
+            else:
+                # 246:7 let can_go
+                L[8] = (Z[15 + L[7]] & 130023424)
+                # 247:7 if
+                if (L[8] != 0):
+                    # 250:9 choose x
+                    if not L[8]:
+                        _raise('incomplete', _pname(L3) + ' must choose (removes) but has no option', 250, 9)
+                    S.pc = 4
+                    S.cp = L3
+                    S.o = L[8]
+                    return
+                else:
+                    pass
+                    # 254:9 say
+            L[6] += 1
+    # 543:7 determine(...)
+    # 192:3 let who
+    t44 = C[2].get(8)
+    if t44 is None:
+        t44 = D_chip_choosers(S)
+    L5 = t44
+    L[5] = L5
+    # 193:3 choose each q: chip
+    per46: list[Any] = [None] * n
+    for x_q_47 in _BITS[L5]:
+        if (V[54 + x_q_47] == 0):
+            t48 = Z[10 + x_q_47]
+        else:
+            t48 = (Z[10 + x_q_47] & 3932160)
+        if not t48:
+            _raise('incomplete', _pname(x_q_47) + ' must choose (shows) but has no option', 193, 3)
+        per46[x_q_47] = t48
+    if L5:
+        S.pc = 5
+        S.cp = -2
+        S.o = per46
+        return
+    x_chip_45: tuple[Any, ...] = (None,) * n
+    # 195:3 let vetoes
+    t50 = 0
+    for x_q_49 in _BITS[L5]:
+        t52 = x_chip_45[x_q_49]
+        if t52 is None:
+            _raise('incomplete', 'this player made no choice here', 195, 35)
+        if (_K10[t52] == 1):
+            t50 |= 1 << x_q_49
+    x_vetoes_53 = t50
+    # 196:3 if
+    if (x_vetoes_53 != 0):
+        # 199:5 for each q
+        for x_q_54 in _BITS[x_vetoes_53]:
+            # 200:7 move to on
+            t55 = x_chip_45[x_q_54]
+            if t55 is None:
+                _raise('incomplete', 'this player made no choice here', 200, 12)
+            t56 = 15 + L4
+            b57 = 1 << t55
+            o58 = loc[t55]
+            Z[o58] ^= b57
+            Z[t56] |= b57
+            loc[t55] = t56
+            for g59 in _STALE[o58]:
+                if C[g59]:
+                    C[g59].clear()
+            if C[1]:
+                C[1].clear()
+            if C[3]:
+                C[3].clear()
+            # 201:7 set no_uses
+            t60 = (V[54 + x_q_54] + 1)
+            if t60 < 0 or t60 > 2:
+                _raise('range', "'no_uses' would become " + str(t60) + ', outside 0..2', 201, 7)
+            V[54 + x_q_54] = t60
+            if C[2]:
+                C[2].clear()
+        # 203:5 set decided_valid
+        V[27 + L4] = False
+        # 204:5 say
+    else:
+        # 208:5 set decided_valid
+        V[27 + L4] = True
+        # 209:5 say
+    L2: Any = L[2]
+    L2 += 1
+    L[2] = L2
+    L1: Any = L[1]
+    if L2 < len(L1):
+        L3 = L1[L2]
+        L[3] = L3
+        # 385:9 turn(...)
+        # 267:3 choose c
+        t16 = Z[1 + L3]
+        if not t16:
+            _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
+        S.pc = 2
+        S.cp = L3
+        S.o = t16
+        return
+    L0: Any = L[0]
+    L0 += 1
+    L[0] = L0
+    while L0 < 2:
+        # 384:7 for each p
+        t14 = ((1 << n) - 1)
+        t15 = C[0].get(0)
+        if t15 is None:
+            t15 = D_start_player(S)
+        L1 = _TURNS[t15, t14, n, 1]
+        L[1] = L1
+        L2 = 0
+        L[2] = L2
+        if L2 < len(L1):
+            L3 = L1[L2]
+            L[3] = L3
+            # 385:9 turn(...)
+            # 267:3 choose c
+            t16 = Z[1 + L3]
+            if not t16:
+                _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
+            S.pc = 2
+            S.cp = L3
+            S.o = t16
+            return
+        L0 += 1
+        L[0] = L0
+    # 388:5 deck_informant(...)
+    # 276:3 draw from deck to field
+    o = Z[0]
+    if not o:
+        _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+    S.pc = 6
+    S.cp = -1
+    S.o = o
+    return
+
+
+def _r3(S: State, a: Any) -> None:
+    Z, V, L, loc, C = S.k
+    x_t_22 = a
+    # 653:9 set target_of
+    t27 = (1 << x_t_22)
+    L4: Any = L[4]
+    V[L4] = t27
+    # 541:9 apply_effect(...)
+    # 235:3 for each t
+    t28 = V[L4]
+    L5: Any = _BITS[t28]
+    L[5] = L5
+    L6: Any = 0
+    L[6] = L6
+    while L6 < len(L5):
+        L[7] = L5[L6]
+        # 236:5 if
+        if (_K5[L4] == 2):
+            # 237:7 if
+            if ((67108864 & ~Z[14]) == 0):
+                # 240:9 move to on
+                t29 = 67108864
+                t30 = 15 + L[7]
+                for c31 in _BITS[t29]:
+                    o32 = loc[c31]
+                    Z[o32] ^= 1 << c31
+                    loc[c31] = t30
+                    for g33 in _STALE[o32]:
+                        if C[g33]:
+                            C[g33].clear()
+                Z[t30] |= t29
+                if C[1]:
+                    C[1].clear()
+                if C[3]:
+                    C[3].clear()
+                # 241:9 say
+            else:
+                pass
+                # 243:9 say
+        else:
+            # 246:7 let can_go
+            L[8] = (Z[15 + L[7]] & 130023424)
+            # 247:7 if
+            if (L[8] != 0):
+                # 250:9 choose x
+                if not L[8]:
+                    _raise('incomplete', _pname(L[3]) + ' must choose (removes) but has no option', 250, 9)
+                S.pc = 4
+                S.cp = L[3]
+                S.o = L[8]
+                return
+            else:
+                pass
+                # 254:9 say
+        L6 += 1
+        L[6] = L6
+    _k2(S)
+
+
+def _r4(S: State, a: Any) -> None:
+    Z, _, L, loc, C = S.k
+    n = S.n
+    x_x_34 = a
+    # 251:9 give_back(...)
+    # 625:7 if
+    if (_K8[x_x_34] == 4):
+        # 626:9 move to common
+        b35 = 1 << x_x_34
+        o36 = loc[x_x_34]
+        Z[o36] ^= b35
+        Z[14] |= b35
+        loc[x_x_34] = 14
+        for g37 in _STALE[o36]:
+            if C[g37]:
+                C[g37].clear()
+    else:
+        # 628:9 move to chips
+        t38 = ((1 << n) - 1) & _K9[x_x_34]
+        k39 = t38.bit_count()
+        if k39 != 1:
+            _the_fail(k39, 130, 61)
+        t40 = 10 + (t38.bit_length() - 1)
+        b41 = 1 << x_x_34
+        o42 = loc[x_x_34]
+        Z[o42] ^= b41
+        Z[t40] |= b41
+        loc[x_x_34] = t40
+        for g43 in _STALE[o42]:
+            if C[g43]:
+                C[g43].clear()
+    # 252:9 say
+    L6: Any = L[6]
+    L6 += 1
+    L[6] = L6
+    while L6 < len(L[5]):
+        L[7] = L[5][L6]
+        # 236:5 if
+        if (_K5[L[4]] == 2):
+            # 237:7 if
+            if ((67108864 & ~Z[14]) == 0):
+                # 240:9 move to on
+                t29 = 67108864
+                t30 = 15 + L[7]
+                for c31 in _BITS[t29]:
+                    o32 = loc[c31]
+                    Z[o32] ^= 1 << c31
+                    loc[c31] = t30
+                    for g33 in _STALE[o32]:
+                        if C[g33]:
+                            C[g33].clear()
+                Z[t30] |= t29
+                if C[1]:
+                    C[1].clear()
+                if C[3]:
+                    C[3].clear()
+                # 241:9 say
+            else:
+                pass
+                # 243:9 say
+        else:
+            # 246:7 let can_go
+            L[8] = (Z[15 + L[7]] & 130023424)
+            # 247:7 if
+            if (L[8] != 0):
+                # 250:9 choose x
+                if not L[8]:
+                    _raise('incomplete', _pname(L[3]) + ' must choose (removes) but has no option', 250, 9)
+                S.pc = 4
+                S.cp = L[3]
+                S.o = L[8]
+                return
+            else:
+                pass
+                # 254:9 say
+        L6 += 1
+        L[6] = L6
+    _k2(S)
+
+
+def _r5(S: State, a: Any) -> None:
+    Z, V, L, loc, C = S.k
+    n = S.n
+    x_chip_45: tuple[Any, ...] = a
+    # 195:3 let vetoes
+    t50 = 0
+    for x_q_49 in _BITS[L[5]]:
+        t52 = x_chip_45[x_q_49]
+        if t52 is None:
+            _raise('incomplete', 'this player made no choice here', 195, 35)
+        if (_K10[t52] == 1):
+            t50 |= 1 << x_q_49
+    x_vetoes_53 = t50
+    # 196:3 if
+    L4: Any = L[4]
+    if (x_vetoes_53 != 0):
+        # 199:5 for each q
+        for x_q_54 in _BITS[x_vetoes_53]:
+            # 200:7 move to on
+            t55 = x_chip_45[x_q_54]
+            if t55 is None:
+                _raise('incomplete', 'this player made no choice here', 200, 12)
+            t56 = 15 + L4
+            b57 = 1 << t55
+            o58 = loc[t55]
+            Z[o58] ^= b57
+            Z[t56] |= b57
+            loc[t55] = t56
+            for g59 in _STALE[o58]:
+                if C[g59]:
+                    C[g59].clear()
+            if C[1]:
+                C[1].clear()
+            if C[3]:
+                C[3].clear()
+            # 201:7 set no_uses
+            t60 = (V[54 + x_q_54] + 1)
+            if t60 < 0 or t60 > 2:
+                _raise('range', "'no_uses' would become " + str(t60) + ', outside 0..2', 201, 7)
+            V[54 + x_q_54] = t60
+            if C[2]:
+                C[2].clear()
+        # 203:5 set decided_valid
+        V[27 + L4] = False
+        # 204:5 say
+    else:
+        # 208:5 set decided_valid
+        V[27 + L4] = True
+        # 209:5 say
+    L2: Any = L[2]
+    L2 += 1
+    L[2] = L2
+    L1: Any = L[1]
+    L3: Any = L[3]
+    if L2 < len(L1):
+        L3 = L1[L2]
+        L[3] = L3
+        # 385:9 turn(...)
+        # 267:3 choose c
+        t16 = Z[1 + L3]
+        if not t16:
+            _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
+        S.pc = 2
+        S.cp = L3
+        S.o = t16
+        return
+    L0: Any = L[0]
+    L0 += 1
+    L[0] = L0
+    while L0 < 2:
+        # 384:7 for each p
+        t14 = ((1 << n) - 1)
+        t15 = C[0].get(0)
+        if t15 is None:
+            t15 = D_start_player(S)
+        L1 = _TURNS[t15, t14, n, 1]
+        L[1] = L1
+        L2 = 0
+        L[2] = L2
+        if L2 < len(L1):
+            L3 = L1[L2]
+            L[3] = L3
+            # 385:9 turn(...)
+            # 267:3 choose c
+            t16 = Z[1 + L3]
+            if not t16:
+                _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
+            S.pc = 2
+            S.cp = L3
+            S.o = t16
+            return
+        L0 += 1
+        L[0] = L0
+    # 388:5 deck_informant(...)
+    # 276:3 draw from deck to field
+    o = Z[0]
+    if not o:
+        _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+    S.pc = 6
+    S.cp = -1
+    S.o = o
+    return
+
+
+def _r6(S: State, a: Any) -> None:
+    Z, V, L, loc, C = S.k
+    n = S.n
+    b61 = 1 << a
+    o = Z[0] ^ b61
+    Z[0] = o
+    Z[5] |= b61
+    loc[a] = 5
+    if C[1]:
+        C[1].clear()
+    if C[3]:
+        C[3].clear()
+    L0: Any = a
+    L[0] = L0
+    # 277:3 say
+    # 278:3 deck_chips(...)
+    # 698:7 determine(...)
+    # 192:3 let who
+    t62 = C[2].get(8)
+    if t62 is None:
+        t62 = D_chip_choosers(S)
+    L1: Any = t62
+    L[1] = L1
+    # 193:3 choose each q: chip
+    per64: list[Any] = [None] * n
+    for x_q_65 in _BITS[L1]:
+        if (V[54 + x_q_65] == 0):
+            t66 = Z[10 + x_q_65]
+        else:
+            t66 = (Z[10 + x_q_65] & 3932160)
+        if not t66:
+            _raise('incomplete', _pname(x_q_65) + ' must choose (shows) but has no option', 193, 3)
+        per64[x_q_65] = t66
+    if L1:
+        S.pc = 7
+        S.cp = -2
+        S.o = per64
+        return
+    x_chip_63: tuple[Any, ...] = (None,) * n
+    # 195:3 let vetoes
+    t68 = 0
+    for x_q_67 in _BITS[L1]:
+        t70 = x_chip_63[x_q_67]
+        if t70 is None:
+            _raise('incomplete', 'this player made no choice here', 195, 35)
+        if (_K10[t70] == 1):
+            t68 |= 1 << x_q_67
+    x_vetoes_71 = t68
+    # 196:3 if
+    if (x_vetoes_71 != 0):
+        # 199:5 for each q
+        for x_q_72 in _BITS[x_vetoes_71]:
+            # 200:7 move to on
+            t73 = x_chip_63[x_q_72]
+            if t73 is None:
+                _raise('incomplete', 'this player made no choice here', 200, 12)
+            t74 = 15 + L0
+            b75 = 1 << t73
+            o76 = loc[t73]
+            Z[o76] ^= b75
+            Z[t74] |= b75
+            loc[t73] = t74
+            for g77 in _STALE[o76]:
+                if C[g77]:
+                    C[g77].clear()
+            if C[1]:
+                C[1].clear()
+            if C[3]:
+                C[3].clear()
+            # 201:7 set no_uses
+            t78 = (V[54 + x_q_72] + 1)
+            if t78 < 0 or t78 > 2:
+                _raise('range', "'no_uses' would become " + str(t78) + ', outside 0..2', 201, 7)
+            V[54 + x_q_72] = t78
+            if C[2]:
+                C[2].clear()
+        # 203:5 set decided_valid
+        V[27 + L0] = False
+        # 204:5 say
+    else:
+        # 208:5 set decided_valid
+        V[27 + L0] = True
+        # 209:5 say
+    _k3(S)
+
+
+def _r7(S: State, a: Any) -> None:
+    Z, V, L, loc, C = S.k
+    x_chip_63: tuple[Any, ...] = a
+    # 195:3 let vetoes
+    t68 = 0
+    for x_q_67 in _BITS[L[1]]:
+        t70 = x_chip_63[x_q_67]
+        if t70 is None:
+            _raise('incomplete', 'this player made no choice here', 195, 35)
+        if (_K10[t70] == 1):
+            t68 |= 1 << x_q_67
+    x_vetoes_71 = t68
+    # 196:3 if
+    L0: Any = L[0]
+    if (x_vetoes_71 != 0):
+        # 199:5 for each q
+        for x_q_72 in _BITS[x_vetoes_71]:
+            # 200:7 move to on
+            t73 = x_chip_63[x_q_72]
+            if t73 is None:
+                _raise('incomplete', 'this player made no choice here', 200, 12)
+            t74 = 15 + L0
+            b75 = 1 << t73
+            o76 = loc[t73]
+            Z[o76] ^= b75
+            Z[t74] |= b75
+            loc[t73] = t74
+            for g77 in _STALE[o76]:
+                if C[g77]:
+                    C[g77].clear()
+            if C[1]:
+                C[1].clear()
+            if C[3]:
+                C[3].clear()
+            # 201:7 set no_uses
+            t78 = (V[54 + x_q_72] + 1)
+            if t78 < 0 or t78 > 2:
+                _raise('range', "'no_uses' would become " + str(t78) + ', outside 0..2', 201, 7)
+            V[54 + x_q_72] = t78
+            if C[2]:
+                C[2].clear()
+        # 203:5 set decided_valid
+        V[27 + L0] = False
+        # 204:5 say
+    else:
+        # 208:5 set decided_valid
+        V[27 + L0] = True
+        # 209:5 say
+    _k3(S)
+
+
+def _r8(S: State, a: Any) -> None:
+    Z, V, L, loc, C = S.k
+    n = S.n
+    b79 = 1 << a
+    o = Z[0] ^ b79
+    Z[0] = o
+    Z[5] |= b79
+    loc[a] = 5
+    if C[1]:
+        C[1].clear()
+    if C[3]:
+        C[3].clear()
+    L1: Any = a
+    L[1] = L1
+    # 277:3 say
+    # 278:3 deck_chips(...)
+    # 698:7 determine(...)
+    # 192:3 let who
+    t80 = C[2].get(8)
+    if t80 is None:
+        t80 = D_chip_choosers(S)
+    L2: Any = t80
+    L[2] = L2
+    # 193:3 choose each q: chip
+    per82: list[Any] = [None] * n
+    for x_q_83 in _BITS[L2]:
+        if (V[54 + x_q_83] == 0):
+            t84 = Z[10 + x_q_83]
+        else:
+            t84 = (Z[10 + x_q_83] & 3932160)
+        if not t84:
+            _raise('incomplete', _pname(x_q_83) + ' must choose (shows) but has no option', 193, 3)
+        per82[x_q_83] = t84
+    if L2:
+        S.pc = 9
+        S.cp = -2
+        S.o = per82
+        return
+    x_chip_81: tuple[Any, ...] = (None,) * n
+    # 195:3 let vetoes
+    t86 = 0
+    for x_q_85 in _BITS[L2]:
+        t88 = x_chip_81[x_q_85]
+        if t88 is None:
+            _raise('incomplete', 'this player made no choice here', 195, 35)
+        if (_K10[t88] == 1):
+            t86 |= 1 << x_q_85
+    x_vetoes_89 = t86
+    # 196:3 if
+    if (x_vetoes_89 != 0):
+        # 199:5 for each q
+        for x_q_90 in _BITS[x_vetoes_89]:
+            # 200:7 move to on
+            t91 = x_chip_81[x_q_90]
+            if t91 is None:
+                _raise('incomplete', 'this player made no choice here', 200, 12)
+            t92 = 15 + L1
+            b93 = 1 << t91
+            o94 = loc[t91]
+            Z[o94] ^= b93
+            Z[t92] |= b93
+            loc[t91] = t92
+            for g95 in _STALE[o94]:
+                if C[g95]:
+                    C[g95].clear()
+            if C[1]:
+                C[1].clear()
+            if C[3]:
+                C[3].clear()
+            # 201:7 set no_uses
+            t96 = (V[54 + x_q_90] + 1)
+            if t96 < 0 or t96 > 2:
+                _raise('range', "'no_uses' would become " + str(t96) + ', outside 0..2', 201, 7)
+            V[54 + x_q_90] = t96
+            if C[2]:
+                C[2].clear()
+        # 203:5 set decided_valid
+        V[27 + L1] = False
+        # 204:5 say
+    else:
+        # 208:5 set decided_valid
+        V[27 + L1] = True
+        # 209:5 say
+    # 396:7 for each p
+    t97 = ((1 << n) - 1)
+    t98 = C[0].get(0)
+    if t98 is None:
+        t98 = D_start_player(S)
+    L1 = _TURNS[t98, t97, n, 1]
+    L[1] = L1
+    L2 = 0
+    L[2] = L2
+    if L2 < len(L1):
+        L[3] = L1[L2]
+        # 397:9 turn(...)
+        # 267:3 choose c
+        t99 = Z[1 + L[3]]
+        if not t99:
+            _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
+        S.pc = 10
+        S.cp = L[3]
+        S.o = t99
+        return
+    L[0] += 1
+    if L[0] < 2:
+        # 395:7 deck_informant(...)
+        # 276:3 draw from deck to field
+        o = Z[0]
+        if not o:
+            _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+        S.pc = 8
+        S.cp = -1
+        S.o = o
+        return
+    # 400:5 deck_informant(...)
+    # 276:3 draw from deck to field
+    o = Z[0]
+    if not o:
+        _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+    S.pc = 14
+    S.cp = -1
+    S.o = o
+    return
+
+
+def _r9(S: State, a: Any) -> None:
+    Z, V, L, loc, C = S.k
+    n = S.n
+    x_chip_81: tuple[Any, ...] = a
+    # 195:3 let vetoes
+    t86 = 0
+    for x_q_85 in _BITS[L[2]]:
+        t88 = x_chip_81[x_q_85]
+        if t88 is None:
+            _raise('incomplete', 'this player made no choice here', 195, 35)
+        if (_K10[t88] == 1):
+            t86 |= 1 << x_q_85
+    x_vetoes_89 = t86
+    # 196:3 if
+    L1: Any = L[1]
+    if (x_vetoes_89 != 0):
+        # 199:5 for each q
+        for x_q_90 in _BITS[x_vetoes_89]:
+            # 200:7 move to on
+            t91 = x_chip_81[x_q_90]
+            if t91 is None:
+                _raise('incomplete', 'this player made no choice here', 200, 12)
+            t92 = 15 + L1
+            b93 = 1 << t91
+            o94 = loc[t91]
+            Z[o94] ^= b93
+            Z[t92] |= b93
+            loc[t91] = t92
+            for g95 in _STALE[o94]:
+                if C[g95]:
+                    C[g95].clear()
+            if C[1]:
+                C[1].clear()
+            if C[3]:
+                C[3].clear()
+            # 201:7 set no_uses
+            t96 = (V[54 + x_q_90] + 1)
+            if t96 < 0 or t96 > 2:
+                _raise('range', "'no_uses' would become " + str(t96) + ', outside 0..2', 201, 7)
+            V[54 + x_q_90] = t96
+            if C[2]:
+                C[2].clear()
+        # 203:5 set decided_valid
+        V[27 + L1] = False
+        # 204:5 say
+    else:
+        # 208:5 set decided_valid
+        V[27 + L1] = True
+        # 209:5 say
+    # 396:7 for each p
+    t97 = ((1 << n) - 1)
+    t98 = C[0].get(0)
+    if t98 is None:
+        t98 = D_start_player(S)
+    L1 = _TURNS[t98, t97, n, 1]
+    L[1] = L1
+    L[2] = 0
+    if L[2] < len(L1):
+        L[3] = L1[L[2]]
+        # 397:9 turn(...)
+        # 267:3 choose c
+        t99 = Z[1 + L[3]]
+        if not t99:
+            _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
+        S.pc = 10
+        S.cp = L[3]
+        S.o = t99
+        return
+    L[0] += 1
+    if L[0] < 2:
+        # 395:7 deck_informant(...)
+        # 276:3 draw from deck to field
+        o = Z[0]
+        if not o:
+            _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+        S.pc = 8
+        S.cp = -1
+        S.o = o
+        return
+    # 400:5 deck_informant(...)
+    # 276:3 draw from deck to field
+    o = Z[0]
+    if not o:
+        _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+    S.pc = 14
+    S.cp = -1
+    S.o = o
+    return
+
+
+def _r10(S: State, a: Any) -> None:
+    Z, V, L, loc, C = S.k
+    n = S.n
+    L4: Any = a
+    L[4] = L4
+    # 268:3 move to field
+    b100 = 1 << L4
+    L3: Any = L[3]
+    Z[1 + L3] ^= b100
+    Z[5] |= b100
+    loc[L4] = 5
+    if C[1]:
+        C[1].clear()
+    if C[3]:
+        C[3].clear()
+    # 269:3 say
+    # 270:3 resolve(...)
+    # 539:7 if
+    L5: Any = L[5]
+    if _K2[L4]:
+        # 540:9 name_target(...)
+        # 651:7 if
+        if (_K5[L4] == 2):
+            t104 = (Z[5] & _K7[L4])
+        else:
+            t102 = 0
+            for x_i_101 in _BITS[Z[5] & _K7[L4]]:
+                if (Z[15 + x_i_101] & 130023424 != 0):
+                    t102 |= 1 << x_i_101
+            t104 = t102
+        if (t104 != 0):
+            # 652:9 choose t
+            if (_K5[L4] == 2):
+                t109 = (Z[5] & _K7[L4])
+            else:
+                t107 = 0
+                for x_i_106 in _BITS[Z[5] & _K7[L4]]:
+                    if (Z[15 + x_i_106] & 130023424 != 0):
+                        t107 |= 1 << x_i_106
+                t109 = t107
+            if not t109:
+                _raise('incomplete', _pname(L3) + ' must choose (targets) but has no option', 652, 9)
+            S.pc = 11
+            S.cp = L3
+            S.o = t109
+            return
+        # 541:9 apply_effect(...)
+        # 235:3 for each t
+        t111 = V[L4]
+        L5 = _BITS[t111]
+        L[5] = L5
+        L[6] = 0
+        while L[6] < len(L5):
+            L[7] = L5[L[6]]
+            # 236:5 if
+            if (_K5[L4] == 2):
+                # 237:7 if
+                if ((67108864 & ~Z[14]) == 0):
+                    # 240:9 move to on
+                    t112 = 67108864
+                    t113 = 15 + L[7]
+                    for c114 in _BITS[t112]:
+                        o115 = loc[c114]
+                        Z[o115] ^= 1 << c114
+                        loc[c114] = t113
+                        for g116 in _STALE[o115]:
+                            if C[g116]:
+                                C[g116].clear()
+                    Z[t113] |= t112
+                    if C[1]:
+                        C[1].clear()
+                    if C[3]:
+                        C[3].clear()
+                    # 241:9 say
+                else:
+                    pass
+                    # 243:9 say
+            else:
+                # 246:7 let can_go
+                L[8] = (Z[15 + L[7]] & 130023424)
+                # 247:7 if
+                if (L[8] != 0):
+                    # 250:9 choose x
+                    if not L[8]:
+                        _raise('incomplete', _pname(L3) + ' must choose (removes) but has no option', 250, 9)
+                    S.pc = 12
+                    S.cp = L3
+                    S.o = L[8]
+                    return
+                else:
+                    pass
+                    # 254:9 say
+            L[6] += 1
+    # 543:7 determine(...)
+    # 192:3 let who
+    t127 = C[2].get(8)
+    if t127 is None:
+        t127 = D_chip_choosers(S)
+    L5 = t127
+    L[5] = L5
+    # 193:3 choose each q: chip
+    per129: list[Any] = [None] * n
+    for x_q_130 in _BITS[L5]:
+        if (V[54 + x_q_130] == 0):
+            t131 = Z[10 + x_q_130]
+        else:
+            t131 = (Z[10 + x_q_130] & 3932160)
+        if not t131:
+            _raise('incomplete', _pname(x_q_130) + ' must choose (shows) but has no option', 193, 3)
+        per129[x_q_130] = t131
+    if L5:
+        S.pc = 13
+        S.cp = -2
+        S.o = per129
+        return
+    x_chip_128: tuple[Any, ...] = (None,) * n
+    # 195:3 let vetoes
+    t133 = 0
+    for x_q_132 in _BITS[L5]:
+        t135 = x_chip_128[x_q_132]
+        if t135 is None:
+            _raise('incomplete', 'this player made no choice here', 195, 35)
+        if (_K10[t135] == 1):
+            t133 |= 1 << x_q_132
+    x_vetoes_136 = t133
+    # 196:3 if
+    if (x_vetoes_136 != 0):
+        # 199:5 for each q
+        for x_q_137 in _BITS[x_vetoes_136]:
+            # 200:7 move to on
+            t138 = x_chip_128[x_q_137]
+            if t138 is None:
+                _raise('incomplete', 'this player made no choice here', 200, 12)
+            t139 = 15 + L4
+            b140 = 1 << t138
+            o141 = loc[t138]
+            Z[o141] ^= b140
+            Z[t139] |= b140
+            loc[t138] = t139
+            for g142 in _STALE[o141]:
+                if C[g142]:
+                    C[g142].clear()
+            if C[1]:
+                C[1].clear()
+            if C[3]:
+                C[3].clear()
+            # 201:7 set no_uses
+            t143 = (V[54 + x_q_137] + 1)
+            if t143 < 0 or t143 > 2:
+                _raise('range', "'no_uses' would become " + str(t143) + ', outside 0..2', 201, 7)
+            V[54 + x_q_137] = t143
+            if C[2]:
+                C[2].clear()
+        # 203:5 set decided_valid
+        V[27 + L4] = False
+        # 204:5 say
+    else:
+        # 208:5 set decided_valid
+        V[27 + L4] = True
+        # 209:5 say
+    L2: Any = L[2]
+    L2 += 1
+    L[2] = L2
+    if L2 < len(L[1]):
+        L3 = L[1][L2]
+        L[3] = L3
+        # 397:9 turn(...)
+        # 267:3 choose c
+        t99 = Z[1 + L3]
+        if not t99:
+            _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
+        S.pc = 10
+        S.cp = L3
+        S.o = t99
+        return
+    L[0] += 1
+    if L[0] < 2:
+        # 395:7 deck_informant(...)
+        # 276:3 draw from deck to field
+        o = Z[0]
+        if not o:
+            _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+        S.pc = 8
+        S.cp = -1
+        S.o = o
+        return
+    # 400:5 deck_informant(...)
+    # 276:3 draw from deck to field
+    o = Z[0]
+    if not o:
+        _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+    S.pc = 14
+    S.cp = -1
+    S.o = o
+    return
+
+
+def _r11(S: State, a: Any) -> None:
+    Z, V, L, loc, C = S.k
+    x_t_105 = a
+    # 653:9 set target_of
+    t110 = (1 << x_t_105)
+    L4: Any = L[4]
+    V[L4] = t110
+    # 541:9 apply_effect(...)
+    # 235:3 for each t
+    t111 = V[L4]
+    L5: Any = _BITS[t111]
+    L[5] = L5
+    L6: Any = 0
+    L[6] = L6
+    while L6 < len(L5):
+        L[7] = L5[L6]
+        # 236:5 if
+        if (_K5[L4] == 2):
+            # 237:7 if
+            if ((67108864 & ~Z[14]) == 0):
+                # 240:9 move to on
+                t112 = 67108864
+                t113 = 15 + L[7]
+                for c114 in _BITS[t112]:
+                    o115 = loc[c114]
+                    Z[o115] ^= 1 << c114
+                    loc[c114] = t113
+                    for g116 in _STALE[o115]:
+                        if C[g116]:
+                            C[g116].clear()
+                Z[t113] |= t112
+                if C[1]:
+                    C[1].clear()
+                if C[3]:
+                    C[3].clear()
+                # 241:9 say
+            else:
+                pass
+                # 243:9 say
+        else:
+            # 246:7 let can_go
+            L[8] = (Z[15 + L[7]] & 130023424)
+            # 247:7 if
+            if (L[8] != 0):
+                # 250:9 choose x
+                if not L[8]:
+                    _raise('incomplete', _pname(L[3]) + ' must choose (removes) but has no option', 250, 9)
+                S.pc = 12
+                S.cp = L[3]
+                S.o = L[8]
+                return
+            else:
+                pass
+                # 254:9 say
+        L6 += 1
+        L[6] = L6
+    _k4(S)
+
+
+def _r12(S: State, a: Any) -> None:
+    Z, _, L, loc, C = S.k
+    n = S.n
+    x_x_117 = a
+    # 251:9 give_back(...)
+    # 625:7 if
+    if (_K8[x_x_117] == 4):
+        # 626:9 move to common
+        b118 = 1 << x_x_117
+        o119 = loc[x_x_117]
+        Z[o119] ^= b118
+        Z[14] |= b118
+        loc[x_x_117] = 14
+        for g120 in _STALE[o119]:
+            if C[g120]:
+                C[g120].clear()
+    else:
+        # 628:9 move to chips
+        t121 = ((1 << n) - 1) & _K9[x_x_117]
+        k122 = t121.bit_count()
+        if k122 != 1:
+            _the_fail(k122, 130, 61)
+        t123 = 10 + (t121.bit_length() - 1)
+        b124 = 1 << x_x_117
+        o125 = loc[x_x_117]
+        Z[o125] ^= b124
+        Z[t123] |= b124
+        loc[x_x_117] = t123
+        for g126 in _STALE[o125]:
+            if C[g126]:
+                C[g126].clear()
+    # 252:9 say
+    L6: Any = L[6]
+    L6 += 1
+    L[6] = L6
+    while L6 < len(L[5]):
+        L[7] = L[5][L6]
+        # 236:5 if
+        if (_K5[L[4]] == 2):
+            # 237:7 if
+            if ((67108864 & ~Z[14]) == 0):
+                # 240:9 move to on
+                t112 = 67108864
+                t113 = 15 + L[7]
+                for c114 in _BITS[t112]:
+                    o115 = loc[c114]
+                    Z[o115] ^= 1 << c114
+                    loc[c114] = t113
+                    for g116 in _STALE[o115]:
+                        if C[g116]:
+                            C[g116].clear()
+                Z[t113] |= t112
+                if C[1]:
+                    C[1].clear()
+                if C[3]:
+                    C[3].clear()
+                # 241:9 say
+            else:
+                pass
+                # 243:9 say
+        else:
+            # 246:7 let can_go
+            L[8] = (Z[15 + L[7]] & 130023424)
+            # 247:7 if
+            if (L[8] != 0):
+                # 250:9 choose x
+                if not L[8]:
+                    _raise('incomplete', _pname(L[3]) + ' must choose (removes) but has no option', 250, 9)
+                S.pc = 12
+                S.cp = L[3]
+                S.o = L[8]
+                return
+            else:
+                pass
+                # 254:9 say
+        L6 += 1
+        L[6] = L6
+    _k4(S)
+
+
+def _r13(S: State, a: Any) -> None:
+    Z, V, L, loc, C = S.k
+    x_chip_128: tuple[Any, ...] = a
+    # 195:3 let vetoes
+    t133 = 0
+    for x_q_132 in _BITS[L[5]]:
+        t135 = x_chip_128[x_q_132]
+        if t135 is None:
+            _raise('incomplete', 'this player made no choice here', 195, 35)
+        if (_K10[t135] == 1):
+            t133 |= 1 << x_q_132
+    x_vetoes_136 = t133
+    # 196:3 if
+    L4: Any = L[4]
+    if (x_vetoes_136 != 0):
+        # 199:5 for each q
+        for x_q_137 in _BITS[x_vetoes_136]:
+            # 200:7 move to on
+            t138 = x_chip_128[x_q_137]
+            if t138 is None:
+                _raise('incomplete', 'this player made no choice here', 200, 12)
+            t139 = 15 + L4
+            b140 = 1 << t138
+            o141 = loc[t138]
+            Z[o141] ^= b140
+            Z[t139] |= b140
+            loc[t138] = t139
+            for g142 in _STALE[o141]:
+                if C[g142]:
+                    C[g142].clear()
+            if C[1]:
+                C[1].clear()
+            if C[3]:
+                C[3].clear()
+            # 201:7 set no_uses
+            t143 = (V[54 + x_q_137] + 1)
+            if t143 < 0 or t143 > 2:
+                _raise('range', "'no_uses' would become " + str(t143) + ', outside 0..2', 201, 7)
+            V[54 + x_q_137] = t143
+            if C[2]:
+                C[2].clear()
+        # 203:5 set decided_valid
+        V[27 + L4] = False
+        # 204:5 say
+    else:
+        # 208:5 set decided_valid
+        V[27 + L4] = True
+        # 209:5 say
+    L2: Any = L[2]
+    L2 += 1
+    L[2] = L2
+    if L2 < len(L[1]):
+        L[3] = L[1][L2]
+        # 397:9 turn(...)
+        # 267:3 choose c
+        t99 = Z[1 + L[3]]
+        if not t99:
+            _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
+        S.pc = 10
+        S.cp = L[3]
+        S.o = t99
+        return
+    L[0] += 1
+    if L[0] < 2:
+        # 395:7 deck_informant(...)
+        # 276:3 draw from deck to field
+        o = Z[0]
+        if not o:
+            _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+        S.pc = 8
+        S.cp = -1
+        S.o = o
+        return
+    # 400:5 deck_informant(...)
+    # 276:3 draw from deck to field
+    o = Z[0]
+    if not o:
+        _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+    S.pc = 14
+    S.cp = -1
+    S.o = o
+    return
+
+
+def _r14(S: State, a: Any) -> None:
+    Z, V, L, loc, C = S.k
+    n = S.n
+    b144 = 1 << a
+    o = Z[0] ^ b144
+    Z[0] = o
+    Z[5] |= b144
+    loc[a] = 5
+    if C[1]:
+        C[1].clear()
+    if C[3]:
+        C[3].clear()
+    L0: Any = a
+    L[0] = L0
+    # 277:3 say
+    # 278:3 deck_chips(...)
+    # 698:7 determine(...)
+    # 192:3 let who
+    t145 = C[2].get(8)
+    if t145 is None:
+        t145 = D_chip_choosers(S)
+    L1: Any = t145
+    L[1] = L1
+    # 193:3 choose each q: chip
+    per147: list[Any] = [None] * n
+    for x_q_148 in _BITS[L1]:
+        if (V[54 + x_q_148] == 0):
+            t149 = Z[10 + x_q_148]
+        else:
+            t149 = (Z[10 + x_q_148] & 3932160)
+        if not t149:
+            _raise('incomplete', _pname(x_q_148) + ' must choose (shows) but has no option', 193, 3)
+        per147[x_q_148] = t149
+    if L1:
+        S.pc = 15
+        S.cp = -2
+        S.o = per147
+        return
+    x_chip_146: tuple[Any, ...] = (None,) * n
+    # 195:3 let vetoes
+    t151 = 0
+    for x_q_150 in _BITS[L1]:
+        t153 = x_chip_146[x_q_150]
+        if t153 is None:
+            _raise('incomplete', 'this player made no choice here', 195, 35)
+        if (_K10[t153] == 1):
+            t151 |= 1 << x_q_150
+    x_vetoes_154 = t151
+    # 196:3 if
+    if (x_vetoes_154 != 0):
+        # 199:5 for each q
+        for x_q_155 in _BITS[x_vetoes_154]:
+            # 200:7 move to on
+            t156 = x_chip_146[x_q_155]
+            if t156 is None:
+                _raise('incomplete', 'this player made no choice here', 200, 12)
+            t157 = 15 + L0
+            b158 = 1 << t156
+            o159 = loc[t156]
+            Z[o159] ^= b158
+            Z[t157] |= b158
+            loc[t156] = t157
+            for g160 in _STALE[o159]:
+                if C[g160]:
+                    C[g160].clear()
+            if C[1]:
+                C[1].clear()
+            if C[3]:
+                C[3].clear()
+            # 201:7 set no_uses
+            t161 = (V[54 + x_q_155] + 1)
+            if t161 < 0 or t161 > 2:
+                _raise('range', "'no_uses' would become " + str(t161) + ', outside 0..2', 201, 7)
+            V[54 + x_q_155] = t161
+            if C[2]:
+                C[2].clear()
+        # 203:5 set decided_valid
+        V[27 + L0] = False
+        # 204:5 say
+    else:
+        # 208:5 set decided_valid
+        V[27 + L0] = True
+        # 209:5 say
+    _k3(S)
+
+
+def _r15(S: State, a: Any) -> None:
+    Z, V, L, loc, C = S.k
+    x_chip_146: tuple[Any, ...] = a
+    # 195:3 let vetoes
+    t151 = 0
+    for x_q_150 in _BITS[L[1]]:
+        t153 = x_chip_146[x_q_150]
+        if t153 is None:
+            _raise('incomplete', 'this player made no choice here', 195, 35)
+        if (_K10[t153] == 1):
+            t151 |= 1 << x_q_150
+    x_vetoes_154 = t151
+    # 196:3 if
+    L0: Any = L[0]
+    if (x_vetoes_154 != 0):
+        # 199:5 for each q
+        for x_q_155 in _BITS[x_vetoes_154]:
+            # 200:7 move to on
+            t156 = x_chip_146[x_q_155]
+            if t156 is None:
+                _raise('incomplete', 'this player made no choice here', 200, 12)
+            t157 = 15 + L0
+            b158 = 1 << t156
+            o159 = loc[t156]
+            Z[o159] ^= b158
+            Z[t157] |= b158
+            loc[t156] = t157
+            for g160 in _STALE[o159]:
+                if C[g160]:
+                    C[g160].clear()
+            if C[1]:
+                C[1].clear()
+            if C[3]:
+                C[3].clear()
+            # 201:7 set no_uses
+            t161 = (V[54 + x_q_155] + 1)
+            if t161 < 0 or t161 > 2:
+                _raise('range', "'no_uses' would become " + str(t161) + ', outside 0..2', 201, 7)
+            V[54 + x_q_155] = t161
+            if C[2]:
+                C[2].clear()
+        # 203:5 set decided_valid
+        V[27 + L0] = False
+        # 204:5 say
+    else:
+        # 208:5 set decided_valid
+        V[27 + L0] = True
+        # 209:5 say
+    _k3(S)
+
+
+def _k1(S: State) -> None:
+    Z, _, L, _, C = S.k
+    n = S.n
+    # 380:3 if
+    if (n >= 3):
+        # 383:5 repeat
+        L[0] = 0
+        while L[0] < 2:
+            # 384:7 for each p
             t14 = ((1 << n) - 1)
             t15 = C[0].get(0)
             if t15 is None:
                 t15 = D_start_player(S)
-            L[0] = _turn(t15, t14, n, 1)
-            L[1] = 0
-        while True:
-            if not r:
-                if L[1] >= len(L[0]):
-                    break
-                L[2] = L[0][L[1]]
-            # 299:5 draw from deck to hand
-            if not r:
-                t16 = 1 + L[2]
-                L[3] = t16
-                L[4] = 0
-            while True:
-                if r:
-                    r = 0
-                    d17 = L[3]
-                    b18 = 1 << a
-                    o19 = loc[a]
-                    Z[o19] ^= b18
-                    Z[d17] |= b18
-                    loc[a] = d17
-                    L[4] += 1
-                if L[4] >= 4:
-                    break
-                o = Z[0]
-                if not o:
-                    _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 299, 5)
-                S.pc = 1
-                S.cp = -1
-                S.o = o
+            L[1] = _TURNS[t15, t14, n, 1]
+            L[2] = 0
+            if L[2] < len(L[1]):
+                L[3] = L[1][L[2]]
+                # 385:9 turn(...)
+                # 267:3 choose c
+                t16 = Z[1 + L[3]]
+                if not t16:
+                    _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
+                S.pc = 2
+                S.cp = L[3]
+                S.o = t16
                 return
-            L[1] += 1
-    # 380:3 if
-    if r:
-        c20 = r <= 7
-    else:
-        c20 = (n >= 3)
-    if c20:
-        if r <= 5:
-            # 383:5 repeat
-            if not r:
-                L[0] = 2
-                L[1] = 0
-            while True:
-                if not r and L[1] >= L[0]:
-                    break
-                # 384:7 for each p
-                if not r:
-                    t21 = ((1 << n) - 1)
-                    t22 = C[0].get(0)
-                    if t22 is None:
-                        t22 = D_start_player(S)
-                    L[2] = _turn(t22, t21, n, 1)
-                    L[3] = 0
-                while True:
-                    if not r:
-                        if L[3] >= len(L[2]):
-                            break
-                        L[4] = L[2][L[3]]
-                    # 385:9 turn(...)
-                    if r <= 2:
-                        # 267:3 choose c
-                        if not r:
-                            t23 = Z[1 + L[4]]
-                            if not t23:
-                                _raise('incomplete', _pname(L[4]) + ' must choose (puts as informant) but has no option', 267, 3)
-                            S.pc = 2
-                            S.cp = L[4]
-                            S.o = t23
-                            return
-                        r = 0
-                        L[5] = a
-                    if not r:
-                        # 268:3 move to field
-                        c24 = L[5]
-                        b25 = 1 << c24
-                        o26 = loc[c24]
-                        Z[o26] ^= b25
-                        Z[5] |= b25
-                        loc[c24] = 5
-                        for g27 in _STALE[o26]:
-                            C[g27].clear()
-                        C[1].clear()
-                        C[3].clear()
-                        # 269:3 say
-                    # 270:3 resolve(...)
-                    if r <= 4:
-                        # 539:7 if
-                        if r:
-                            c28 = True
-                        else:
-                            c28 = ((_K1[L[5]] == 2) or (_K1[L[5]] == 3))
-                        if c28:
-                            if r <= 3:
-                                # 540:9 name_target(...)
-                                # 651:7 if
-                                if r:
-                                    c29 = True
-                                else:
-                                    if (_K1[L[5]] == 2):
-                                        t31 = 0
-                                        for x_i_30 in _BITS[Z[5]]:
-                                            if (x_i_30 != L[5]):
-                                                t31 |= 1 << x_i_30
-                                        t40 = t31
-                                    else:
-                                        t34 = 0
-                                        for x_i_33 in _BITS[Z[5]]:
-                                            t39 = (x_i_33 != L[5])
-                                            if t39:
-                                                t37 = False
-                                                for x_x_36 in _BITS[Z[15 + x_i_33]]:
-                                                    if (_K7[x_x_36] == 1):
-                                                        t37 = True
-                                                        break
-                                                t39 = t37
-                                            if t39:
-                                                t34 |= 1 << x_i_33
-                                        t40 = t34
-                                    c29 = (t40.bit_count() > 0)
-                                if c29:
-                                    # 652:9 choose t
-                                    if not r:
-                                        if (_K1[L[5]] == 2):
-                                            t43 = 0
-                                            for x_i_42 in _BITS[Z[5]]:
-                                                if (x_i_42 != L[5]):
-                                                    t43 |= 1 << x_i_42
-                                            t52 = t43
-                                        else:
-                                            t46 = 0
-                                            for x_i_45 in _BITS[Z[5]]:
-                                                t51 = (x_i_45 != L[5])
-                                                if t51:
-                                                    t49 = False
-                                                    for x_x_48 in _BITS[Z[15 + x_i_45]]:
-                                                        if (_K7[x_x_48] == 1):
-                                                            t49 = True
-                                                            break
-                                                    t51 = t49
-                                                if t51:
-                                                    t46 |= 1 << x_i_45
-                                            t52 = t46
-                                        if not t52:
-                                            _raise('incomplete', _pname(L[4]) + ' must choose (targets) but has no option', 652, 9)
-                                        S.pc = 3
-                                        S.cp = L[4]
-                                        S.o = t52
-                                        return
-                                    r = 0
-                                    x_t_41 = a
-                                    # 653:9 set target_of
-                                    t53 = (1 << x_t_41)
-                                    V[L[5]] = t53
-                            # 541:9 apply_effect(...)
-                            # 235:3 for each t
-                            if not r:
-                                t54 = V[L[5]]
-                                L[6] = _BITS[t54]
-                                L[7] = 0
-                            while True:
-                                if not r:
-                                    if L[7] >= len(L[6]):
-                                        break
-                                    L[8] = L[6][L[7]]
-                                # 236:5 if
-                                if r:
-                                    c55 = False
-                                else:
-                                    c55 = (_K1[L[5]] == 2)
-                                if c55:
-                                    # 237:7 if
-                                    t57 = C[0].get(3)
-                                    if t57 is None:
-                                        t57 = D_gray_chip(S)
-                                    if ((t57 & ~Z[14]).bit_count() == 0):
-                                        # 240:9 move to on
-                                        t58 = C[0].get(3)
-                                        if t58 is None:
-                                            t58 = D_gray_chip(S)
-                                        t59 = 15 + L[8]
-                                        for c60 in _BITS[t58]:
-                                            o61 = loc[c60]
-                                            Z[o61] ^= 1 << c60
-                                            loc[c60] = t59
-                                            for g62 in _STALE[o61]:
-                                                C[g62].clear()
-                                        Z[t59] |= t58
-                                        C[1].clear()
-                                        C[3].clear()
-                                        # 241:9 say
-                                    else:
-                                        pass
-                                        # 243:9 say
-                                else:
-                                    if not r:
-                                        # 246:7 let can_go
-                                        t64 = 0
-                                        for x_x_63 in _BITS[Z[15 + L[8]]]:
-                                            if (_K7[x_x_63] == 1):
-                                                t64 |= 1 << x_x_63
-                                        L[9] = t64
-                                    # 247:7 if
-                                    if r:
-                                        c66 = True
-                                    else:
-                                        c66 = (L[9].bit_count() > 0)
-                                    if c66:
-                                        # 250:9 choose x
-                                        if not r:
-                                            if not L[9]:
-                                                _raise('incomplete', _pname(L[4]) + ' must choose (removes) but has no option', 250, 9)
-                                            S.pc = 4
-                                            S.cp = L[4]
-                                            S.o = L[9]
-                                            return
-                                        r = 0
-                                        x_x_67 = a
-                                        # 251:9 give_back(...)
-                                        # 625:7 if
-                                        if (_K0[x_x_67] == 4):
-                                            # 626:9 move to common
-                                            b69 = 1 << x_x_67
-                                            o70 = loc[x_x_67]
-                                            Z[o70] ^= b69
-                                            Z[14] |= b69
-                                            loc[x_x_67] = 14
-                                            for g71 in _STALE[o70]:
-                                                C[g71].clear()
-                                        else:
-                                            # 628:9 move to chips
-                                            t73: int = 0
-                                            k74 = 0
-                                            for x_q_72 in _BITS[((1 << n) - 1)]:
-                                                if (D_colour_of(S, x_q_72) == _K0[x_x_67]):
-                                                    t73 = x_q_72
-                                                    k74 += 1
-                                            if k74 != 1:
-                                                _the_fail(k74, 130, 61)
-                                            t75 = 10 + t73
-                                            b76 = 1 << x_x_67
-                                            o77 = loc[x_x_67]
-                                            Z[o77] ^= b76
-                                            Z[t75] |= b76
-                                            loc[x_x_67] = t75
-                                            for g78 in _STALE[o77]:
-                                                C[g78].clear()
-                                        # 252:9 say
-                                    else:
-                                        pass
-                                        # 254:9 say
-                                L[7] += 1
-                    # 543:7 determine(...)
-                    if not r:
-                        # 192:3 let who
-                        t79 = C[2].get(11)
-                        if t79 is None:
-                            t79 = D_chip_choosers(S)
-                        L[6] = t79
-                    # 193:3 choose each q: chip
-                    if not r:
-                        per81: list[Any] = [None] * n
-                        for x_q_82 in _BITS[L[6]]:
-                            if (V[54 + x_q_82] == 0):
-                                t83 = Z[10 + x_q_82]
-                            else:
-                                t85 = 0
-                                for x_x_84 in _BITS[Z[10 + x_q_82]]:
-                                    if (_K7[x_x_84] == 0):
-                                        t85 |= 1 << x_x_84
-                                t83 = t85
-                            if not t83:
-                                _raise('incomplete', _pname(x_q_82) + ' must choose (shows) but has no option', 193, 3)
-                            per81[x_q_82] = t83
-                        if L[6]:
-                            S.pc = 5
-                            S.cp = -2
-                            S.o = per81
-                            return
-                        x_chip_80: tuple[Any, ...] = (None,) * n
-                    else:
-                        r = 0
-                        x_chip_80 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
-                    # 195:3 let vetoes
-                    t88 = 0
-                    for x_q_87 in _BITS[L[6]]:
-                        t90 = x_chip_80[x_q_87]
-                        if t90 is None:
-                            _raise('incomplete', 'this player made no choice here', 195, 35)
-                        if (_K7[t90] == 1):
-                            t88 |= 1 << x_q_87
-                    x_vetoes_91 = t88
-                    # 196:3 if
-                    if (x_vetoes_91.bit_count() > 0):
-                        # 199:5 for each q
-                        for x_q_93 in _BITS[x_vetoes_91]:
-                            # 200:7 move to on
-                            t94 = x_chip_80[x_q_93]
-                            if t94 is None:
-                                _raise('incomplete', 'this player made no choice here', 200, 12)
-                            t95 = 15 + L[5]
-                            b96 = 1 << t94
-                            o97 = loc[t94]
-                            Z[o97] ^= b96
-                            Z[t95] |= b96
-                            loc[t94] = t95
-                            for g98 in _STALE[o97]:
-                                C[g98].clear()
-                            C[1].clear()
-                            C[3].clear()
-                            # 201:7 set no_uses
-                            t99 = (V[54 + x_q_93] + 1)
-                            if t99 < 0 or t99 > 2:
-                                _raise('range', "'no_uses' would become " + str(t99) + ', outside 0..2', 201, 7)
-                            V[54 + x_q_93] = t99
-                            C[2].clear()
-                        # 203:5 set decided_valid
-                        V[27 + L[5]] = False
-                        # 204:5 say
-                    else:
-                        # 208:5 set decided_valid
-                        V[27 + L[5]] = True
-                        # 209:5 say
-                    L[3] += 1
-                L[1] += 1
+            L[0] += 1
         # 388:5 deck_informant(...)
-        if r <= 6:
-            # 276:3 draw from deck to field
-            if not r:
-                o = Z[0]
-                if not o:
-                    _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
-                S.pc = 6
-                S.cp = -1
-                S.o = o
-                return
-            r = 0
-            b100 = 1 << a
-            o101 = loc[a]
-            Z[o101] ^= b100
-            Z[5] |= b100
-            loc[a] = 5
-            C[1].clear()
-            C[3].clear()
-            L[0] = a
-            # 277:3 say
-        # 278:3 deck_chips(...)
-        # 698:7 determine(...)
-        if not r:
-            # 192:3 let who
-            t102 = C[2].get(11)
-            if t102 is None:
-                t102 = D_chip_choosers(S)
-            L[1] = t102
-        # 193:3 choose each q: chip
-        if not r:
-            per104: list[Any] = [None] * n
-            for x_q_105 in _BITS[L[1]]:
-                if (V[54 + x_q_105] == 0):
-                    t106 = Z[10 + x_q_105]
-                else:
-                    t108 = 0
-                    for x_x_107 in _BITS[Z[10 + x_q_105]]:
-                        if (_K7[x_x_107] == 0):
-                            t108 |= 1 << x_x_107
-                    t106 = t108
-                if not t106:
-                    _raise('incomplete', _pname(x_q_105) + ' must choose (shows) but has no option', 193, 3)
-                per104[x_q_105] = t106
-            if L[1]:
-                S.pc = 7
-                S.cp = -2
-                S.o = per104
-                return
-            x_chip_103: tuple[Any, ...] = (None,) * n
-        else:
-            r = 0
-            x_chip_103 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
-        # 195:3 let vetoes
-        t111 = 0
-        for x_q_110 in _BITS[L[1]]:
-            t113 = x_chip_103[x_q_110]
-            if t113 is None:
-                _raise('incomplete', 'this player made no choice here', 195, 35)
-            if (_K7[t113] == 1):
-                t111 |= 1 << x_q_110
-        x_vetoes_114 = t111
-        # 196:3 if
-        if (x_vetoes_114.bit_count() > 0):
-            # 199:5 for each q
-            for x_q_116 in _BITS[x_vetoes_114]:
-                # 200:7 move to on
-                t117 = x_chip_103[x_q_116]
-                if t117 is None:
-                    _raise('incomplete', 'this player made no choice here', 200, 12)
-                t118 = 15 + L[0]
-                b119 = 1 << t117
-                o120 = loc[t117]
-                Z[o120] ^= b119
-                Z[t118] |= b119
-                loc[t117] = t118
-                for g121 in _STALE[o120]:
-                    C[g121].clear()
-                C[1].clear()
-                C[3].clear()
-                # 201:7 set no_uses
-                t122 = (V[54 + x_q_116] + 1)
-                if t122 < 0 or t122 > 2:
-                    _raise('range', "'no_uses' would become " + str(t122) + ', outside 0..2', 201, 7)
-                V[54 + x_q_116] = t122
-                C[2].clear()
-            # 203:5 set decided_valid
-            V[27 + L[0]] = False
-            # 204:5 say
-        else:
-            # 208:5 set decided_valid
-            V[27 + L[0]] = True
-            # 209:5 say
+        # 276:3 draw from deck to field
+        o = Z[0]
+        if not o:
+            _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+        S.pc = 6
+        S.cp = -1
+        S.o = o
+        return
     else:
-        if r <= 13:
-            # 392:5 repeat
-            if not r:
-                L[0] = 2
-                L[1] = 0
-            while True:
-                if not r and L[1] >= L[0]:
-                    break
-                if r <= 9:
-                    # 395:7 deck_informant(...)
-                    if r <= 8:
-                        # 276:3 draw from deck to field
-                        if not r:
-                            o = Z[0]
-                            if not o:
-                                _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
-                            S.pc = 8
-                            S.cp = -1
-                            S.o = o
-                            return
-                        r = 0
-                        b123 = 1 << a
-                        o124 = loc[a]
-                        Z[o124] ^= b123
-                        Z[5] |= b123
-                        loc[a] = 5
-                        C[1].clear()
-                        C[3].clear()
-                        L[2] = a
-                        # 277:3 say
-                    # 278:3 deck_chips(...)
-                    # 698:7 determine(...)
-                    if not r:
-                        # 192:3 let who
-                        t125 = C[2].get(11)
-                        if t125 is None:
-                            t125 = D_chip_choosers(S)
-                        L[3] = t125
-                    # 193:3 choose each q: chip
-                    if not r:
-                        per127: list[Any] = [None] * n
-                        for x_q_128 in _BITS[L[3]]:
-                            if (V[54 + x_q_128] == 0):
-                                t129 = Z[10 + x_q_128]
-                            else:
-                                t131 = 0
-                                for x_x_130 in _BITS[Z[10 + x_q_128]]:
-                                    if (_K7[x_x_130] == 0):
-                                        t131 |= 1 << x_x_130
-                                t129 = t131
-                            if not t129:
-                                _raise('incomplete', _pname(x_q_128) + ' must choose (shows) but has no option', 193, 3)
-                            per127[x_q_128] = t129
-                        if L[3]:
-                            S.pc = 9
-                            S.cp = -2
-                            S.o = per127
-                            return
-                        x_chip_126: tuple[Any, ...] = (None,) * n
-                    else:
-                        r = 0
-                        x_chip_126 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
-                    # 195:3 let vetoes
-                    t134 = 0
-                    for x_q_133 in _BITS[L[3]]:
-                        t136 = x_chip_126[x_q_133]
-                        if t136 is None:
-                            _raise('incomplete', 'this player made no choice here', 195, 35)
-                        if (_K7[t136] == 1):
-                            t134 |= 1 << x_q_133
-                    x_vetoes_137 = t134
-                    # 196:3 if
-                    if (x_vetoes_137.bit_count() > 0):
-                        # 199:5 for each q
-                        for x_q_139 in _BITS[x_vetoes_137]:
-                            # 200:7 move to on
-                            t140 = x_chip_126[x_q_139]
-                            if t140 is None:
-                                _raise('incomplete', 'this player made no choice here', 200, 12)
-                            t141 = 15 + L[2]
-                            b142 = 1 << t140
-                            o143 = loc[t140]
-                            Z[o143] ^= b142
-                            Z[t141] |= b142
-                            loc[t140] = t141
-                            for g144 in _STALE[o143]:
-                                C[g144].clear()
-                            C[1].clear()
-                            C[3].clear()
-                            # 201:7 set no_uses
-                            t145 = (V[54 + x_q_139] + 1)
-                            if t145 < 0 or t145 > 2:
-                                _raise('range', "'no_uses' would become " + str(t145) + ', outside 0..2', 201, 7)
-                            V[54 + x_q_139] = t145
-                            C[2].clear()
-                        # 203:5 set decided_valid
-                        V[27 + L[2]] = False
-                        # 204:5 say
-                    else:
-                        # 208:5 set decided_valid
-                        V[27 + L[2]] = True
-                        # 209:5 say
-                # 396:7 for each p
-                if not r:
-                    t146 = ((1 << n) - 1)
-                    t147 = C[0].get(0)
-                    if t147 is None:
-                        t147 = D_start_player(S)
-                    L[2] = _turn(t147, t146, n, 1)
-                    L[3] = 0
-                while True:
-                    if not r:
-                        if L[3] >= len(L[2]):
-                            break
-                        L[4] = L[2][L[3]]
-                    # 397:9 turn(...)
-                    if r <= 10:
-                        # 267:3 choose c
-                        if not r:
-                            t148 = Z[1 + L[4]]
-                            if not t148:
-                                _raise('incomplete', _pname(L[4]) + ' must choose (puts as informant) but has no option', 267, 3)
-                            S.pc = 10
-                            S.cp = L[4]
-                            S.o = t148
-                            return
-                        r = 0
-                        L[5] = a
-                    if not r:
-                        # 268:3 move to field
-                        c149 = L[5]
-                        b150 = 1 << c149
-                        o151 = loc[c149]
-                        Z[o151] ^= b150
-                        Z[5] |= b150
-                        loc[c149] = 5
-                        for g152 in _STALE[o151]:
-                            C[g152].clear()
-                        C[1].clear()
-                        C[3].clear()
-                        # 269:3 say
-                    # 270:3 resolve(...)
-                    if r <= 12:
-                        # 539:7 if
-                        if r:
-                            c153 = True
-                        else:
-                            c153 = ((_K1[L[5]] == 2) or (_K1[L[5]] == 3))
-                        if c153:
-                            if r <= 11:
-                                # 540:9 name_target(...)
-                                # 651:7 if
-                                if r:
-                                    c154 = True
-                                else:
-                                    if (_K1[L[5]] == 2):
-                                        t156 = 0
-                                        for x_i_155 in _BITS[Z[5]]:
-                                            if (x_i_155 != L[5]):
-                                                t156 |= 1 << x_i_155
-                                        t165 = t156
-                                    else:
-                                        t159 = 0
-                                        for x_i_158 in _BITS[Z[5]]:
-                                            t164 = (x_i_158 != L[5])
-                                            if t164:
-                                                t162 = False
-                                                for x_x_161 in _BITS[Z[15 + x_i_158]]:
-                                                    if (_K7[x_x_161] == 1):
-                                                        t162 = True
-                                                        break
-                                                t164 = t162
-                                            if t164:
-                                                t159 |= 1 << x_i_158
-                                        t165 = t159
-                                    c154 = (t165.bit_count() > 0)
-                                if c154:
-                                    # 652:9 choose t
-                                    if not r:
-                                        if (_K1[L[5]] == 2):
-                                            t168 = 0
-                                            for x_i_167 in _BITS[Z[5]]:
-                                                if (x_i_167 != L[5]):
-                                                    t168 |= 1 << x_i_167
-                                            t177 = t168
-                                        else:
-                                            t171 = 0
-                                            for x_i_170 in _BITS[Z[5]]:
-                                                t176 = (x_i_170 != L[5])
-                                                if t176:
-                                                    t174 = False
-                                                    for x_x_173 in _BITS[Z[15 + x_i_170]]:
-                                                        if (_K7[x_x_173] == 1):
-                                                            t174 = True
-                                                            break
-                                                    t176 = t174
-                                                if t176:
-                                                    t171 |= 1 << x_i_170
-                                            t177 = t171
-                                        if not t177:
-                                            _raise('incomplete', _pname(L[4]) + ' must choose (targets) but has no option', 652, 9)
-                                        S.pc = 11
-                                        S.cp = L[4]
-                                        S.o = t177
-                                        return
-                                    r = 0
-                                    x_t_166 = a
-                                    # 653:9 set target_of
-                                    t178 = (1 << x_t_166)
-                                    V[L[5]] = t178
-                            # 541:9 apply_effect(...)
-                            # 235:3 for each t
-                            if not r:
-                                t179 = V[L[5]]
-                                L[6] = _BITS[t179]
-                                L[7] = 0
-                            while True:
-                                if not r:
-                                    if L[7] >= len(L[6]):
-                                        break
-                                    L[8] = L[6][L[7]]
-                                # 236:5 if
-                                if r:
-                                    c180 = False
-                                else:
-                                    c180 = (_K1[L[5]] == 2)
-                                if c180:
-                                    # 237:7 if
-                                    t182 = C[0].get(3)
-                                    if t182 is None:
-                                        t182 = D_gray_chip(S)
-                                    if ((t182 & ~Z[14]).bit_count() == 0):
-                                        # 240:9 move to on
-                                        t183 = C[0].get(3)
-                                        if t183 is None:
-                                            t183 = D_gray_chip(S)
-                                        t184 = 15 + L[8]
-                                        for c185 in _BITS[t183]:
-                                            o186 = loc[c185]
-                                            Z[o186] ^= 1 << c185
-                                            loc[c185] = t184
-                                            for g187 in _STALE[o186]:
-                                                C[g187].clear()
-                                        Z[t184] |= t183
-                                        C[1].clear()
-                                        C[3].clear()
-                                        # 241:9 say
-                                    else:
-                                        pass
-                                        # 243:9 say
-                                else:
-                                    if not r:
-                                        # 246:7 let can_go
-                                        t189 = 0
-                                        for x_x_188 in _BITS[Z[15 + L[8]]]:
-                                            if (_K7[x_x_188] == 1):
-                                                t189 |= 1 << x_x_188
-                                        L[9] = t189
-                                    # 247:7 if
-                                    if r:
-                                        c191 = True
-                                    else:
-                                        c191 = (L[9].bit_count() > 0)
-                                    if c191:
-                                        # 250:9 choose x
-                                        if not r:
-                                            if not L[9]:
-                                                _raise('incomplete', _pname(L[4]) + ' must choose (removes) but has no option', 250, 9)
-                                            S.pc = 12
-                                            S.cp = L[4]
-                                            S.o = L[9]
-                                            return
-                                        r = 0
-                                        x_x_192 = a
-                                        # 251:9 give_back(...)
-                                        # 625:7 if
-                                        if (_K0[x_x_192] == 4):
-                                            # 626:9 move to common
-                                            b194 = 1 << x_x_192
-                                            o195 = loc[x_x_192]
-                                            Z[o195] ^= b194
-                                            Z[14] |= b194
-                                            loc[x_x_192] = 14
-                                            for g196 in _STALE[o195]:
-                                                C[g196].clear()
-                                        else:
-                                            # 628:9 move to chips
-                                            t198: int = 0
-                                            k199 = 0
-                                            for x_q_197 in _BITS[((1 << n) - 1)]:
-                                                if (D_colour_of(S, x_q_197) == _K0[x_x_192]):
-                                                    t198 = x_q_197
-                                                    k199 += 1
-                                            if k199 != 1:
-                                                _the_fail(k199, 130, 61)
-                                            t200 = 10 + t198
-                                            b201 = 1 << x_x_192
-                                            o202 = loc[x_x_192]
-                                            Z[o202] ^= b201
-                                            Z[t200] |= b201
-                                            loc[x_x_192] = t200
-                                            for g203 in _STALE[o202]:
-                                                C[g203].clear()
-                                        # 252:9 say
-                                    else:
-                                        pass
-                                        # 254:9 say
-                                L[7] += 1
-                    # 543:7 determine(...)
-                    if not r:
-                        # 192:3 let who
-                        t204 = C[2].get(11)
-                        if t204 is None:
-                            t204 = D_chip_choosers(S)
-                        L[6] = t204
-                    # 193:3 choose each q: chip
-                    if not r:
-                        per206: list[Any] = [None] * n
-                        for x_q_207 in _BITS[L[6]]:
-                            if (V[54 + x_q_207] == 0):
-                                t208 = Z[10 + x_q_207]
-                            else:
-                                t210 = 0
-                                for x_x_209 in _BITS[Z[10 + x_q_207]]:
-                                    if (_K7[x_x_209] == 0):
-                                        t210 |= 1 << x_x_209
-                                t208 = t210
-                            if not t208:
-                                _raise('incomplete', _pname(x_q_207) + ' must choose (shows) but has no option', 193, 3)
-                            per206[x_q_207] = t208
-                        if L[6]:
-                            S.pc = 13
-                            S.cp = -2
-                            S.o = per206
-                            return
-                        x_chip_205: tuple[Any, ...] = (None,) * n
-                    else:
-                        r = 0
-                        x_chip_205 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
-                    # 195:3 let vetoes
-                    t213 = 0
-                    for x_q_212 in _BITS[L[6]]:
-                        t215 = x_chip_205[x_q_212]
-                        if t215 is None:
-                            _raise('incomplete', 'this player made no choice here', 195, 35)
-                        if (_K7[t215] == 1):
-                            t213 |= 1 << x_q_212
-                    x_vetoes_216 = t213
-                    # 196:3 if
-                    if (x_vetoes_216.bit_count() > 0):
-                        # 199:5 for each q
-                        for x_q_218 in _BITS[x_vetoes_216]:
-                            # 200:7 move to on
-                            t219 = x_chip_205[x_q_218]
-                            if t219 is None:
-                                _raise('incomplete', 'this player made no choice here', 200, 12)
-                            t220 = 15 + L[5]
-                            b221 = 1 << t219
-                            o222 = loc[t219]
-                            Z[o222] ^= b221
-                            Z[t220] |= b221
-                            loc[t219] = t220
-                            for g223 in _STALE[o222]:
-                                C[g223].clear()
-                            C[1].clear()
-                            C[3].clear()
-                            # 201:7 set no_uses
-                            t224 = (V[54 + x_q_218] + 1)
-                            if t224 < 0 or t224 > 2:
-                                _raise('range', "'no_uses' would become " + str(t224) + ', outside 0..2', 201, 7)
-                            V[54 + x_q_218] = t224
-                            C[2].clear()
-                        # 203:5 set decided_valid
-                        V[27 + L[5]] = False
-                        # 204:5 say
-                    else:
-                        # 208:5 set decided_valid
-                        V[27 + L[5]] = True
-                        # 209:5 say
-                    L[3] += 1
-                L[1] += 1
-        # 400:5 deck_informant(...)
-        if r <= 14:
+        # 392:5 repeat
+        L[0] = 0
+        if L[0] < 2:
+            # 395:7 deck_informant(...)
             # 276:3 draw from deck to field
-            if not r:
-                o = Z[0]
-                if not o:
-                    _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
-                S.pc = 14
-                S.cp = -1
-                S.o = o
-                return
-            r = 0
-            b225 = 1 << a
-            o226 = loc[a]
-            Z[o226] ^= b225
-            Z[5] |= b225
-            loc[a] = 5
-            C[1].clear()
-            C[3].clear()
-            L[0] = a
-            # 277:3 say
-        # 278:3 deck_chips(...)
-        # 698:7 determine(...)
-        if not r:
-            # 192:3 let who
-            t227 = C[2].get(11)
-            if t227 is None:
-                t227 = D_chip_choosers(S)
-            L[1] = t227
-        # 193:3 choose each q: chip
-        if not r:
-            per229: list[Any] = [None] * n
-            for x_q_230 in _BITS[L[1]]:
-                if (V[54 + x_q_230] == 0):
-                    t231 = Z[10 + x_q_230]
-                else:
-                    t233 = 0
-                    for x_x_232 in _BITS[Z[10 + x_q_230]]:
-                        if (_K7[x_x_232] == 0):
-                            t233 |= 1 << x_x_232
-                    t231 = t233
-                if not t231:
-                    _raise('incomplete', _pname(x_q_230) + ' must choose (shows) but has no option', 193, 3)
-                per229[x_q_230] = t231
-            if L[1]:
-                S.pc = 15
-                S.cp = -2
-                S.o = per229
-                return
-            x_chip_228: tuple[Any, ...] = (None,) * n
+            o = Z[0]
+            if not o:
+                _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+            S.pc = 8
+            S.cp = -1
+            S.o = o
+            return
+        # 400:5 deck_informant(...)
+        # 276:3 draw from deck to field
+        o = Z[0]
+        if not o:
+            _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+        S.pc = 14
+        S.cp = -1
+        S.o = o
+        return
+
+
+def _k2(S: State) -> None:
+    Z, V, L, loc, C = S.k
+    n = S.n
+    # 543:7 determine(...)
+    # 192:3 let who
+    t44 = C[2].get(8)
+    if t44 is None:
+        t44 = D_chip_choosers(S)
+    L5: Any = t44
+    L[5] = L5
+    # 193:3 choose each q: chip
+    per46: list[Any] = [None] * n
+    for x_q_47 in _BITS[L5]:
+        if (V[54 + x_q_47] == 0):
+            t48 = Z[10 + x_q_47]
         else:
-            r = 0
-            x_chip_228 = tuple([None if o is None else a[i] for i, o in enumerate(S.o)])
-        # 195:3 let vetoes
-        t236 = 0
-        for x_q_235 in _BITS[L[1]]:
-            t238 = x_chip_228[x_q_235]
-            if t238 is None:
-                _raise('incomplete', 'this player made no choice here', 195, 35)
-            if (_K7[t238] == 1):
-                t236 |= 1 << x_q_235
-        x_vetoes_239 = t236
-        # 196:3 if
-        if (x_vetoes_239.bit_count() > 0):
-            # 199:5 for each q
-            for x_q_241 in _BITS[x_vetoes_239]:
-                # 200:7 move to on
-                t242 = x_chip_228[x_q_241]
-                if t242 is None:
-                    _raise('incomplete', 'this player made no choice here', 200, 12)
-                t243 = 15 + L[0]
-                b244 = 1 << t242
-                o245 = loc[t242]
-                Z[o245] ^= b244
-                Z[t243] |= b244
-                loc[t242] = t243
-                for g246 in _STALE[o245]:
-                    C[g246].clear()
+            t48 = (Z[10 + x_q_47] & 3932160)
+        if not t48:
+            _raise('incomplete', _pname(x_q_47) + ' must choose (shows) but has no option', 193, 3)
+        per46[x_q_47] = t48
+    if L5:
+        S.pc = 5
+        S.cp = -2
+        S.o = per46
+        return
+    x_chip_45: tuple[Any, ...] = (None,) * n
+    # 195:3 let vetoes
+    t50 = 0
+    for x_q_49 in _BITS[L5]:
+        t52 = x_chip_45[x_q_49]
+        if t52 is None:
+            _raise('incomplete', 'this player made no choice here', 195, 35)
+        if (_K10[t52] == 1):
+            t50 |= 1 << x_q_49
+    x_vetoes_53 = t50
+    # 196:3 if
+    L4: Any = L[4]
+    if (x_vetoes_53 != 0):
+        # 199:5 for each q
+        for x_q_54 in _BITS[x_vetoes_53]:
+            # 200:7 move to on
+            t55 = x_chip_45[x_q_54]
+            if t55 is None:
+                _raise('incomplete', 'this player made no choice here', 200, 12)
+            t56 = 15 + L4
+            b57 = 1 << t55
+            o58 = loc[t55]
+            Z[o58] ^= b57
+            Z[t56] |= b57
+            loc[t55] = t56
+            for g59 in _STALE[o58]:
+                if C[g59]:
+                    C[g59].clear()
+            if C[1]:
                 C[1].clear()
+            if C[3]:
                 C[3].clear()
-                # 201:7 set no_uses
-                t247 = (V[54 + x_q_241] + 1)
-                if t247 < 0 or t247 > 2:
-                    _raise('range', "'no_uses' would become " + str(t247) + ', outside 0..2', 201, 7)
-                V[54 + x_q_241] = t247
+            # 201:7 set no_uses
+            t60 = (V[54 + x_q_54] + 1)
+            if t60 < 0 or t60 > 2:
+                _raise('range', "'no_uses' would become " + str(t60) + ', outside 0..2', 201, 7)
+            V[54 + x_q_54] = t60
+            if C[2]:
                 C[2].clear()
-            # 203:5 set decided_valid
-            V[27 + L[0]] = False
-            # 204:5 say
-        else:
-            # 208:5 set decided_valid
-            V[27 + L[0]] = True
-            # 209:5 say
+        # 203:5 set decided_valid
+        V[27 + L4] = False
+        # 204:5 say
+    else:
+        # 208:5 set decided_valid
+        V[27 + L4] = True
+        # 209:5 say
+    L2: Any = L[2]
+    L2 += 1
+    L[2] = L2
+    L1: Any = L[1]
+    L3: Any = L[3]
+    if L2 < len(L1):
+        L3 = L1[L2]
+        L[3] = L3
+        # 385:9 turn(...)
+        # 267:3 choose c
+        t16 = Z[1 + L3]
+        if not t16:
+            _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
+        S.pc = 2
+        S.cp = L3
+        S.o = t16
+        return
+    L0: Any = L[0]
+    L0 += 1
+    L[0] = L0
+    while L0 < 2:
+        # 384:7 for each p
+        t14 = ((1 << n) - 1)
+        t15 = C[0].get(0)
+        if t15 is None:
+            t15 = D_start_player(S)
+        L1 = _TURNS[t15, t14, n, 1]
+        L[1] = L1
+        L2 = 0
+        L[2] = L2
+        if L2 < len(L1):
+            L3 = L1[L2]
+            L[3] = L3
+            # 385:9 turn(...)
+            # 267:3 choose c
+            t16 = Z[1 + L3]
+            if not t16:
+                _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
+            S.pc = 2
+            S.cp = L3
+            S.o = t16
+            return
+        L0 += 1
+        L[0] = L0
+    # 388:5 deck_informant(...)
+    # 276:3 draw from deck to field
+    o = Z[0]
+    if not o:
+        _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+    S.pc = 6
+    S.cp = -1
+    S.o = o
+    return
+
+
+def _k3(S: State) -> None:
+    Z, _, _, loc, C = S.k
+    n = S.n
     # 402:3 decide(...)
     # 368:3 say
     # 369:3 for each p
-    t248 = ((1 << n) - 1)
-    t249 = C[0].get(0)
-    if t249 is None:
-        t249 = D_start_player(S)
-    for x_p_250 in _turn(t249, t248, n, 1):
+    t162 = ((1 << n) - 1)
+    t163 = C[0].get(0)
+    if t163 is None:
+        t163 = D_start_player(S)
+    for x_p_164 in _TURNS[t163, t162, n, 1]:
         # 370:5 present(...)
         # 315:3 let meeting
-        t252 = 0
-        for x_c_251 in _BITS[Z[1 + x_p_250]]:
-            t254 = C[1].get(9)
-            if t254 is None:
-                t254 = D_requirement(S)
-            t256 = False
-            for x_i_255 in _BITS[t254]:
-                if D_excludes(S, x_i_255, x_c_251):
-                    t256 = True
-                    break
-            if (not t256):
-                t252 |= 1 << x_c_251
-        x_meeting_258 = t252
+        t166 = 0
+        t168 = C[1].get(6)
+        if t168 is None:
+            t168 = D_requirement(S)
+        for x_c_165 in _BITS[Z[1 + x_p_164]]:
+            if (t168 & _K4[x_c_165] == 0):
+                t166 |= 1 << x_c_165
+        x_meeting_169 = t166
         # 316:3 if
-        if (x_meeting_258.bit_count() > 0):
+        if (x_meeting_169 != 0):
             # 317:5 move to presented
-            t261: int = 0
-            k262 = 0
-            for x_c_260 in _BITS[x_meeting_258]:
-                t264 = True
-                for x_d_263 in _BITS[x_meeting_258]:
-                    if not ((x_d_263 == x_c_260) or D_higher(S, x_c_260, x_d_263, (451, 60))):
-                        t264 = False
+            t171: int = 0
+            k172 = 0
+            t176 = C[1].get(3)
+            if t176 is None:
+                t176 = D_inverted(S)
+            for x_c_170 in _BITS[x_meeting_169]:
+                t174 = True
+                for x_d_173 in _BITS[x_meeting_169]:
+                    if not ((x_d_173 == x_c_170) or ((_K5[x_c_170] > _K5[x_d_173]) if t176 else (_K5[x_c_170] < _K5[x_d_173]))):
+                        t174 = False
                         break
-                if t264:
-                    t261 = x_c_260
-                    k262 += 1
-            if k262 != 1:
-                _the_fail(k262, 309, 5)
-            t266 = 6 + x_p_250
-            b267 = 1 << t261
-            o268 = loc[t261]
-            Z[o268] ^= b267
-            Z[t266] |= b267
-            loc[t261] = t266
-            for g269 in _STALE[o268]:
-                C[g269].clear()
-            C[3].clear()
+                if t174:
+                    t171 = x_c_170
+                    k172 += 1
+            if k172 != 1:
+                _the_fail(k172, 309, 5)
+            t177 = 6 + x_p_164
+            b178 = 1 << t171
+            o179 = loc[t171]
+            Z[o179] ^= b178
+            Z[t177] |= b178
+            loc[t171] = t177
+            for g180 in _STALE[o179]:
+                if C[g180]:
+                    C[g180].clear()
+            if C[3]:
+                C[3].clear()
         else:
             # 321:5 move to presented
-            t270 = Z[1 + x_p_250]
-            t271 = 6 + x_p_250
-            for c272 in _BITS[t270]:
-                o273 = loc[c272]
-                Z[o273] ^= 1 << c272
-                loc[c272] = t271
-                for g274 in _STALE[o273]:
-                    C[g274].clear()
-            Z[t271] |= t270
-            C[3].clear()
+            t181 = Z[1 + x_p_164]
+            t182 = 6 + x_p_164
+            t183 = 1 + x_p_164
+            Z[t183] ^= t181
+            for c184 in _BITS[t181]:
+                loc[c184] = t182
+            Z[t182] |= t181
+            if C[3]:
+                C[3].clear()
         # 323:3 say
     # 372:3 end
-    t275 = C[3].get(29)
-    if t275 is None:
-        t275 = D_winner(S, (372, 16))
-    t276 = (1 << t275)
-    S.w = t276
+    t185 = C[3].get(24)
+    if t185 is None:
+        t185 = D_winner(S, (372, 16))
+    t186 = (1 << t185)
+    S.w = t186
     S.pc = -1
     S.cp = -4
+    S.o = None
     return
-    _raise('incomplete', "the flow ended without a result: no 'end winners' was reached", 402, 3)
+
+
+def _k4(S: State) -> None:
+    Z, V, L, loc, C = S.k
+    n = S.n
+    # 543:7 determine(...)
+    # 192:3 let who
+    t127 = C[2].get(8)
+    if t127 is None:
+        t127 = D_chip_choosers(S)
+    L5: Any = t127
+    L[5] = L5
+    # 193:3 choose each q: chip
+    per129: list[Any] = [None] * n
+    for x_q_130 in _BITS[L5]:
+        if (V[54 + x_q_130] == 0):
+            t131 = Z[10 + x_q_130]
+        else:
+            t131 = (Z[10 + x_q_130] & 3932160)
+        if not t131:
+            _raise('incomplete', _pname(x_q_130) + ' must choose (shows) but has no option', 193, 3)
+        per129[x_q_130] = t131
+    if L5:
+        S.pc = 13
+        S.cp = -2
+        S.o = per129
+        return
+    x_chip_128: tuple[Any, ...] = (None,) * n
+    # 195:3 let vetoes
+    t133 = 0
+    for x_q_132 in _BITS[L5]:
+        t135 = x_chip_128[x_q_132]
+        if t135 is None:
+            _raise('incomplete', 'this player made no choice here', 195, 35)
+        if (_K10[t135] == 1):
+            t133 |= 1 << x_q_132
+    x_vetoes_136 = t133
+    # 196:3 if
+    L4: Any = L[4]
+    if (x_vetoes_136 != 0):
+        # 199:5 for each q
+        for x_q_137 in _BITS[x_vetoes_136]:
+            # 200:7 move to on
+            t138 = x_chip_128[x_q_137]
+            if t138 is None:
+                _raise('incomplete', 'this player made no choice here', 200, 12)
+            t139 = 15 + L4
+            b140 = 1 << t138
+            o141 = loc[t138]
+            Z[o141] ^= b140
+            Z[t139] |= b140
+            loc[t138] = t139
+            for g142 in _STALE[o141]:
+                if C[g142]:
+                    C[g142].clear()
+            if C[1]:
+                C[1].clear()
+            if C[3]:
+                C[3].clear()
+            # 201:7 set no_uses
+            t143 = (V[54 + x_q_137] + 1)
+            if t143 < 0 or t143 > 2:
+                _raise('range', "'no_uses' would become " + str(t143) + ', outside 0..2', 201, 7)
+            V[54 + x_q_137] = t143
+            if C[2]:
+                C[2].clear()
+        # 203:5 set decided_valid
+        V[27 + L4] = False
+        # 204:5 say
+    else:
+        # 208:5 set decided_valid
+        V[27 + L4] = True
+        # 209:5 say
+    L2: Any = L[2]
+    L2 += 1
+    L[2] = L2
+    if L2 < len(L[1]):
+        L[3] = L[1][L2]
+        # 397:9 turn(...)
+        # 267:3 choose c
+        t99 = Z[1 + L[3]]
+        if not t99:
+            _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
+        S.pc = 10
+        S.cp = L[3]
+        S.o = t99
+        return
+    L[0] += 1
+    if L[0] < 2:
+        # 395:7 deck_informant(...)
+        # 276:3 draw from deck to field
+        o = Z[0]
+        if not o:
+            _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+        S.pc = 8
+        S.cp = -1
+        S.o = o
+        return
+    # 400:5 deck_informant(...)
+    # 276:3 draw from deck to field
+    o = Z[0]
+    if not o:
+        _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 276, 3)
+    S.pc = 14
+    S.cp = -1
+    S.o = o
+    return
+
+
+_RESUME: tuple[Callable[[State, Any], None], ...] = (_r0, _r1, _r2, _r3, _r4, _r5, _r6, _r7, _r8, _r9, _r10, _r11, _r12, _r13, _r14, _r15, )
 
 
 # ---- observations ------------------------------------------------------------------------------
@@ -1813,7 +2599,7 @@ class Game:
             # nothing random happens before the first decision: run the start once, then copy it
             s = State(self)
             try:
-                _run(s, None)
+                _r0(s, None)
             except RuleError as err:
                 first = self._first = err
             else:
@@ -1836,7 +2622,7 @@ class Game:
         s.L = _dec(d["L"])
         s.pc = d["pc"]
         s.cp = d["cp"]
-        s.o = _dec(d["o"])
+        s.o = _dec(d["o"]) if s.cp != TERMINAL else None
         s.w = d["w"]
         s.h = _dec(d["h"])
         s.k = (s.z, s.v, s.L, s.loc, s.C)
@@ -1861,7 +2647,7 @@ class State:
         self.w: int | None = None  # the winners, once the game has ended
         self.h: list[Any] = []
         self.C: list[dict[int, Any]] = [{} for _ in range(_NGROUPS)]  # values of definitions without arguments
-        self.k = (self.z, self.v, self.L, self.loc, self.C)  # the lists _run works on, in one load
+        self.k = (self.z, self.v, self.L, self.loc, self.C)  # the lists the flow works on, in one load
 
     def _stopped(self) -> None:
         """A rule gap ended the game (as in the interpreter: terminal, no winners)."""
@@ -1883,18 +2669,27 @@ class State:
 
     def legal_actions(self, player: int | None = None) -> list[int]:
         cp = self.cp
-        if cp >= CHANCE:
-            if player is not None and cp >= 0 and player != cp:
+        if cp == CHANCE:
+            # chance outcomes rarely repeat a set: the members are read from the bytes
+            o = self.o
+            return [*_BYTES0[o & 255], *_BYTES1[o >> 8 & 255], *_BYTES2[o >> 16 & 255], *_BYTES3[o >> 24]] if o >> 24 else [*_BYTES0[o & 255], *_BYTES1[o >> 8 & 255], *_BYTES2[o >> 16]]
+        if cp == SIMULTANEOUS:
+            if player is None:
+                raise ValueError("at a simultaneous node, ask legal_actions(player)")
+            if player >= 0:
+                try:
+                    options = self.o[player]
+                except IndexError:
+                    return [PASS]
+                if options is not None:
+                    return list(_BITS[options]) if options.__class__ is int else list(options)
+            return [PASS]
+        if cp >= 0:
+            if player is not None and player != cp:
                 return []
             o = self.o
-            return _list(o) if o.__class__ is int else list(o)
-        if cp == TERMINAL:
-            return []
-        if player is None:
-            raise ValueError("at a simultaneous node, ask legal_actions(player)")
-        if not _chooses(self.o, player):
-            return [PASS]
-        return _members(self.o[player])
+            return list(_BITS[o]) if o.__class__ is int else list(o)
+        return []
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self.cp != CHANCE:
@@ -1904,36 +2699,68 @@ class State:
         return [(a, p) for a in outcomes]
 
     def apply_action(self, action: int) -> None:
-        cp = self.cp
-        if cp < CHANCE:
-            raise ValueError("the game is over" if cp == TERMINAL else "at a simultaneous node, use apply_actions")
-        o = self.o
-        if o.__class__ is int and action.__class__ is int and action >= 0:
-            if not o >> action & 1:
-                raise ValueError(f"illegal action {action}")
-        elif not _legal(o, action):
+        try:
+            # the options are a mask and the action a non-negative int (at the end and at a
+            # simultaneous node the options are not a mask: then _legal says why not)
+            legal = self.o >> action & 1
+        except (TypeError, ValueError):
+            legal = self._legal(action)
+        if not legal:
             raise ValueError(f"illegal action {action}")
         self.h.append(action)
         try:
-            _run(self, action)
+            pc = self.pc
+            if pc == 1:
+                Z = self.z
+                L = self.L
+                loc = self.loc
+                b13 = 1 << action
+                o = Z[0] ^ b13
+                Z[0] = o
+                Z[L[3]] |= b13
+                loc[action] = L[3]
+                L[4] -= 1
+                if L[4]:
+                    if not o:
+                        _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 299, 5)
+                    self.o = o  # the same point and chance again
+                    return
+                _a1(self)
+            else:
+                _RESUME[pc](self, action)
         except RuleError:
             self._stopped()
             raise
 
+    def _legal(self, action: Any) -> bool:
+        cp = self.cp
+        if cp < CHANCE:
+            raise ValueError("the game is over" if cp == TERMINAL else "at a simultaneous node, use apply_actions")
+        return _legal(self.o, action)
+
     def apply_actions(self, actions: list[int]) -> None:
         if self.cp != SIMULTANEOUS:
             raise ValueError("apply_actions is for simultaneous nodes")
-        n = self.n
-        if len(actions) != n:
-            raise ValueError(f"expected {n} actions")
         o = self.o
-        for q in range(n):
-            options = o[q]
-            if not (actions[q] == PASS if options is None else _legal(options, actions[q])):
-                raise ValueError(f"illegal action {actions[q]} for {_pname(q)}")
+        if len(actions) != len(o):
+            raise ValueError(f"expected {self.n} actions")
+        # the choices, None for the players outside the decision
+        picked: list[Any] = list(actions)
+        for q, options in enumerate(o):
+            if options is None:
+                if picked[q] != PASS:
+                    raise ValueError(f"illegal action {picked[q]} for {_pname(q)}")
+                picked[q] = None
+                continue
+            try:
+                legal = options >> picked[q] & 1
+            except (TypeError, ValueError):
+                legal = _legal(options, picked[q])
+            if not legal:
+                raise ValueError(f"illegal action {picked[q]} for {_pname(q)}")
         self.h.append(tuple(actions))
         try:
-            _run(self, list(actions))
+            _RESUME[self.pc](self, tuple(picked))
         except RuleError:
             self._stopped()
             raise
@@ -1999,7 +2826,7 @@ class State:
         c.o = self.o  # never changed in place
         c.w = self.w
         c.h = self.h[:]
-        c.C = [{} for _ in range(_NGROUPS)]
+        c.C = [d.copy() for d in self.C]  # remembered values of the same state stay right
         c.k = (c.z, c.v, c.L, c.loc, c.C)
         return c
 
