@@ -74,10 +74,18 @@ def invariant_conditions(trace: Trace) -> dict[str, Condition]:
     goals: dict[str, list[Term]] = defaultdict(list)
     for inv, cond in trace.invariant_violations:
         goals[inv.name].append(cond)
+    abstract: dict[str, tuple[list[Term], list[Term]]] = defaultdict(lambda: ([], []))
+    for inv, lemmas, violated in trace.invariant_abstract:
+        abstract[inv.name][0].extend(lemmas)
+        abstract[inv.name][1].append(violated)
     out = {}
     for name, conds in goals.items():
         goal = tm.or_all(conds)
-        out[name] = Condition(goal, trace.constraints, [([], goal)])
+        shortcuts: list[tuple[list[Term], Term]] = [([], goal)]
+        if name in abstract:
+            # every point's abstract state, each with its own atoms: unsat proves every point
+            shortcuts.append((abstract[name][0], tm.or_all(abstract[name][1])))
+        out[name] = Condition(goal, trace.constraints, shortcuts)
     return out
 
 
@@ -93,29 +101,51 @@ def outcome_differs(a: Trace, b: Trace) -> Term:
     return tm.or_all(parts)
 
 
-def _real_choice(d: Decision) -> Term:
-    """A decision that offers a choice (two options or more), not a forced move."""
-    return tm.and_(d.active, tm.pb_ge(d.options.mem.values(), 2))
+def _parting(x: Decision | None, y: Decision | None) -> Term:
+    """The readings' games part at this decision: one reaches it and the other does not, or both
+    do and offer different options."""
+    if x is None or y is None:
+        d = x or y
+        assert d is not None
+        return d.active
+    return tm.or_all([
+        tm.and_(x.active, y.active, tm.not_(_same_options(x.options, y.options))),
+        tm.and_(x.active, tm.not_(y.active)),
+        tm.and_(y.active, tm.not_(x.active)),
+    ])
+
+
+def _is_move(d: Decision | None) -> bool:
+    return d is not None and d.kind in ("player", "simultaneous")
 
 
 def moves_differ(a: Trace, b: Trace) -> Term:
-    """Somewhere the same history offers different legal moves: a decision the other reading
-    does not have, or the same decision with other options."""
+    """Somewhere the same history offers a player different legal moves: a decision the other
+    reading does not have (even a forced one: a move to make instead of none), or the same
+    decision with other options."""
     da = {d.key: d for d in a.decisions}
     db = {d.key: d for d in b.decisions}
     parts: list[Term] = []
     for key in sorted(set(da) | set(db)):
         x, y = da.get(key), db.get(key)
-        if x is not None and y is not None:
-            same = _same_options(x.options, y.options)
-            parts.append(tm.and_(x.active, y.active, tm.not_(same)))
-            parts.append(tm.and_(_real_choice(x), tm.not_(y.active)))
-            parts.append(tm.and_(_real_choice(y), tm.not_(x.active)))
-        elif x is not None:
-            parts.append(_real_choice(x))
-        elif y is not None:
-            parts.append(_real_choice(y))
+        if _is_move(x) or _is_move(y):
+            parts.append(_parting(x, y))
     return tm.or_all(parts)
+
+
+def moves_condition(a: Trace, b: Trace) -> tuple[list[Term], Term]:
+    """``moves_differ`` with the background it needs: the game of ``a`` legal throughout, that of
+    ``b`` only up to the first decision where the readings part (after it, ``b``'s players may
+    need moves ``a`` does not allow, and the witness continues ``b``'s game on its own)."""
+    da = {d.key: d for d in a.decisions}
+    # b's lemmas hold of legal games only: after the parting b's game need not be one
+    background = list(a.constraints) + b.constraints[: b.data_constraints]
+    parted: Term = False  # some decision up to this one differs
+    for y in sorted(b.decisions, key=lambda d: d.order):
+        # at the parting decision itself b's choice does not matter either
+        parted = tm.or_(parted, _parting(da.get(y.key), y))
+        background.append(tm.implies(tm.not_(parted), y.rule))
+    return background, moves_differ(a, b)
 
 
 def _same_options(x: SymSet, y: SymSet) -> Term:

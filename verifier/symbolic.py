@@ -15,7 +15,7 @@ interpreter/semantics.py statement by statement; tests check that the two agree.
 
 from __future__ import annotations
 
-from collections import ChainMap
+from collections import ChainMap, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -98,6 +98,7 @@ class Decision:
     count: int = 1  # "deal": how many cards
 
     origin: tuple[int | None, int] = (None, -1)
+    rule: Term = True  # where it is reached: exactly `count` legal options taken
 
     @property
     def value(self) -> FD:
@@ -154,6 +155,8 @@ class Trace:
     truncated: Term
     attr_vars: list[tm.T] = field(default_factory=list)
     abstract: list[AbstractCheck] = field(default_factory=list)
+    data_constraints: int = 0  # the first constraints: the assumed data's domains, no game in them
+    invariant_abstract: list[tuple[ir.Invariant, list[Term], Term]] = field(default_factory=list)
 
     @property
     def legal(self) -> Term:
@@ -452,6 +455,9 @@ class SymExec:
         self.struct: Term = True
         self.site = 0
         self.abstract: list[AbstractCheck] = []
+        self.abstract_states = 0
+        self.invariant_abstract: list[tuple[ir.Invariant, list[Term], Term]] = []
+        self.invariant_version: dict[str, int] = {}  # the state version last checked abstractly
 
     # ---- domains and zones ------------------------------------------------------------------
 
@@ -570,11 +576,13 @@ class SymExec:
             for inv in self.rules.invariants:
                 ok = self.eval_pure(inv.expr, ChainMap(), done)
                 self.invariant_violations.append((inv, tm.and_(done, tm.not_(ok))))
+                if inv.at_end:
+                    self.abstract_invariant(inv)
         scores = {v.name: [self.vars[v.name][q] for q in range(self.n)] for v in self.rules.vars.values() if v.score}
         return Trace(
             self.n, dict(self.p.readings), self.decisions, self.constraints, self.obligations, self.reach,
             self.ended, self.stopped, self.winners, scores, self.invariant_violations, self.loop_heads,
-            self.truncated, list(self.attrs.vars), self.abstract,
+            self.truncated, list(self.attrs.vars), self.abstract, len(self.attrs.constraints), self.invariant_abstract,
         )
 
     def check_always_invariants(self, g: Term) -> None:
@@ -584,6 +592,17 @@ class SymExec:
             if not inv.at_end:
                 ok = self.eval_pure(inv.expr, ChainMap(), g)
                 self.invariant_violations.append((inv, tm.and_(g, tm.not_(ok))))
+                self.abstract_invariant(inv)
+
+    def abstract_invariant(self, inv: ir.Invariant) -> None:
+        """The invariant over the abstract state of this point (once per state version): when it
+        holds there at every point, it holds in every game, whatever the game that leads there."""
+        if self.invariant_version.get(inv.name) == self.version:
+            return
+        self.invariant_version[inv.name] = self.version
+        tag = f"inv|{inv.name}|{self.abstract_states}"
+        lemmas, (ok, _) = self.over_abstract_state(tag, lambda: self.eval_pure(inv.expr, ChainMap(), True))
+        self.invariant_abstract.append((inv, lemmas, tm.not_(ok)))
 
     def eval_pure(self, e: ir.Expr, env: Env, g: Term) -> Term:
         """A condition that must hold; an evaluation that fails counts as not holding."""
@@ -725,7 +744,13 @@ class SymExec:
 
     def abstract_check(self, s: ir.Stmt, evaluate: Any) -> None:
         """Evaluate a statement's expressions again over an abstract state (see AbstractCheck)."""
-        tag = f"abs|{s.sid}|{len(self.abstract)}"
+        lemmas, (_, obligations) = self.over_abstract_state(f"abs|{s.sid}|{len(self.abstract)}", evaluate)
+        self.abstract.append(AbstractCheck(s.sid, lemmas, obligations))
+
+    def over_abstract_state(self, tag: str, evaluate: Any) -> tuple[list[Term], tuple[Any, list[Obligation]]]:
+        """``evaluate()`` over a state whose every location and variable is a free atom, constrained
+        only by facts true of every state reachable here: each component in one zone of its kind,
+        the zone counts known at this point, the variables' ranges."""
         lemmas: list[Term] = []
         loc_abs: list[dict[int, Term]] = []
         for c, loc in enumerate(self.loc):
@@ -735,10 +760,21 @@ class SymExec:
             atoms: dict[int, Term] = {z: tm.bool_var(f"{tag}|loc|{c}|{z}") for z, v in loc.items() if v is not False}
             lemmas.append(tm.pb_eq(atoms.values(), 1))
             loc_abs.append(atoms)
-        for (zname, _idx), zid in self.zone_ids.items():
+        # each zone's count an atom of its own: the count of its members, and the count known
+        # here when the trace tracks it; per kind the counts add up to the kind's size, which
+        # the solver would otherwise have to rediscover from the one-hot locations
+        counts_abs: dict[int, Term] = {}
+        by_kind: dict[tuple[int, ...], list[Term]] = defaultdict(list)
+        for (zname, _idx), zid in sorted(self.zone_ids.items(), key=lambda kv: kv[1]):
+            members = [loc_abs[c].get(zid, False) for c in self.zone_kinds[zname]]
+            cnt = tm.int_var(f"{tag}|cnt|{zid}")
+            lemmas.append(tm.eq(cnt, tm.count_true(members)))
             if zid in self.counts:
-                members = [loc_abs[c].get(zid, False) for c in self.zone_kinds[zname]]
-                lemmas.append(tm.eq(tm.count_true(members), self.counts[zid]))
+                lemmas.append(tm.eq(cnt, self.counts[zid]))
+            counts_abs[zid] = cnt
+            by_kind[tuple(self.zone_kinds[zname])].append(cnt)
+        for comps, cnts in by_kind.items():
+            lemmas.append(tm.eq(tm.add_all(cnts), len(comps)))
         vars_abs: dict[str, Any] = {}
         for v in self.rules.vars.values():
             cur = self.vars[v.name]
@@ -746,15 +782,16 @@ class SymExec:
                 vars_abs[v.name] = _abstract(cur, v.type, f"{tag}|var|{v.name}", lemmas)
             else:
                 vars_abs[v.name] = {k: _abstract(x, v.type, f"{tag}|var|{v.name}|{k}", lemmas) for k, x in cur.items()}
-        saved = (self.loc, self.vars, self.obligations, self.errs, self.reach, self.version, self.site)
-        self.loc, self.vars, self.obligations, self.errs, self.reach = loc_abs, vars_abs, [], [], {}
-        self.version = -1 - len(self.abstract)  # a state version no concrete state has: its own cache
+        saved = (self.loc, self.vars, self.obligations, self.errs, self.reach, self.version, self.site, self.counts)
+        self.loc, self.vars, self.obligations, self.errs, self.reach, self.counts = loc_abs, vars_abs, [], [], {}, counts_abs
+        self.abstract_states += 1
+        self.version = -self.abstract_states  # a state version no concrete state has: its own cache
         try:
-            evaluate()
+            value = evaluate()
             obligations = self.obligations
         finally:
-            self.loc, self.vars, self.obligations, self.errs, self.reach, self.version, self.site = saved
-        self.abstract.append(AbstractCheck(s.sid, lemmas, obligations))
+            self.loc, self.vars, self.obligations, self.errs, self.reach, self.version, self.site, self.counts = saved
+        return lemmas, (value, obligations)
 
     def known_move(self, what: Value, dst: Value) -> tuple[int, Term] | None:
         """(source zone, number moved) when a move's effect on counts is known without the
@@ -796,7 +833,8 @@ class SymExec:
         # only where the decision is reached: two readings share these variables, and a decision
         # one reading reaches may not exist in the other
         legal = [tm.implies(b, options.mem[k]) for k, b in sel.items()]
-        self.constraints.append(tm.implies(active, tm.and_all([tm.pb_eq(sel.values(), count), *legal])))
+        d.rule = tm.implies(active, tm.and_all([tm.pb_eq(sel.values(), count), *legal]))
+        self.constraints.append(d.rule)
         return d
 
     def draw(self, s: ir.Draw, env: Env, g: Term) -> None:

@@ -8,9 +8,11 @@ of each reading, which must reach the same outcome; a disagreement makes the che
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +25,7 @@ from .conditions import (
     Condition,
     invariant_conditions,
     lasso,
+    moves_condition,
     moves_differ,
     obligation_condition,
     obligation_groups,
@@ -30,7 +33,16 @@ from .conditions import (
 )
 from .findings import Finding, Play, Quote, Witness
 from .symbolic import DEFAULT_LOOP_BOUND, AttrSource, SymExec, Trace, Unsupported
-from .witness import actions_of, make_play, replay_engine, replay_interpreter
+from .witness import (
+    actions_of,
+    continue_game,
+    first_difference,
+    make_play,
+    model_of_actions,
+    random_game,
+    replay_engine,
+    replay_interpreter,
+)
 from .z3backend import Result, Session
 
 #: Obligation kinds of the symbolic executor and the finding kind they become.
@@ -49,6 +61,9 @@ class Options:
     loop_bound: int = DEFAULT_LOOP_BOUND
     sensitivity: bool = True
     engine: bool = True
+    jobs: int = field(default_factory=lambda: os.cpu_count() or 1)  # worker processes
+    guided_tries: int = 4  # random deals tried before the open search
+    guided_timeout: float = 3.0  # seconds for each of them
 
 
 @dataclass
@@ -81,6 +96,8 @@ class Verifier:
         return ir.bind(self.rules, readings)
 
     def trace(self, n: int, readings: dict[str, str], invariants: bool = False, attrs: AttrSource | None = None) -> Trace:
+        # the default readings' trace watches the invariants anyway: one trace serves both
+        invariants = invariants or readings == self.base_readings
         key = (n, tuple(sorted(readings.items())), invariants)
         if attrs is not None:
             return SymExec(self.program(readings), n, attrs=attrs, loop_bound=self.o.loop_bound, watch_invariants=invariants).run()
@@ -108,9 +125,33 @@ class Verifier:
                 return r
         return Session(cond.background, self.o.timeout).check(cond.goal)
 
+    def search(self, traces: list[Trace], goals: list[tuple[str, list[tm.Term], tm.Term]], n: int) -> tuple[str, Result]:
+        """Look for a game where one of the goals holds (each with its background): first with the
+        deal of a few random games fixed (small problems the solver settles fast; a game found so
+        is as good as any), then with every deal open, which is what a proof needs. The first goal
+        found wins; "unsat" only when every goal is proven impossible."""
+        goals = [g for g in goals if g[2] is not False]
+        if not goals:
+            return "", Result("unsat")
+        sessions = [Session(bg, self.o.timeout) for _, bg, _ in goals]
+        program = self.program(traces[0].readings)
+        for k in range(self.o.guided_tries):
+            fixed = deal_constraints(traces[0], model_of_actions(traces[0], random_game(program, n, seed=k)))
+            for (name, _, goal), session in zip(goals, sessions):
+                r = session.check(goal, *fixed, timeout_s=min(self.o.guided_timeout, self.o.timeout))
+                if r.status == "sat":
+                    return name, r
+        unknown = None
+        for (name, _, goal), session in zip(goals, sessions):
+            r = session.check(goal)
+            if r.status == "sat":
+                return name, r
+            if r.status == "unknown":
+                unknown = (name, r)
+        return unknown or ("", Result("unsat"))
+
     def timed(self, name: str, fn: Callable[[], None]) -> None:
         start = time.perf_counter()
-        self.progress(name)
         fn()
         self.timing[name] = self.timing.get(name, 0.0) + time.perf_counter() - start
 
@@ -125,14 +166,18 @@ class Verifier:
 
     # ---- witnesses --------------------------------------------------------------------------
 
-    def play_of(self, trace: Trace, model: dict[str, bool | int], n: int, label: str) -> Play:
+    def play_of(self, trace: Trace, model: dict[str, bool | int], n: int, label: str, after: list[Any] | None = None) -> Play:
         """The game of a model under one reading, replayed and checked; its table set-up is kept
-        for the witness."""
+        for the witness. ``after``: instead of the model's game, another reading's game followed
+        as far as this reading allows and then continued with random legal moves."""
         program = self.program(trace.readings)
         from rulecheck.dsl.values import num_distinct_actions
 
         pass_action = num_distinct_actions(self.rules) - 1
-        actions = actions_of(trace, model, n, pass_action)
+        if after is None:
+            actions = actions_of(trace, model, n, pass_action)
+        else:
+            actions = continue_game(program, n, after)
         r = replay_interpreter(program, n, actions)
         module = self.engine(trace.readings)
         eng = replay_engine(module, n, actions) if module is not None else None
@@ -142,7 +187,7 @@ class Verifier:
             raise ReplayMismatch(f"the solver's game is not legal in the interpreter ({label}): {r.error}")
         if module is not None and not play.replayed:
             raise ReplayMismatch(f"the generated engine does not reproduce the interpreter's game ({label}): {eng}")
-        expected = _model_winners(trace, model)
+        expected = _model_winners(trace, model) if after is None else None
         if r.error is None and expected is not None and r.winners != expected:
             raise ReplayMismatch(f"the solver claimed winners {expected}, the game gives {r.winners} ({label})")
         return play
@@ -153,18 +198,54 @@ class Verifier:
     # ---- checks -------------------------------------------------------------------------------
 
     def run(self) -> Outcome:
-        self.timed("obligations", self.check_obligations)
-        self.timed("invariants", self.check_invariants)
-        self.timed("termination", self.check_termination)
-        self.timed("dead rules", self.check_dead_rules)
-        self.timed("ambiguities", self.check_ambiguities)
-        if self.o.sensitivity:
-            self.timed("sensitivity", self.check_sensitivity)
+        # the default readings' traces first: forked workers inherit them
+        for n in self.players:
+            self.base(n)
+        tasks: list[tuple[str, ...]] = []
+        for amb in self.rules.ambiguities.values():
+            if amb.name in self.o.readings:
+                continue
+            tasks.extend(("reading", amb.name, r.name) for r in amb.readings if r.name != self.base_readings[amb.name])
+        tasks += [("obligations",), ("invariants",), ("termination",), ("dead rules",)]
+        results: dict[tuple[str, ...], list[Finding]] = {}
+        for i, (task, found, timing) in enumerate(self.run_tasks(tasks), start=1):
+            results[task] = found
+            for k, secs in timing.items():
+                self.timing[k] = self.timing.get(k, 0.0) + secs
+            self.progress(f"{i}/{len(tasks)} {' '.join(task)}")
+        for task in tasks:  # task order, not completion order: the output must not depend on timing
+            self.findings.extend(results[task])
         self.timed("translation", self.check_translation)
         order = {k: i for i, k in enumerate(_KIND_ORDER)}
         sev = {"error": 0, "warning": 1, "note": 2}
         self.findings.sort(key=lambda f: (order.get(f.kind, 99), sev[f.severity], f.span.line, f.span.col, f.subject, f.title))
         return Outcome(self.rules, self.findings, self.players, dict(self.base_readings), dict(self.timing))
+
+    def run_tasks(self, tasks: list[tuple[str, ...]]) -> Iterator[tuple[tuple[str, ...], list[Finding], dict[str, float]]]:
+        global _ACTIVE
+        jobs = min(self.o.jobs, len(tasks))
+        if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+            for task in tasks:
+                yield self.run_task(task)
+            return
+        _ACTIVE = self
+        try:
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                yield from pool.imap_unordered(_run_task, tasks)
+        finally:
+            _ACTIVE = None
+
+    def run_task(self, task: tuple[str, ...]) -> tuple[tuple[str, ...], list[Finding], dict[str, float]]:
+        self.findings, self.timing = [], {}
+        if task[0] == "reading":
+            amb = self.rules.ambiguities[task[1]]
+            name = f"ambiguity {amb.name}={task[2]}"
+            self.timed(name, lambda: self.check_reading(amb, self.base_readings[amb.name], task[2]))
+            if self.o.sensitivity:
+                self.timed(f"sensitivity {amb.name}={task[2]}", self.check_sensitivity)
+        else:
+            self.timed(task[0], getattr(self, "check_" + task[0].replace(" ", "_")))
+        return task, self.findings, self.timing
 
     def base(self, n: int) -> Trace:
         return self.trace(n, self.base_readings, invariants=True)
@@ -363,27 +444,22 @@ class Verifier:
             ta = self.trace(n, self.base_readings)
             tb = self.trace(n, alt)
             both = ta.constraints + tb.constraints
-            differs = outcome_differs(ta, tb)
-            kind_of = "outcome"
-            r = Result("unsat") if differs is False else Session(both, self.o.timeout).check(differs)
-            if r.status == "unsat":
-                kind_of = "moves"
-                moves = moves_differ(ta, tb)
-                r2 = Result("unsat") if moves is False else Session(both, self.o.timeout).check(moves)
-                if r2.status == "sat":
-                    r = r2
-                elif r2.status == "unknown":
-                    r = r2
+            background, moves = moves_condition(ta, tb)
+            kind_of, r = self.search([ta, tb], [("outcome", both, outcome_differs(ta, tb)), ("moves", background, moves)], n)
             if r.status == "sat":
                 assert r.model is not None
                 pa = self.play_of(ta, r.model, n, f"reading {base} (default)" if base == amb.default.name else f"reading {base}")
-                pb = self.play_of(tb, r.model, n, f"reading {other}")
                 if kind_of == "outcome":
+                    pb = self.play_of(tb, r.model, n, f"reading {other}")
                     what = "the readings give different results"
                     div = f"{pa.outcome} under '{base}'; {pb.outcome} under '{other}'"
                 else:
+                    pb = self.play_of(tb, r.model, n, f"reading {other}", after=pa.actions)
                     what = "the readings allow different moves"
-                    div = f"the same game offers the players different choices under '{base}' and '{other}'"
+                    where = first_difference(self.program(ta.readings), self.program(tb.readings), n, pa.actions, (base, other))
+                    if where is None:
+                        raise ReplayMismatch(f"the solver claimed the readings of {amb.name} offer different moves; the replay shows none")
+                    div = where
                 finding = Finding(
                     "ambiguity", "warning", "witness", amb.name, f"{amb.name}: {what} ({base} / {other})",
                     f"{amb.question or 'The readings differ.'} A game of {n} players shows it: {div}.",
@@ -512,6 +588,18 @@ def _model_winners(trace: Trace, model: dict[str, bool | int]) -> list[int] | No
     return [q for q, m in sorted(trace.winners.mem.items()) if tm.evaluate(m, model)]
 
 
+def deal_constraints(trace: Trace, model: dict[str, bool | int]) -> list[tm.Term]:
+    """The chance decisions a concrete game takes before its first player decision, fixed."""
+    out: list[tm.Term] = []
+    for d in trace.decisions:
+        if not tm.evaluate(d.active, model):
+            continue
+        if d.kind not in ("chance", "deal"):
+            break
+        out.append(tm.implies(d.active, tm.and_all(b if model.get(f"d|{d.key}|{k}") else tm.not_(b) for k, b in d.sel.items())))
+    return out
+
+
 def _fix_decisions(trace: Trace, model: dict[str, bool | int], taken: set[str]) -> list[tm.Term]:
     """Constraints that make a trace choose as a witness model did, wherever the same decision
     (the same key) arises."""
@@ -531,6 +619,15 @@ def _all_statements(program: ir.Program) -> list[ir.Stmt]:
         if p.body:
             out.extend(walk_stmts(p.body))
     return out
+
+
+#: The verifier a forked worker runs its tasks on (inherited, never pickled).
+_ACTIVE: Verifier | None = None
+
+
+def _run_task(task: tuple[str, ...]) -> tuple[tuple[str, ...], list[Finding], dict[str, float]]:
+    assert _ACTIVE is not None
+    return _ACTIVE.run_task(task)
 
 
 def verify(rules: ir.Ruleset, options: Options | None = None, progress: Callable[[str], None] | None = None) -> Outcome:

@@ -138,3 +138,123 @@ def make_play(label: str, readings: dict[str, str], r: Replay, engine: tuple[lis
         winners, error = engine
         replayed = (error is None) == (r.error is None) and (error is not None or winners == r.winners)
     return Play(label, dict(sorted(readings.items())), r.actions, r.log, outcome_text(r), r.winners, replayed)
+
+
+def random_game(program: ir.Program, n: int, seed: int, max_moves: int = 10_000) -> list[Any]:
+    """The actions of one game between uniformly random players (chance uniform too), up to the
+    point where the game ends or the rules stop."""
+    import random
+
+    rng = random.Random(seed)
+    state = Game(program, n).new_initial_state()
+    out: list[Any] = []
+    try:
+        while not state.is_terminal() and len(out) < max_moves:
+            if state.is_chance_node():
+                a: Any = rng.choice([x for x, _ in state.chance_outcomes()])
+                state.apply_action(a)
+            elif state.is_simultaneous_node():
+                a = [rng.choice(state.legal_actions(q)) for q in range(n)]
+                state.apply_actions(a)
+            else:
+                a = rng.choice(state.legal_actions())
+                state.apply_action(a)
+            out.append(a)
+    except RuleError:
+        pass
+    return out
+
+
+def model_of_actions(trace: Trace, actions: list[Any]) -> dict[str, bool | int]:
+    """The inverse of ``actions_of``: the decision variables of the trace that describe a concrete
+    game. Decisions come in game order, so each one's ``active`` only needs earlier choices."""
+    model: dict[str, bool | int] = {}
+    queue = list(actions)
+    joint: list[int] | None = None
+    node = -1
+    for d in trace.decisions:
+        if d.kind != "simultaneous" or d.node != node:
+            joint = None
+        if not tm.evaluate(d.active, model):
+            continue
+        if d.kind == "simultaneous":
+            if joint is None:
+                if not queue or not isinstance(queue[0], list):
+                    break
+                joint, node = queue.pop(0), d.node
+            chosen = {joint[int(d.player)]} if isinstance(d.player, int) else set()
+        else:
+            take = d.count if d.kind == "deal" else 1
+            if len(queue) < take or any(isinstance(a, list) for a in queue[:take]):
+                break
+            chosen = set(queue[:take])
+            del queue[:take]
+        for k in d.sel:
+            model[f"d|{d.key}|{k}"] = k in chosen
+    return model
+
+
+def continue_game(program: ir.Program, n: int, actions: list[Any], seed: int = 0, max_moves: int = 10_000) -> list[Any]:
+    """The actions as far as the game allows them, then random legal moves to the end: the other
+    reading's side of a witness whose readings part at some decision."""
+    import random
+
+    rng = random.Random(seed)
+    state = Game(program, n).new_initial_state()
+    out: list[Any] = []
+    queue = list(actions)
+    try:
+        while not state.is_terminal() and len(out) < max_moves:
+            a: Any = queue.pop(0) if queue else None
+            if state.is_chance_node():
+                legal = [x for x, _ in state.chance_outcomes()]
+                a = a if isinstance(a, int) and a in legal else rng.choice(legal)
+                state.apply_action(a)
+            elif state.is_simultaneous_node():
+                options = [state.legal_actions(q) for q in range(n)]
+                if not (isinstance(a, list) and all(x in o for x, o in zip(a, options))):
+                    a, queue = [rng.choice(o) for o in options], []
+                state.apply_actions(a)
+            else:
+                legal = state.legal_actions()
+                if not (isinstance(a, int) and a in legal):
+                    a, queue = rng.choice(legal), []
+                state.apply_action(a)
+            out.append(a)
+    except RuleError:
+        pass
+    return out
+
+
+def first_difference(a: ir.Program, b: ir.Program, n: int, actions: list[Any], names: tuple[str, str]) -> str | None:
+    """Where the same history first offers different moves under two readings, in words."""
+    sa, sb = Game(a, n).new_initial_state(), Game(b, n).new_initial_state()
+    try:
+        for step, act in enumerate(actions, start=1):
+            if sa.is_terminal() or sb.is_terminal():
+                if sa.is_terminal() != sb.is_terminal():
+                    ended, going = (names[0], names[1]) if sa.is_terminal() else (names[1], names[0])
+                    return f"after move {step - 1} the game is over under '{ended}' but goes on under '{going}'"
+                return None
+            if sa.is_chance_node() != sb.is_chance_node() or sa.is_simultaneous_node() != sb.is_simultaneous_node():
+                return f"at move {step} the readings reach different kinds of step"
+            if not sa.is_chance_node():
+                who = range(n) if sa.is_simultaneous_node() else [sa.current_player()]
+                for q in who:
+                    la, lb = sa.legal_actions(q), sb.legal_actions(q)
+                    if la != lb:
+                        return (f"at move {step}, {player_name(q)} may choose "
+                                f"{_options(sa, q, la)} under '{names[0]}' but {_options(sb, q, lb)} under '{names[1]}'")
+            for s in (sa, sb):
+                if isinstance(act, list):
+                    s.apply_actions(act)
+                else:
+                    s.apply_action(act)
+    except (RuleError, ValueError):
+        return None
+    return None
+
+
+def _options(state: State, player: int, actions: list[int]) -> str:
+    words = [state.action_to_string(player, a) for a in actions]
+    return "{" + ", ".join(words) + "}" if words else "nothing"

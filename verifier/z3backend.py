@@ -120,12 +120,12 @@ class Session:
         self.timeout_ms = max(1, int(timeout_s * 1000))
         self.background = [self.tr(b) for b in background if b is not True]
 
-    def check(self, *goals: Term) -> Result:
+    def check(self, *goals: Term, timeout_s: float | None = None) -> Result:
         goal = tm.and_all(goals)
         if goal is False:
             return Result("unsat")
         solver = z3.SolverFor("QF_BV")
-        solver.set("timeout", self.timeout_ms)
+        solver.set("timeout", self.timeout_ms if timeout_s is None else max(1, int(timeout_s * 1000)))
         solver.set("random_seed", 0)
         solver.add(*self.background)
         if goal is not True:
