@@ -126,6 +126,8 @@ class Loc:
     #: (zone, instance, epoch) for a component known to be in that zone instance while no
     #: statement that can move components has been compiled since (Compiler.epoch)
     where: tuple[str, str, int] | None = None
+    #: (lo, hi) for a number known to lie in lo..hi (a member of a constant range)
+    bounds: tuple[int, int] | None = None
 
 
 @dataclass
@@ -282,6 +284,7 @@ class Compiler:
         self.point_counts: dict[int, int] = {}
         self.resumes: dict[int, tuple[list[str], BlockRec, int]] = {}  # point -> code after it, where
         self.loop_draws: set[int] = set()  # points of draws of more than one component
+        self.chance_zones: set[str] = set()  # the zones drawn from
         self.fast: list[str] = []  # apply_action's own code for those draws
         self.cont_names: dict[Cont, str] = {}  # continuations written as functions
         self.cont_memo: dict[Cont, list[str]] = {}
@@ -298,6 +301,7 @@ class Compiler:
         self.analysis = Analysis(program)
         self.subst: dict[int, tuple[str, str | None]] = {}  # IR nodes already computed, by id
         self.hoist: Hoist | None = None
+        self._bounding: set[int] = set()
         self.epoch = 0  # counts the statements compiled that may move components (see Loc.where)
         self.used_defs = self.reachable_defs()
         self._machine: Machine | None = None
@@ -323,6 +327,12 @@ class Compiler:
                 self.cache_slot[name] = (self.groups.index(sig), self.used_defs.index(name))
         self.inlined = {n for n in self.used_defs if self.inlinable(self.program.defs[n])}
         self.called = [n for n in self.used_defs if n not in self.inlined]
+        # definitions whose value depends on their arguments only, which have no finite domain
+        # to tabulate: values are remembered for the arguments they are asked for, in a dict
+        self.memos: dict[str, str] = {}
+        for name in self.called:
+            if self.program.defs[name].formals and self.analysis.def_pure(name):
+                self.memos[name] = f"_M{len(self.memos)}"
 
     # ---- module-level constants ---------------------------------------------------------------
 
@@ -422,12 +432,13 @@ class Compiler:
             return self.layout.maxp, list(range(self.layout.maxp))
         return None
 
-    def table(self, key: object, axes: list[Type], cell: Callable[[list[object]], str], work: int = 1) -> str | None:
-        """A constant: nested tuples indexed by values of the axes' types, ``cell`` giving the
-        literal for each combination (None when a cell fails or there are too many)."""
+    def table(self, key: object, axes: list[Type | tuple[int, list[object]] | None], cell: Callable[[list[object]], str], work: int = 1) -> str | None:
+        """A constant: nested tuples indexed by values of the axes (types, or a table size and
+        the values), ``cell`` giving the literal for each combination (None when a cell fails
+        or there are too many)."""
         if key in self.tables:
             return self.tables[key]
-        doms = [self.domain(t) for t in axes]
+        doms = [self.domain(t) if isinstance(t, Type) else t for t in axes]
         total = work
         for dom in doms:
             total *= dom[1].__len__() if dom is not None else TABLE_CELLS + 1
@@ -450,6 +461,39 @@ class Compiler:
                 name = literal if not axes else self.const(literal)
         self.tables[key] = name
         return name
+
+    def loc_domain(self, loc: Loc) -> tuple[int, list[object]] | None:
+        """The values a local can take, as a table axis (None: too many, or not known)."""
+        if loc.bounds is not None:
+            lo, hi = loc.bounds
+            return (hi + 1, list(range(lo, hi + 1))) if 0 <= lo <= hi < 1024 else None
+        return self.domain(loc.type)
+
+    def elem_bounds(self, e: ir.Expr) -> tuple[int, int] | None:
+        """(lo, hi) when every member of the set of numbers ``e`` lies in lo..hi: a constant set
+        or range, a part of one, or a definition whose value is one."""
+        fixed = const_numbers(e)
+        if fixed is not None:
+            return (min(fixed), max(fixed)) if fixed else None
+        if isinstance(e, ir.Agg) and e.op == "set" and isinstance(e.elem, ir.Local) and e.elem.name == e.var:
+            return self.elem_bounds(e.coll)
+        if isinstance(e, ir.BinOp) and e.op == "diff":
+            return self.elem_bounds(e.left)
+        if isinstance(e, ir.BinOp) and e.op == "union":
+            a, b = self.elem_bounds(e.left), self.elem_bounds(e.right)
+            return (min(a[0], b[0]), max(a[1], b[1])) if a is not None and b is not None else None
+        if isinstance(e, ir.Cond):
+            a, b = self.elem_bounds(e.then), self.elem_bounds(e.else_)
+            return (min(a[0], b[0]), max(a[1], b[1])) if a is not None and b is not None else None
+        if isinstance(e, ir.CallDef) and e.name in self.bodies and not self.program.defs[e.name].formals:
+            body = self.bodies[e.name]
+            if body is not None and id(body) not in self._bounding:
+                self._bounding.add(id(body))
+                try:
+                    return self.elem_bounds(body)
+                finally:
+                    self._bounding.discard(id(body))
+        return None
 
     def def_table(self, name: str) -> str | None:
         """A definition whose value depends on its arguments only: its values, computed now."""
@@ -481,8 +525,8 @@ class Compiler:
                     bits |= 1 << index_of(x)
             return str(bits)
 
-        key = ("mask", var, tuple((id(e), flag) for e, flag in tests), tuple(loc.type.show() for loc in locs))
-        table = self.table(key, [loc.type for loc in locs], cell, work=len(dom[1]))
+        key = ("mask", var, tuple((id(e), flag) for e, flag in tests), tuple((loc.type.show(), loc.bounds) for loc in locs))
+        table = self.table(key, [self.loc_domain(loc) for loc in locs], cell, work=len(dom[1]))
         if table is None:
             return None
         return table + "".join(f"[{loc.code}]" for loc in locs)
@@ -678,14 +722,32 @@ class Compiler:
             body = self.bodies[d.name]
             assert body is not None
             scope = Scope()
-            for (name, t), code in zip(d.formals, args):
-                scope.names[name] = Loc(self.materialize(code), t, rep_of(t))
+            for (name, t), code, arg in zip(d.formals, args, e.args):
+                bounds = None
+                if isinstance(arg, ir.Local):
+                    bounds = self.scope.get(arg.name).bounds
+                elif isinstance(arg, ir.Const) and isinstance(arg.value, int) and not isinstance(arg.value, bool):
+                    bounds = (arg.value, arg.value)
+                scope.names[name] = Loc(self.materialize(code), t, rep_of(t), bounds=bounds)
             saved_scope, saved_subst = self.scope, self.subst
             self.scope, self.subst = scope, {}
             try:
                 return self.ex(body, rep_of(d.ret)), rep_of(d.ret)
             finally:
                 self.scope, self.subst = saved_scope, saved_subst
+        memo = self.memos.get(d.name)
+        if memo is not None:
+            args = [self.materialize(a) for a in args]
+            key = args[0] if len(args) == 1 else f"({', '.join(args)},)"
+            if self.needs_call_site(d):
+                args.append(f"({at(e.span)})")
+            got = self.fn.fresh()
+            self.emit(f"{got} = {memo}.get({key})")
+            self.emit(f"if {got} is None:")
+            self.emit(f"    {got} = D_{ident(d.name)}({', '.join(['S', *args])})")
+            self.emit(f"    if len({memo}) < 65536:")
+            self.emit(f"        {memo}[{key}] = {got}")
+            return got, rep_of(d.ret)
         if self.needs_call_site(d):
             args.append(f"({at(e.span)})")
         call = f"D_{ident(d.name)}({', '.join(['S', *args])})"
@@ -693,13 +755,15 @@ class Compiler:
             # inside the loops of an expression nothing changes: a value that cannot fail is
             # looked up once, before the outermost loop
             self.uses("C")
-            got = self.hoist.names.get(d.name)
-            if got is None:
+            hoisted = self.hoist.names.get(d.name)
+            if hoisted is None:
                 got = self.hoist.names[d.name] = self.fn.fresh()
                 g, k = self.cache_slot[d.name]
                 pad = "    " * self.hoist.ind
                 self.hoist.lines[self.hoist.at:self.hoist.at] = [f"{pad}{got} = C[{g}].get({k})", f"{pad}if {got} is None:", f"{pad}    {got} = {call}"]
                 self.hoist.at += 3
+            else:
+                got = hoisted
             return got, rep_of(d.ret)
         if d.name in self.cached:
             # the remembered value, without a call when there is one
@@ -772,6 +836,9 @@ class Compiler:
         op = e.op
         if op in ("and", "or"):
             return self.short_circuit(op, e.left, e.right), None
+        tested = self.attr_test(e)
+        if tested is not None:
+            return tested, None
         empty = emptiness(e)
         if empty is not None:
             # size(S) == 0, size(S) > 0 ...: whether the set is empty, without counting
@@ -884,6 +951,9 @@ class Compiler:
 
     def iterate(self, coll: ir.Expr) -> str:
         """A Python iterable over the members of a set, in ascending order."""
+        fixed = const_numbers(coll)
+        if fixed is not None and rep_of(coll.type) == "fs":
+            return self.const(pyrepr(tuple(sorted(fixed))))  # a constant set of numbers, in order once
         c = self.ex(coll)
         if rep_of(coll.type) == "fs":
             return f"sorted({c})"
@@ -940,7 +1010,7 @@ class Compiler:
         else:
             raise GenerationError(f"unknown aggregate {op}")
         saved = self.scope
-        self.scope = Scope(saved, {e.var: Loc(x, elem_t, rep_of(elem_t))})
+        self.scope = Scope(saved, {e.var: Loc(x, elem_t, rep_of(elem_t), bounds=self.elem_bounds(e.coll))})
         outermost = self.hoist is None
         if outermost:
             self.hoist = Hoist(self.fn.lines, len(self.fn.lines), self.fn.ind)
@@ -1020,6 +1090,35 @@ class Compiler:
                     self.emit(f"{t} = {self.ex(ir.Agg(e.type, e.span, e.op, e.var, e.coll, e.elem, filt), rep)}")
             return t
         return None
+
+    def attr_test(self, e: ir.BinOp) -> str | None:
+        """``X.attr == constant`` (or another comparison) for a component X: a table by
+        component id, as the attribute's column is (X is computed as it would be)."""
+        if e.op not in ("==", "!=", "<", "<=", ">", ">="):
+            return None
+        for side, other in ((e.left, e.right), (e.right, e.left)):
+            if not (isinstance(side, ir.AttrRef) and isinstance(other, ir.Const) and isinstance(side.obj.type, TComp)):
+                continue
+            prov = self.rules.kinds[side.kind].provenance.get(side.attr)
+            if prov is not None and prov.kind == "unspecified":
+                continue
+            hole = ir.Local(side.obj.type, side.obj.span, " x")
+            probe = ir.AttrRef(side.type, side.span, hole, side.kind, side.attr)
+            test = ir.BinOp(e.type, e.span, e.op, probe, other) if side is e.left else ir.BinOp(e.type, e.span, e.op, other, probe)
+            table = self.table(("attr", side.kind, side.attr, e.op, repr(other.value), side is e.left), [side.obj.type], self.tester(test, " x"))
+            if table is None:
+                return None
+            return f"{table}[{self.ex(side.obj)}]"
+        return None
+
+    def tester(self, test: ir.Expr, name: str) -> Callable[[list[object]], str]:
+        """A table cell: the truth of ``test`` when the local ``name`` has the value given."""
+        m = self.machine()
+
+        def cell(values: list[object]) -> str:
+            return pyrepr(bool(m.ev(test, ChainMap({name: values[0]}))))
+
+        return cell
 
     def tabled_agg(self, e: ir.Agg) -> tuple[str, str | None] | None:
         """An aggregate over a set whose test depends on no state (only on the member and other
@@ -1630,6 +1729,7 @@ class Compiler:
     def s_Draw(self, s: ir.Draw, after: bool, rec: BlockRec, i: int) -> bool:
         self.comment(s, f"draw from {s.src} to {s.dst}")
         p = self.point("chance", s)
+        self.chance_zones.add(s.src)
         count_value = s.count.value if isinstance(s.count, ir.Const) else None
         once = count_value == 1
         self.tick(s.span)
@@ -1683,8 +1783,10 @@ class Compiler:
             if bind is not None:
                 self.emit(f"{bind.code} = a")
             if not once:
-                self.emit(f"{slots['count']} -= 1")
-                self.emit(f"if {slots['count']}:")
+                k = self.fn.fresh("k")
+                self.emit(f"{k} = {slots['count']} - 1")
+                self.emit(f"{slots['count']} = {k}")
+                self.emit(f"if {k}:")
                 with self.indented():
                     if not apart:
                         self.emit(f"o = Z[{slots['src']}]")
@@ -2208,6 +2310,17 @@ def intervals(cond: ir.Expr) -> list[tuple[int, int]]:
     r = cond.right
     assert isinstance(r, ir.IntRange) and isinstance(r.lo, ir.Const) and isinstance(r.hi, ir.Const)
     return [(int(r.lo.value), int(r.hi.value))]  # type: ignore[arg-type]
+
+
+def const_numbers(e: ir.Expr) -> frozenset[int] | None:
+    """The members of a constant set of numbers (a literal, or a range with literal bounds)."""
+    if isinstance(e, ir.Const) and isinstance(e.value, frozenset) and all(isinstance(v, int) and not isinstance(v, bool) for v in e.value):
+        return frozenset(int(v) for v in e.value)  # type: ignore[call-overload]
+    if isinstance(e, ir.IntRange) and isinstance(e.lo, ir.Const) and isinstance(e.hi, ir.Const):
+        lo, hi = e.lo.value, e.hi.value
+        if isinstance(lo, int) and isinstance(hi, int) and hi - lo < 4096:
+            return frozenset(range(lo, hi + 1))
+    return None
 
 
 def emptiness(e: ir.BinOp) -> tuple[ir.Expr, bool] | None:

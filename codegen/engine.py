@@ -88,7 +88,7 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "displays": [comp.display for comp in rules.components],
         "nzones": layout.nzones,
         "mask_bytes": mask_bytes(rules),
-        "members_expr": members_expr("o", mask_bytes(rules)),
+        "members_expr": members_expr("o", *chance_bytes(rules, c.chance_zones)),
         "start_loc": tuple(layout.zone_base[rules.kinds[comp.kind].start_zone] for comp in rules.components),
         "zones": zones,
         "zone_labels": tuple(zone_labels(rules, layout)),
@@ -105,6 +105,7 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "defs": defs,
         "flow": flow,
         "fast": c.fast,
+        "memos": list(c.memos.values()),
     }
     return environment().get_template("engine.py.jinja").render(**context)
 
@@ -115,17 +116,19 @@ def mask_bytes(rules: ir.Ruleset) -> int:
     return (widest + 7) // 8
 
 
-def members_expr(m: str, nbytes: int) -> str:
-    """A list of the members of bitmask ``m`` in ascending order, read byte by byte (the last
-    byte only when it is not zero)."""
+def chance_bytes(rules: ir.Ruleset, zones: set[str]) -> tuple[int, int]:
+    """The bytes of a mask where the components of the zones drawn from can be (first, last)."""
+    ids = [c.cid for c in rules.components if any(c.kind in rules.zones[z].kinds for z in zones)]
+    if not ids:
+        return 0, 0
+    return min(ids) // 8, max(ids) // 8
 
-    def read(k: int) -> str:
-        parts = [f"*_BYTES{j}[{m}{f' >> {8 * j}' if j else ''}{' & 255' if j < k - 1 else ''}]" for j in range(k)]
-        return "[" + ", ".join(parts) + "]"
 
-    if nbytes == 1:
-        return read(1)
-    return f"{read(nbytes)} if {m} >> {8 * (nbytes - 1)} else {read(nbytes - 1)}"
+def members_expr(m: str, first: int, last: int) -> str:
+    """A list of the members of bitmask ``m`` in ascending order, read byte by byte from byte
+    ``first`` to byte ``last`` (the others are zero)."""
+    parts = [f"*_BYTES{j}[{m}{f' >> {8 * j}' if j else ''}{' & 255' if j < last else ''}]" for j in range(first, last + 1)]
+    return "[" + ", ".join(parts) + "]"
 
 
 def index_label(rules: ir.Ruleset, name: str, t: Type | None, idx: int | None) -> str:

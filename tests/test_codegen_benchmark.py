@@ -1,6 +1,6 @@
-"""The benchmark compares like with like: the hand-written engine in benchmarks/ plays exactly the
+"""The benchmarks compare like with like: the hand-written engines in benchmarks/ play exactly the
 game the generated engine plays (same current players, legal actions, chance outcomes and
-returns along the same random games), so its speed is a fair yardstick.  Nothing here is timed."""
+returns along the same random games), so their speed is a fair yardstick.  Nothing here is timed."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from conftest import ROOT
 from test_codegen_differential import engine
 
 
-def handwritten() -> ModuleType:
-    path = ROOT / "benchmarks" / "cinderella_handwritten.py"
-    spec = importlib.util.spec_from_file_location("cinderella_handwritten", path)
+def handwritten(name: str = "cinderella_handwritten") -> ModuleType:
+    path = ROOT / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -24,11 +24,19 @@ def handwritten() -> ModuleType:
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_handwritten_engine_plays_the_generated_game(n: int) -> None:
-    hw = handwritten()
-    _, gen = engine("cinderella.rules", {})
-    for seed in range(150):
+    same_games(handwritten(), engine("cinderella.rules", {})[1], n, {}, 150)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_handwritten_penguin_round_plays_the_generated_short_game(n: int) -> None:
+    """One round by hand is the generated engine's Short Game (length = short, its position 0)."""
+    same_games(handwritten("penguin_handwritten"), engine("loving_penguin.rules", {})[1], n, {"length": 0}, 60)
+
+
+def same_games(hw: ModuleType, gen: ModuleType, n: int, params: dict[str, int], games: int) -> None:
+    for seed in range(games):
         a = hw.load_game({"players": n}).new_initial_state()
-        b = gen.load_game({"players": n}).new_initial_state()
+        b = gen.load_game({"players": n, **params}).new_initial_state()
         rng = random.Random(seed)
         while True:
             assert a.current_player() == b.current_player()

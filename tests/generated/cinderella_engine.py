@@ -293,13 +293,14 @@ _K0: Any = (0, 1, 2, 3)
 _K1: Any = ((False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, True, True, None, None, None, None, None, None, None, None, None), (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None), (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None), (False, True, False, False, True, False, False, True, False, False, True, False, True, False, False, True, False, False, None, None, None, None, None, None, None, None, None), (False, False, True, False, False, True, False, False, True, False, False, True, False, False, True, False, False, True, None, None, None, None, None, None, None, None, None), (True, False, False, True, False, False, True, False, False, True, False, False, False, True, False, False, True, False, None, None, None, None, None, None, None, None, None), (True, False, False, False, False, True, False, False, False, False, True, False, False, False, True, False, False, True, None, None, None, None, None, None, None, None, None), (True, True, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None), (False, False, False, True, True, False, False, False, False, False, False, True, False, True, False, False, False, True, None, None, None, None, None, None, None, None, None), (False, False, True, False, False, False, False, True, False, True, False, False, False, True, False, False, True, False, None, None, None, None, None, None, None, None, None), (False, False, False, True, False, False, False, True, False, False, False, True, False, False, False, False, False, True, None, None, None, None, None, None, None, None, None), (False, False, True, False, False, False, True, False, False, False, True, False, False, True, False, True, False, False, None, None, None, None, None, None, None, None, None), (False, True, False, False, False, True, False, False, False, True, False, False, True, False, False, False, True, False, None, None, None, None, None, None, None, None, None), (True, False, False, False, True, False, False, False, True, False, False, False, False, False, True, False, False, False, None, None, None, None, None, None, None, None, None), (False, False, True, False, True, False, False, True, False, True, False, False, False, False, True, False, False, True, None, None, None, None, None, None, None, None, None), (False, True, False, True, False, False, False, False, True, False, True, False, False, True, False, True, False, False, None, None, None, None, None, None, None, None, None), (True, False, False, False, False, True, True, False, False, False, False, True, True, False, False, False, True, False, None, None, None, None, None, None, None, None, None), (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None), None, None, None, None, None, None, None, None, None)
 _K2: Any = (False, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None)
 _K3: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, False, False, False, False, True, True, True, True, True)
-_K4: Any = (73952, 37000, 19088, 34208, 24840, 69712, 67616, 17928, 40976, 21024, 34888, 66832, 69640, 35616, 24656, 34825, 70177, 17745, None, None, None, None, None, None, None, None, None)
+_K4: Any = (73952, 37000, 19088, 34208, 24840, 69712, 67616, 17928, 40976, 21024, 34888, 66832, 69640, 35616, 24656, 34825, 70177, 17745)
 _K5: Any = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, None, None, None, None, None, None, None, None, None)
 _K6: Any = (4456448, 8912896, 17825792, 35651584)
-_K7: Any = (262142, 262141, 262139, 262135, 262127, 262111, 262079, 262015, 261887, 261631, 261119, 260095, 258047, 253951, 245759, 229375, 196607, 131071, None, None, None, None, None, None, None, None, None)
-_K8: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, 0, 1, 2, 3, 0, 1, 2, 3, 4)
-_K9: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, 1, 2, 4, 8, 1, 2, 4, 8, 0)
-_K10: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, 0, 0, 0, 0, 1, 1, 1, 1, 1)
+_K7: Any = (False, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None)
+_K8: Any = (262142, 262141, 262139, 262135, 262127, 262111, 262079, 262015, 261887, 261631, 261119, 260095, 258047, 253951, 245759, 229375, 196607, 131071, None, None, None, None, None, None, None, None, None)
+_K9: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, False, False, False, False, False, False, False, False, True)
+_K10: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, 1, 2, 4, 8, 1, 2, 4, 8, 0)
+_K11: Any = (73952, 37000, 19088, 34208, 24840, 69712, 67616, 17928, 40976, 21024, 34888, 66832, 69640, 35616, 24656, 34825, 70177, 17745, None, None, None, None, None, None, None, None, None)
 
 
 def _show0(x: Any) -> str:
@@ -680,20 +681,20 @@ def _r0(S: State, a: Any) -> None:
         L[0] = L0
         while L0 < 2:
             # 384:7 for each p
-            t14 = ((1 << n) - 1)
-            L1 = _TURNS[t11, t14, n, 1]
+            t15 = ((1 << n) - 1)
+            L1 = _TURNS[t11, t15, n, 1]
             L[1] = L1
             L[2] = 0
             if L[2] < len(L1):
                 L[3] = L1[L[2]]
                 # 385:9 turn(...)
                 # 267:3 choose c
-                t16 = Z[1 + L[3]]
-                if not t16:
+                t17 = Z[1 + L[3]]
+                if not t17:
                     _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
                 S.pc = 2
                 S.cp = L[3]
-                S.o = t16
+                S.o = t17
                 return
             L0 += 1
             L[0] = L0
@@ -760,8 +761,9 @@ def _r1(S: State, a: Any) -> None:
     Z[0] = o
     Z[L[3]] |= b13
     loc[a] = L[3]
-    L[4] -= 1
-    if L[4]:
+    k14 = L[4] - 1
+    L[4] = k14
+    if k14:
         if not o:
             _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 299, 5)
         S.o = o  # the same point and chance again
@@ -775,10 +777,10 @@ def _r2(S: State, a: Any) -> None:
     L4: Any = a
     L[4] = L4
     # 268:3 move to field
-    b17 = 1 << L4
+    b18 = 1 << L4
     L3: Any = L[3]
-    Z[1 + L3] ^= b17
-    Z[5] |= b17
+    Z[1 + L3] ^= b18
+    Z[5] |= b18
     loc[L4] = 5
     if C[1]:
         C[1].clear()
@@ -791,53 +793,53 @@ def _r2(S: State, a: Any) -> None:
     if _K2[L4]:
         # 540:9 name_target(...)
         # 651:7 if
-        if (_K5[L4] == 2):
-            t21 = (Z[5] & _K7[L4])
+        if _K7[L4]:
+            t22 = (Z[5] & _K8[L4])
         else:
-            t19 = 0
-            for x_i_18 in _BITS[Z[5] & _K7[L4]]:
-                if (Z[15 + x_i_18] & 130023424 != 0):
-                    t19 |= 1 << x_i_18
-            t21 = t19
-        if (t21 != 0):
+            t20 = 0
+            for x_i_19 in _BITS[Z[5] & _K8[L4]]:
+                if (Z[15 + x_i_19] & 130023424 != 0):
+                    t20 |= 1 << x_i_19
+            t22 = t20
+        if (t22 != 0):
             # 652:9 choose t
-            if (_K5[L4] == 2):
-                t26 = (Z[5] & _K7[L4])
+            if _K7[L4]:
+                t27 = (Z[5] & _K8[L4])
             else:
-                t24 = 0
-                for x_i_23 in _BITS[Z[5] & _K7[L4]]:
-                    if (Z[15 + x_i_23] & 130023424 != 0):
-                        t24 |= 1 << x_i_23
-                t26 = t24
-            if not t26:
+                t25 = 0
+                for x_i_24 in _BITS[Z[5] & _K8[L4]]:
+                    if (Z[15 + x_i_24] & 130023424 != 0):
+                        t25 |= 1 << x_i_24
+                t27 = t25
+            if not t27:
                 _raise('incomplete', _pname(L3) + ' must choose (targets) but has no option', 652, 9)
             S.pc = 3
             S.cp = L3
-            S.o = t26
+            S.o = t27
             return
         # 541:9 apply_effect(...)
         # 235:3 for each t
-        t28 = V[L4]
-        L5 = _BITS[t28]
+        t29 = V[L4]
+        L5 = _BITS[t29]
         L[5] = L5
         L[6] = 0
         while L[6] < len(L5):
             L[7] = L5[L[6]]
             # 236:5 if
-            if (_K5[L4] == 2):
+            if _K7[L4]:
                 # 237:7 if
                 if ((67108864 & ~Z[14]) == 0):
                     # 240:9 move to on
-                    t29 = 67108864
-                    t30 = 15 + L[7]
-                    for c31 in _BITS[t29]:
-                        o32 = loc[c31]
-                        Z[o32] ^= 1 << c31
-                        loc[c31] = t30
-                        for g33 in _STALE[o32]:
-                            if C[g33]:
-                                C[g33].clear()
-                    Z[t30] |= t29
+                    t30 = 67108864
+                    t31 = 15 + L[7]
+                    for c32 in _BITS[t30]:
+                        o33 = loc[c32]
+                        Z[o33] ^= 1 << c32
+                        loc[c32] = t31
+                        for g34 in _STALE[o33]:
+                            if C[g34]:
+                                C[g34].clear()
+                    Z[t31] |= t30
                     if C[1]:
                         C[1].clear()
                     if C[3]:
@@ -864,62 +866,62 @@ def _r2(S: State, a: Any) -> None:
             L[6] += 1
     # 543:7 determine(...)
     # 192:3 let who
-    t44 = C[2].get(8)
-    if t44 is None:
-        t44 = D_chip_choosers(S)
-    L5 = t44
+    t45 = C[2].get(8)
+    if t45 is None:
+        t45 = D_chip_choosers(S)
+    L5 = t45
     L[5] = L5
     # 193:3 choose each q: chip
-    per46: list[Any] = [None] * n
-    for x_q_47 in _BITS[L5]:
-        if (V[54 + x_q_47] == 0):
-            t48 = Z[10 + x_q_47]
+    per47: list[Any] = [None] * n
+    for x_q_48 in _BITS[L5]:
+        if (V[54 + x_q_48] == 0):
+            t49 = Z[10 + x_q_48]
         else:
-            t48 = (Z[10 + x_q_47] & 3932160)
-        if not t48:
-            _raise('incomplete', _pname(x_q_47) + ' must choose (shows) but has no option', 193, 3)
-        per46[x_q_47] = t48
+            t49 = (Z[10 + x_q_48] & 3932160)
+        if not t49:
+            _raise('incomplete', _pname(x_q_48) + ' must choose (shows) but has no option', 193, 3)
+        per47[x_q_48] = t49
     if L5:
         S.pc = 5
         S.cp = -2
-        S.o = per46
+        S.o = per47
         return
-    x_chip_45: tuple[Any, ...] = (None,) * n
+    x_chip_46: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t50 = 0
-    for x_q_49 in _BITS[L5]:
-        t52 = x_chip_45[x_q_49]
-        if t52 is None:
+    t51 = 0
+    for x_q_50 in _BITS[L5]:
+        t53 = x_chip_46[x_q_50]
+        if t53 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if (_K10[t52] == 1):
-            t50 |= 1 << x_q_49
-    x_vetoes_53 = t50
+        if _K3[t53]:
+            t51 |= 1 << x_q_50
+    x_vetoes_54 = t51
     # 196:3 if
-    if (x_vetoes_53 != 0):
+    if (x_vetoes_54 != 0):
         # 199:5 for each q
-        for x_q_54 in _BITS[x_vetoes_53]:
+        for x_q_55 in _BITS[x_vetoes_54]:
             # 200:7 move to on
-            t55 = x_chip_45[x_q_54]
-            if t55 is None:
+            t56 = x_chip_46[x_q_55]
+            if t56 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t56 = 15 + L4
-            b57 = 1 << t55
-            o58 = loc[t55]
-            Z[o58] ^= b57
-            Z[t56] |= b57
-            loc[t55] = t56
-            for g59 in _STALE[o58]:
-                if C[g59]:
-                    C[g59].clear()
+            t57 = 15 + L4
+            b58 = 1 << t56
+            o59 = loc[t56]
+            Z[o59] ^= b58
+            Z[t57] |= b58
+            loc[t56] = t57
+            for g60 in _STALE[o59]:
+                if C[g60]:
+                    C[g60].clear()
             if C[1]:
                 C[1].clear()
             if C[3]:
                 C[3].clear()
             # 201:7 set no_uses
-            t60 = (V[54 + x_q_54] + 1)
-            if t60 < 0 or t60 > 2:
-                _raise('range', "'no_uses' would become " + str(t60) + ', outside 0..2', 201, 7)
-            V[54 + x_q_54] = t60
+            t61 = (V[54 + x_q_55] + 1)
+            if t61 < 0 or t61 > 2:
+                _raise('range', "'no_uses' would become " + str(t61) + ', outside 0..2', 201, 7)
+            V[54 + x_q_55] = t61
             if C[2]:
                 C[2].clear()
         # 203:5 set decided_valid
@@ -938,23 +940,23 @@ def _r2(S: State, a: Any) -> None:
         L[3] = L3
         # 385:9 turn(...)
         # 267:3 choose c
-        t16 = Z[1 + L3]
-        if not t16:
+        t17 = Z[1 + L3]
+        if not t17:
             _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 2
         S.cp = L3
-        S.o = t16
+        S.o = t17
         return
     L0: Any = L[0]
     L0 += 1
     L[0] = L0
     while L0 < 2:
         # 384:7 for each p
-        t14 = ((1 << n) - 1)
-        t15 = C[0].get(0)
-        if t15 is None:
-            t15 = D_start_player(S)
-        L1 = _TURNS[t15, t14, n, 1]
+        t15 = ((1 << n) - 1)
+        t16 = C[0].get(0)
+        if t16 is None:
+            t16 = D_start_player(S)
+        L1 = _TURNS[t16, t15, n, 1]
         L[1] = L1
         L2 = 0
         L[2] = L2
@@ -963,12 +965,12 @@ def _r2(S: State, a: Any) -> None:
             L[3] = L3
             # 385:9 turn(...)
             # 267:3 choose c
-            t16 = Z[1 + L3]
-            if not t16:
+            t17 = Z[1 + L3]
+            if not t17:
                 _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
             S.pc = 2
             S.cp = L3
-            S.o = t16
+            S.o = t17
             return
         L0 += 1
         L[0] = L0
@@ -985,35 +987,35 @@ def _r2(S: State, a: Any) -> None:
 
 def _r3(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_t_22 = a
+    x_t_23 = a
     # 653:9 set target_of
-    t27 = (1 << x_t_22)
+    t28 = (1 << x_t_23)
     L4: Any = L[4]
-    V[L4] = t27
+    V[L4] = t28
     # 541:9 apply_effect(...)
     # 235:3 for each t
-    t28 = V[L4]
-    L5: Any = _BITS[t28]
+    t29 = V[L4]
+    L5: Any = _BITS[t29]
     L[5] = L5
     L6: Any = 0
     L[6] = L6
     while L6 < len(L5):
         L[7] = L5[L6]
         # 236:5 if
-        if (_K5[L4] == 2):
+        if _K7[L4]:
             # 237:7 if
             if ((67108864 & ~Z[14]) == 0):
                 # 240:9 move to on
-                t29 = 67108864
-                t30 = 15 + L[7]
-                for c31 in _BITS[t29]:
-                    o32 = loc[c31]
-                    Z[o32] ^= 1 << c31
-                    loc[c31] = t30
-                    for g33 in _STALE[o32]:
-                        if C[g33]:
-                            C[g33].clear()
-                Z[t30] |= t29
+                t30 = 67108864
+                t31 = 15 + L[7]
+                for c32 in _BITS[t30]:
+                    o33 = loc[c32]
+                    Z[o33] ^= 1 << c32
+                    loc[c32] = t31
+                    for g34 in _STALE[o33]:
+                        if C[g34]:
+                            C[g34].clear()
+                Z[t31] |= t30
                 if C[1]:
                     C[1].clear()
                 if C[3]:
@@ -1045,34 +1047,34 @@ def _r3(S: State, a: Any) -> None:
 def _r4(S: State, a: Any) -> None:
     Z, _, L, loc, C = S.k
     n = S.n
-    x_x_34 = a
+    x_x_35 = a
     # 251:9 give_back(...)
     # 625:7 if
-    if (_K8[x_x_34] == 4):
+    if _K9[x_x_35]:
         # 626:9 move to common
-        b35 = 1 << x_x_34
-        o36 = loc[x_x_34]
-        Z[o36] ^= b35
-        Z[14] |= b35
-        loc[x_x_34] = 14
-        for g37 in _STALE[o36]:
-            if C[g37]:
-                C[g37].clear()
+        b36 = 1 << x_x_35
+        o37 = loc[x_x_35]
+        Z[o37] ^= b36
+        Z[14] |= b36
+        loc[x_x_35] = 14
+        for g38 in _STALE[o37]:
+            if C[g38]:
+                C[g38].clear()
     else:
         # 628:9 move to chips
-        t38 = ((1 << n) - 1) & _K9[x_x_34]
-        k39 = t38.bit_count()
-        if k39 != 1:
-            _the_fail(k39, 130, 61)
-        t40 = 10 + (t38.bit_length() - 1)
-        b41 = 1 << x_x_34
-        o42 = loc[x_x_34]
-        Z[o42] ^= b41
-        Z[t40] |= b41
-        loc[x_x_34] = t40
-        for g43 in _STALE[o42]:
-            if C[g43]:
-                C[g43].clear()
+        t39 = ((1 << n) - 1) & _K10[x_x_35]
+        k40 = t39.bit_count()
+        if k40 != 1:
+            _the_fail(k40, 130, 61)
+        t41 = 10 + (t39.bit_length() - 1)
+        b42 = 1 << x_x_35
+        o43 = loc[x_x_35]
+        Z[o43] ^= b42
+        Z[t41] |= b42
+        loc[x_x_35] = t41
+        for g44 in _STALE[o43]:
+            if C[g44]:
+                C[g44].clear()
     # 252:9 say
     L6: Any = L[6]
     L6 += 1
@@ -1080,20 +1082,20 @@ def _r4(S: State, a: Any) -> None:
     while L6 < len(L[5]):
         L[7] = L[5][L6]
         # 236:5 if
-        if (_K5[L[4]] == 2):
+        if _K7[L[4]]:
             # 237:7 if
             if ((67108864 & ~Z[14]) == 0):
                 # 240:9 move to on
-                t29 = 67108864
-                t30 = 15 + L[7]
-                for c31 in _BITS[t29]:
-                    o32 = loc[c31]
-                    Z[o32] ^= 1 << c31
-                    loc[c31] = t30
-                    for g33 in _STALE[o32]:
-                        if C[g33]:
-                            C[g33].clear()
-                Z[t30] |= t29
+                t30 = 67108864
+                t31 = 15 + L[7]
+                for c32 in _BITS[t30]:
+                    o33 = loc[c32]
+                    Z[o33] ^= 1 << c32
+                    loc[c32] = t31
+                    for g34 in _STALE[o33]:
+                        if C[g34]:
+                            C[g34].clear()
+                Z[t31] |= t30
                 if C[1]:
                     C[1].clear()
                 if C[3]:
@@ -1125,43 +1127,43 @@ def _r4(S: State, a: Any) -> None:
 def _r5(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    x_chip_45: tuple[Any, ...] = a
+    x_chip_46: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t50 = 0
-    for x_q_49 in _BITS[L[5]]:
-        t52 = x_chip_45[x_q_49]
-        if t52 is None:
+    t51 = 0
+    for x_q_50 in _BITS[L[5]]:
+        t53 = x_chip_46[x_q_50]
+        if t53 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if (_K10[t52] == 1):
-            t50 |= 1 << x_q_49
-    x_vetoes_53 = t50
+        if _K3[t53]:
+            t51 |= 1 << x_q_50
+    x_vetoes_54 = t51
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_53 != 0):
+    if (x_vetoes_54 != 0):
         # 199:5 for each q
-        for x_q_54 in _BITS[x_vetoes_53]:
+        for x_q_55 in _BITS[x_vetoes_54]:
             # 200:7 move to on
-            t55 = x_chip_45[x_q_54]
-            if t55 is None:
+            t56 = x_chip_46[x_q_55]
+            if t56 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t56 = 15 + L4
-            b57 = 1 << t55
-            o58 = loc[t55]
-            Z[o58] ^= b57
-            Z[t56] |= b57
-            loc[t55] = t56
-            for g59 in _STALE[o58]:
-                if C[g59]:
-                    C[g59].clear()
+            t57 = 15 + L4
+            b58 = 1 << t56
+            o59 = loc[t56]
+            Z[o59] ^= b58
+            Z[t57] |= b58
+            loc[t56] = t57
+            for g60 in _STALE[o59]:
+                if C[g60]:
+                    C[g60].clear()
             if C[1]:
                 C[1].clear()
             if C[3]:
                 C[3].clear()
             # 201:7 set no_uses
-            t60 = (V[54 + x_q_54] + 1)
-            if t60 < 0 or t60 > 2:
-                _raise('range', "'no_uses' would become " + str(t60) + ', outside 0..2', 201, 7)
-            V[54 + x_q_54] = t60
+            t61 = (V[54 + x_q_55] + 1)
+            if t61 < 0 or t61 > 2:
+                _raise('range', "'no_uses' would become " + str(t61) + ', outside 0..2', 201, 7)
+            V[54 + x_q_55] = t61
             if C[2]:
                 C[2].clear()
         # 203:5 set decided_valid
@@ -1181,23 +1183,23 @@ def _r5(S: State, a: Any) -> None:
         L[3] = L3
         # 385:9 turn(...)
         # 267:3 choose c
-        t16 = Z[1 + L3]
-        if not t16:
+        t17 = Z[1 + L3]
+        if not t17:
             _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 2
         S.cp = L3
-        S.o = t16
+        S.o = t17
         return
     L0: Any = L[0]
     L0 += 1
     L[0] = L0
     while L0 < 2:
         # 384:7 for each p
-        t14 = ((1 << n) - 1)
-        t15 = C[0].get(0)
-        if t15 is None:
-            t15 = D_start_player(S)
-        L1 = _TURNS[t15, t14, n, 1]
+        t15 = ((1 << n) - 1)
+        t16 = C[0].get(0)
+        if t16 is None:
+            t16 = D_start_player(S)
+        L1 = _TURNS[t16, t15, n, 1]
         L[1] = L1
         L2 = 0
         L[2] = L2
@@ -1206,12 +1208,12 @@ def _r5(S: State, a: Any) -> None:
             L[3] = L3
             # 385:9 turn(...)
             # 267:3 choose c
-            t16 = Z[1 + L3]
-            if not t16:
+            t17 = Z[1 + L3]
+            if not t17:
                 _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
             S.pc = 2
             S.cp = L3
-            S.o = t16
+            S.o = t17
             return
         L0 += 1
         L[0] = L0
@@ -1229,10 +1231,10 @@ def _r5(S: State, a: Any) -> None:
 def _r6(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    b61 = 1 << a
-    o = Z[0] ^ b61
+    b62 = 1 << a
+    o = Z[0] ^ b62
     Z[0] = o
-    Z[5] |= b61
+    Z[5] |= b62
     loc[a] = 5
     if C[1]:
         C[1].clear()
@@ -1244,62 +1246,62 @@ def _r6(S: State, a: Any) -> None:
     # 278:3 deck_chips(...)
     # 698:7 determine(...)
     # 192:3 let who
-    t62 = C[2].get(8)
-    if t62 is None:
-        t62 = D_chip_choosers(S)
-    L1: Any = t62
+    t63 = C[2].get(8)
+    if t63 is None:
+        t63 = D_chip_choosers(S)
+    L1: Any = t63
     L[1] = L1
     # 193:3 choose each q: chip
-    per64: list[Any] = [None] * n
-    for x_q_65 in _BITS[L1]:
-        if (V[54 + x_q_65] == 0):
-            t66 = Z[10 + x_q_65]
+    per65: list[Any] = [None] * n
+    for x_q_66 in _BITS[L1]:
+        if (V[54 + x_q_66] == 0):
+            t67 = Z[10 + x_q_66]
         else:
-            t66 = (Z[10 + x_q_65] & 3932160)
-        if not t66:
-            _raise('incomplete', _pname(x_q_65) + ' must choose (shows) but has no option', 193, 3)
-        per64[x_q_65] = t66
+            t67 = (Z[10 + x_q_66] & 3932160)
+        if not t67:
+            _raise('incomplete', _pname(x_q_66) + ' must choose (shows) but has no option', 193, 3)
+        per65[x_q_66] = t67
     if L1:
         S.pc = 7
         S.cp = -2
-        S.o = per64
+        S.o = per65
         return
-    x_chip_63: tuple[Any, ...] = (None,) * n
+    x_chip_64: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t68 = 0
-    for x_q_67 in _BITS[L1]:
-        t70 = x_chip_63[x_q_67]
-        if t70 is None:
+    t69 = 0
+    for x_q_68 in _BITS[L1]:
+        t71 = x_chip_64[x_q_68]
+        if t71 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if (_K10[t70] == 1):
-            t68 |= 1 << x_q_67
-    x_vetoes_71 = t68
+        if _K3[t71]:
+            t69 |= 1 << x_q_68
+    x_vetoes_72 = t69
     # 196:3 if
-    if (x_vetoes_71 != 0):
+    if (x_vetoes_72 != 0):
         # 199:5 for each q
-        for x_q_72 in _BITS[x_vetoes_71]:
+        for x_q_73 in _BITS[x_vetoes_72]:
             # 200:7 move to on
-            t73 = x_chip_63[x_q_72]
-            if t73 is None:
+            t74 = x_chip_64[x_q_73]
+            if t74 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t74 = 15 + L0
-            b75 = 1 << t73
-            o76 = loc[t73]
-            Z[o76] ^= b75
-            Z[t74] |= b75
-            loc[t73] = t74
-            for g77 in _STALE[o76]:
-                if C[g77]:
-                    C[g77].clear()
+            t75 = 15 + L0
+            b76 = 1 << t74
+            o77 = loc[t74]
+            Z[o77] ^= b76
+            Z[t75] |= b76
+            loc[t74] = t75
+            for g78 in _STALE[o77]:
+                if C[g78]:
+                    C[g78].clear()
             if C[1]:
                 C[1].clear()
             if C[3]:
                 C[3].clear()
             # 201:7 set no_uses
-            t78 = (V[54 + x_q_72] + 1)
-            if t78 < 0 or t78 > 2:
-                _raise('range', "'no_uses' would become " + str(t78) + ', outside 0..2', 201, 7)
-            V[54 + x_q_72] = t78
+            t79 = (V[54 + x_q_73] + 1)
+            if t79 < 0 or t79 > 2:
+                _raise('range', "'no_uses' would become " + str(t79) + ', outside 0..2', 201, 7)
+            V[54 + x_q_73] = t79
             if C[2]:
                 C[2].clear()
         # 203:5 set decided_valid
@@ -1314,43 +1316,43 @@ def _r6(S: State, a: Any) -> None:
 
 def _r7(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_chip_63: tuple[Any, ...] = a
+    x_chip_64: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t68 = 0
-    for x_q_67 in _BITS[L[1]]:
-        t70 = x_chip_63[x_q_67]
-        if t70 is None:
+    t69 = 0
+    for x_q_68 in _BITS[L[1]]:
+        t71 = x_chip_64[x_q_68]
+        if t71 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if (_K10[t70] == 1):
-            t68 |= 1 << x_q_67
-    x_vetoes_71 = t68
+        if _K3[t71]:
+            t69 |= 1 << x_q_68
+    x_vetoes_72 = t69
     # 196:3 if
     L0: Any = L[0]
-    if (x_vetoes_71 != 0):
+    if (x_vetoes_72 != 0):
         # 199:5 for each q
-        for x_q_72 in _BITS[x_vetoes_71]:
+        for x_q_73 in _BITS[x_vetoes_72]:
             # 200:7 move to on
-            t73 = x_chip_63[x_q_72]
-            if t73 is None:
+            t74 = x_chip_64[x_q_73]
+            if t74 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t74 = 15 + L0
-            b75 = 1 << t73
-            o76 = loc[t73]
-            Z[o76] ^= b75
-            Z[t74] |= b75
-            loc[t73] = t74
-            for g77 in _STALE[o76]:
-                if C[g77]:
-                    C[g77].clear()
+            t75 = 15 + L0
+            b76 = 1 << t74
+            o77 = loc[t74]
+            Z[o77] ^= b76
+            Z[t75] |= b76
+            loc[t74] = t75
+            for g78 in _STALE[o77]:
+                if C[g78]:
+                    C[g78].clear()
             if C[1]:
                 C[1].clear()
             if C[3]:
                 C[3].clear()
             # 201:7 set no_uses
-            t78 = (V[54 + x_q_72] + 1)
-            if t78 < 0 or t78 > 2:
-                _raise('range', "'no_uses' would become " + str(t78) + ', outside 0..2', 201, 7)
-            V[54 + x_q_72] = t78
+            t79 = (V[54 + x_q_73] + 1)
+            if t79 < 0 or t79 > 2:
+                _raise('range', "'no_uses' would become " + str(t79) + ', outside 0..2', 201, 7)
+            V[54 + x_q_73] = t79
             if C[2]:
                 C[2].clear()
         # 203:5 set decided_valid
@@ -1366,10 +1368,10 @@ def _r7(S: State, a: Any) -> None:
 def _r8(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    b79 = 1 << a
-    o = Z[0] ^ b79
+    b80 = 1 << a
+    o = Z[0] ^ b80
     Z[0] = o
-    Z[5] |= b79
+    Z[5] |= b80
     loc[a] = 5
     if C[1]:
         C[1].clear()
@@ -1381,62 +1383,62 @@ def _r8(S: State, a: Any) -> None:
     # 278:3 deck_chips(...)
     # 698:7 determine(...)
     # 192:3 let who
-    t80 = C[2].get(8)
-    if t80 is None:
-        t80 = D_chip_choosers(S)
-    L2: Any = t80
+    t81 = C[2].get(8)
+    if t81 is None:
+        t81 = D_chip_choosers(S)
+    L2: Any = t81
     L[2] = L2
     # 193:3 choose each q: chip
-    per82: list[Any] = [None] * n
-    for x_q_83 in _BITS[L2]:
-        if (V[54 + x_q_83] == 0):
-            t84 = Z[10 + x_q_83]
+    per83: list[Any] = [None] * n
+    for x_q_84 in _BITS[L2]:
+        if (V[54 + x_q_84] == 0):
+            t85 = Z[10 + x_q_84]
         else:
-            t84 = (Z[10 + x_q_83] & 3932160)
-        if not t84:
-            _raise('incomplete', _pname(x_q_83) + ' must choose (shows) but has no option', 193, 3)
-        per82[x_q_83] = t84
+            t85 = (Z[10 + x_q_84] & 3932160)
+        if not t85:
+            _raise('incomplete', _pname(x_q_84) + ' must choose (shows) but has no option', 193, 3)
+        per83[x_q_84] = t85
     if L2:
         S.pc = 9
         S.cp = -2
-        S.o = per82
+        S.o = per83
         return
-    x_chip_81: tuple[Any, ...] = (None,) * n
+    x_chip_82: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t86 = 0
-    for x_q_85 in _BITS[L2]:
-        t88 = x_chip_81[x_q_85]
-        if t88 is None:
+    t87 = 0
+    for x_q_86 in _BITS[L2]:
+        t89 = x_chip_82[x_q_86]
+        if t89 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if (_K10[t88] == 1):
-            t86 |= 1 << x_q_85
-    x_vetoes_89 = t86
+        if _K3[t89]:
+            t87 |= 1 << x_q_86
+    x_vetoes_90 = t87
     # 196:3 if
-    if (x_vetoes_89 != 0):
+    if (x_vetoes_90 != 0):
         # 199:5 for each q
-        for x_q_90 in _BITS[x_vetoes_89]:
+        for x_q_91 in _BITS[x_vetoes_90]:
             # 200:7 move to on
-            t91 = x_chip_81[x_q_90]
-            if t91 is None:
+            t92 = x_chip_82[x_q_91]
+            if t92 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t92 = 15 + L1
-            b93 = 1 << t91
-            o94 = loc[t91]
-            Z[o94] ^= b93
-            Z[t92] |= b93
-            loc[t91] = t92
-            for g95 in _STALE[o94]:
-                if C[g95]:
-                    C[g95].clear()
+            t93 = 15 + L1
+            b94 = 1 << t92
+            o95 = loc[t92]
+            Z[o95] ^= b94
+            Z[t93] |= b94
+            loc[t92] = t93
+            for g96 in _STALE[o95]:
+                if C[g96]:
+                    C[g96].clear()
             if C[1]:
                 C[1].clear()
             if C[3]:
                 C[3].clear()
             # 201:7 set no_uses
-            t96 = (V[54 + x_q_90] + 1)
-            if t96 < 0 or t96 > 2:
-                _raise('range', "'no_uses' would become " + str(t96) + ', outside 0..2', 201, 7)
-            V[54 + x_q_90] = t96
+            t97 = (V[54 + x_q_91] + 1)
+            if t97 < 0 or t97 > 2:
+                _raise('range', "'no_uses' would become " + str(t97) + ', outside 0..2', 201, 7)
+            V[54 + x_q_91] = t97
             if C[2]:
                 C[2].clear()
         # 203:5 set decided_valid
@@ -1447,11 +1449,11 @@ def _r8(S: State, a: Any) -> None:
         V[27 + L1] = True
         # 209:5 say
     # 396:7 for each p
-    t97 = ((1 << n) - 1)
-    t98 = C[0].get(0)
-    if t98 is None:
-        t98 = D_start_player(S)
-    L1 = _TURNS[t98, t97, n, 1]
+    t98 = ((1 << n) - 1)
+    t99 = C[0].get(0)
+    if t99 is None:
+        t99 = D_start_player(S)
+    L1 = _TURNS[t99, t98, n, 1]
     L[1] = L1
     L2 = 0
     L[2] = L2
@@ -1459,12 +1461,12 @@ def _r8(S: State, a: Any) -> None:
         L[3] = L1[L2]
         # 397:9 turn(...)
         # 267:3 choose c
-        t99 = Z[1 + L[3]]
-        if not t99:
+        t100 = Z[1 + L[3]]
+        if not t100:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t99
+        S.o = t100
         return
     L[0] += 1
     if L[0] < 2:
@@ -1491,43 +1493,43 @@ def _r8(S: State, a: Any) -> None:
 def _r9(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    x_chip_81: tuple[Any, ...] = a
+    x_chip_82: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t86 = 0
-    for x_q_85 in _BITS[L[2]]:
-        t88 = x_chip_81[x_q_85]
-        if t88 is None:
+    t87 = 0
+    for x_q_86 in _BITS[L[2]]:
+        t89 = x_chip_82[x_q_86]
+        if t89 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if (_K10[t88] == 1):
-            t86 |= 1 << x_q_85
-    x_vetoes_89 = t86
+        if _K3[t89]:
+            t87 |= 1 << x_q_86
+    x_vetoes_90 = t87
     # 196:3 if
     L1: Any = L[1]
-    if (x_vetoes_89 != 0):
+    if (x_vetoes_90 != 0):
         # 199:5 for each q
-        for x_q_90 in _BITS[x_vetoes_89]:
+        for x_q_91 in _BITS[x_vetoes_90]:
             # 200:7 move to on
-            t91 = x_chip_81[x_q_90]
-            if t91 is None:
+            t92 = x_chip_82[x_q_91]
+            if t92 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t92 = 15 + L1
-            b93 = 1 << t91
-            o94 = loc[t91]
-            Z[o94] ^= b93
-            Z[t92] |= b93
-            loc[t91] = t92
-            for g95 in _STALE[o94]:
-                if C[g95]:
-                    C[g95].clear()
+            t93 = 15 + L1
+            b94 = 1 << t92
+            o95 = loc[t92]
+            Z[o95] ^= b94
+            Z[t93] |= b94
+            loc[t92] = t93
+            for g96 in _STALE[o95]:
+                if C[g96]:
+                    C[g96].clear()
             if C[1]:
                 C[1].clear()
             if C[3]:
                 C[3].clear()
             # 201:7 set no_uses
-            t96 = (V[54 + x_q_90] + 1)
-            if t96 < 0 or t96 > 2:
-                _raise('range', "'no_uses' would become " + str(t96) + ', outside 0..2', 201, 7)
-            V[54 + x_q_90] = t96
+            t97 = (V[54 + x_q_91] + 1)
+            if t97 < 0 or t97 > 2:
+                _raise('range', "'no_uses' would become " + str(t97) + ', outside 0..2', 201, 7)
+            V[54 + x_q_91] = t97
             if C[2]:
                 C[2].clear()
         # 203:5 set decided_valid
@@ -1538,23 +1540,23 @@ def _r9(S: State, a: Any) -> None:
         V[27 + L1] = True
         # 209:5 say
     # 396:7 for each p
-    t97 = ((1 << n) - 1)
-    t98 = C[0].get(0)
-    if t98 is None:
-        t98 = D_start_player(S)
-    L1 = _TURNS[t98, t97, n, 1]
+    t98 = ((1 << n) - 1)
+    t99 = C[0].get(0)
+    if t99 is None:
+        t99 = D_start_player(S)
+    L1 = _TURNS[t99, t98, n, 1]
     L[1] = L1
     L[2] = 0
     if L[2] < len(L1):
         L[3] = L1[L[2]]
         # 397:9 turn(...)
         # 267:3 choose c
-        t99 = Z[1 + L[3]]
-        if not t99:
+        t100 = Z[1 + L[3]]
+        if not t100:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t99
+        S.o = t100
         return
     L[0] += 1
     if L[0] < 2:
@@ -1584,10 +1586,10 @@ def _r10(S: State, a: Any) -> None:
     L4: Any = a
     L[4] = L4
     # 268:3 move to field
-    b100 = 1 << L4
+    b101 = 1 << L4
     L3: Any = L[3]
-    Z[1 + L3] ^= b100
-    Z[5] |= b100
+    Z[1 + L3] ^= b101
+    Z[5] |= b101
     loc[L4] = 5
     if C[1]:
         C[1].clear()
@@ -1600,53 +1602,53 @@ def _r10(S: State, a: Any) -> None:
     if _K2[L4]:
         # 540:9 name_target(...)
         # 651:7 if
-        if (_K5[L4] == 2):
-            t104 = (Z[5] & _K7[L4])
+        if _K7[L4]:
+            t105 = (Z[5] & _K8[L4])
         else:
-            t102 = 0
-            for x_i_101 in _BITS[Z[5] & _K7[L4]]:
-                if (Z[15 + x_i_101] & 130023424 != 0):
-                    t102 |= 1 << x_i_101
-            t104 = t102
-        if (t104 != 0):
+            t103 = 0
+            for x_i_102 in _BITS[Z[5] & _K8[L4]]:
+                if (Z[15 + x_i_102] & 130023424 != 0):
+                    t103 |= 1 << x_i_102
+            t105 = t103
+        if (t105 != 0):
             # 652:9 choose t
-            if (_K5[L4] == 2):
-                t109 = (Z[5] & _K7[L4])
+            if _K7[L4]:
+                t110 = (Z[5] & _K8[L4])
             else:
-                t107 = 0
-                for x_i_106 in _BITS[Z[5] & _K7[L4]]:
-                    if (Z[15 + x_i_106] & 130023424 != 0):
-                        t107 |= 1 << x_i_106
-                t109 = t107
-            if not t109:
+                t108 = 0
+                for x_i_107 in _BITS[Z[5] & _K8[L4]]:
+                    if (Z[15 + x_i_107] & 130023424 != 0):
+                        t108 |= 1 << x_i_107
+                t110 = t108
+            if not t110:
                 _raise('incomplete', _pname(L3) + ' must choose (targets) but has no option', 652, 9)
             S.pc = 11
             S.cp = L3
-            S.o = t109
+            S.o = t110
             return
         # 541:9 apply_effect(...)
         # 235:3 for each t
-        t111 = V[L4]
-        L5 = _BITS[t111]
+        t112 = V[L4]
+        L5 = _BITS[t112]
         L[5] = L5
         L[6] = 0
         while L[6] < len(L5):
             L[7] = L5[L[6]]
             # 236:5 if
-            if (_K5[L4] == 2):
+            if _K7[L4]:
                 # 237:7 if
                 if ((67108864 & ~Z[14]) == 0):
                     # 240:9 move to on
-                    t112 = 67108864
-                    t113 = 15 + L[7]
-                    for c114 in _BITS[t112]:
-                        o115 = loc[c114]
-                        Z[o115] ^= 1 << c114
-                        loc[c114] = t113
-                        for g116 in _STALE[o115]:
-                            if C[g116]:
-                                C[g116].clear()
-                    Z[t113] |= t112
+                    t113 = 67108864
+                    t114 = 15 + L[7]
+                    for c115 in _BITS[t113]:
+                        o116 = loc[c115]
+                        Z[o116] ^= 1 << c115
+                        loc[c115] = t114
+                        for g117 in _STALE[o116]:
+                            if C[g117]:
+                                C[g117].clear()
+                    Z[t114] |= t113
                     if C[1]:
                         C[1].clear()
                     if C[3]:
@@ -1673,62 +1675,62 @@ def _r10(S: State, a: Any) -> None:
             L[6] += 1
     # 543:7 determine(...)
     # 192:3 let who
-    t127 = C[2].get(8)
-    if t127 is None:
-        t127 = D_chip_choosers(S)
-    L5 = t127
+    t128 = C[2].get(8)
+    if t128 is None:
+        t128 = D_chip_choosers(S)
+    L5 = t128
     L[5] = L5
     # 193:3 choose each q: chip
-    per129: list[Any] = [None] * n
-    for x_q_130 in _BITS[L5]:
-        if (V[54 + x_q_130] == 0):
-            t131 = Z[10 + x_q_130]
+    per130: list[Any] = [None] * n
+    for x_q_131 in _BITS[L5]:
+        if (V[54 + x_q_131] == 0):
+            t132 = Z[10 + x_q_131]
         else:
-            t131 = (Z[10 + x_q_130] & 3932160)
-        if not t131:
-            _raise('incomplete', _pname(x_q_130) + ' must choose (shows) but has no option', 193, 3)
-        per129[x_q_130] = t131
+            t132 = (Z[10 + x_q_131] & 3932160)
+        if not t132:
+            _raise('incomplete', _pname(x_q_131) + ' must choose (shows) but has no option', 193, 3)
+        per130[x_q_131] = t132
     if L5:
         S.pc = 13
         S.cp = -2
-        S.o = per129
+        S.o = per130
         return
-    x_chip_128: tuple[Any, ...] = (None,) * n
+    x_chip_129: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t133 = 0
-    for x_q_132 in _BITS[L5]:
-        t135 = x_chip_128[x_q_132]
-        if t135 is None:
+    t134 = 0
+    for x_q_133 in _BITS[L5]:
+        t136 = x_chip_129[x_q_133]
+        if t136 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if (_K10[t135] == 1):
-            t133 |= 1 << x_q_132
-    x_vetoes_136 = t133
+        if _K3[t136]:
+            t134 |= 1 << x_q_133
+    x_vetoes_137 = t134
     # 196:3 if
-    if (x_vetoes_136 != 0):
+    if (x_vetoes_137 != 0):
         # 199:5 for each q
-        for x_q_137 in _BITS[x_vetoes_136]:
+        for x_q_138 in _BITS[x_vetoes_137]:
             # 200:7 move to on
-            t138 = x_chip_128[x_q_137]
-            if t138 is None:
+            t139 = x_chip_129[x_q_138]
+            if t139 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t139 = 15 + L4
-            b140 = 1 << t138
-            o141 = loc[t138]
-            Z[o141] ^= b140
-            Z[t139] |= b140
-            loc[t138] = t139
-            for g142 in _STALE[o141]:
-                if C[g142]:
-                    C[g142].clear()
+            t140 = 15 + L4
+            b141 = 1 << t139
+            o142 = loc[t139]
+            Z[o142] ^= b141
+            Z[t140] |= b141
+            loc[t139] = t140
+            for g143 in _STALE[o142]:
+                if C[g143]:
+                    C[g143].clear()
             if C[1]:
                 C[1].clear()
             if C[3]:
                 C[3].clear()
             # 201:7 set no_uses
-            t143 = (V[54 + x_q_137] + 1)
-            if t143 < 0 or t143 > 2:
-                _raise('range', "'no_uses' would become " + str(t143) + ', outside 0..2', 201, 7)
-            V[54 + x_q_137] = t143
+            t144 = (V[54 + x_q_138] + 1)
+            if t144 < 0 or t144 > 2:
+                _raise('range', "'no_uses' would become " + str(t144) + ', outside 0..2', 201, 7)
+            V[54 + x_q_138] = t144
             if C[2]:
                 C[2].clear()
         # 203:5 set decided_valid
@@ -1746,12 +1748,12 @@ def _r10(S: State, a: Any) -> None:
         L[3] = L3
         # 397:9 turn(...)
         # 267:3 choose c
-        t99 = Z[1 + L3]
-        if not t99:
+        t100 = Z[1 + L3]
+        if not t100:
             _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L3
-        S.o = t99
+        S.o = t100
         return
     L[0] += 1
     if L[0] < 2:
@@ -1777,35 +1779,35 @@ def _r10(S: State, a: Any) -> None:
 
 def _r11(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_t_105 = a
+    x_t_106 = a
     # 653:9 set target_of
-    t110 = (1 << x_t_105)
+    t111 = (1 << x_t_106)
     L4: Any = L[4]
-    V[L4] = t110
+    V[L4] = t111
     # 541:9 apply_effect(...)
     # 235:3 for each t
-    t111 = V[L4]
-    L5: Any = _BITS[t111]
+    t112 = V[L4]
+    L5: Any = _BITS[t112]
     L[5] = L5
     L6: Any = 0
     L[6] = L6
     while L6 < len(L5):
         L[7] = L5[L6]
         # 236:5 if
-        if (_K5[L4] == 2):
+        if _K7[L4]:
             # 237:7 if
             if ((67108864 & ~Z[14]) == 0):
                 # 240:9 move to on
-                t112 = 67108864
-                t113 = 15 + L[7]
-                for c114 in _BITS[t112]:
-                    o115 = loc[c114]
-                    Z[o115] ^= 1 << c114
-                    loc[c114] = t113
-                    for g116 in _STALE[o115]:
-                        if C[g116]:
-                            C[g116].clear()
-                Z[t113] |= t112
+                t113 = 67108864
+                t114 = 15 + L[7]
+                for c115 in _BITS[t113]:
+                    o116 = loc[c115]
+                    Z[o116] ^= 1 << c115
+                    loc[c115] = t114
+                    for g117 in _STALE[o116]:
+                        if C[g117]:
+                            C[g117].clear()
+                Z[t114] |= t113
                 if C[1]:
                     C[1].clear()
                 if C[3]:
@@ -1837,34 +1839,34 @@ def _r11(S: State, a: Any) -> None:
 def _r12(S: State, a: Any) -> None:
     Z, _, L, loc, C = S.k
     n = S.n
-    x_x_117 = a
+    x_x_118 = a
     # 251:9 give_back(...)
     # 625:7 if
-    if (_K8[x_x_117] == 4):
+    if _K9[x_x_118]:
         # 626:9 move to common
-        b118 = 1 << x_x_117
-        o119 = loc[x_x_117]
-        Z[o119] ^= b118
-        Z[14] |= b118
-        loc[x_x_117] = 14
-        for g120 in _STALE[o119]:
-            if C[g120]:
-                C[g120].clear()
+        b119 = 1 << x_x_118
+        o120 = loc[x_x_118]
+        Z[o120] ^= b119
+        Z[14] |= b119
+        loc[x_x_118] = 14
+        for g121 in _STALE[o120]:
+            if C[g121]:
+                C[g121].clear()
     else:
         # 628:9 move to chips
-        t121 = ((1 << n) - 1) & _K9[x_x_117]
-        k122 = t121.bit_count()
-        if k122 != 1:
-            _the_fail(k122, 130, 61)
-        t123 = 10 + (t121.bit_length() - 1)
-        b124 = 1 << x_x_117
-        o125 = loc[x_x_117]
-        Z[o125] ^= b124
-        Z[t123] |= b124
-        loc[x_x_117] = t123
-        for g126 in _STALE[o125]:
-            if C[g126]:
-                C[g126].clear()
+        t122 = ((1 << n) - 1) & _K10[x_x_118]
+        k123 = t122.bit_count()
+        if k123 != 1:
+            _the_fail(k123, 130, 61)
+        t124 = 10 + (t122.bit_length() - 1)
+        b125 = 1 << x_x_118
+        o126 = loc[x_x_118]
+        Z[o126] ^= b125
+        Z[t124] |= b125
+        loc[x_x_118] = t124
+        for g127 in _STALE[o126]:
+            if C[g127]:
+                C[g127].clear()
     # 252:9 say
     L6: Any = L[6]
     L6 += 1
@@ -1872,20 +1874,20 @@ def _r12(S: State, a: Any) -> None:
     while L6 < len(L[5]):
         L[7] = L[5][L6]
         # 236:5 if
-        if (_K5[L[4]] == 2):
+        if _K7[L[4]]:
             # 237:7 if
             if ((67108864 & ~Z[14]) == 0):
                 # 240:9 move to on
-                t112 = 67108864
-                t113 = 15 + L[7]
-                for c114 in _BITS[t112]:
-                    o115 = loc[c114]
-                    Z[o115] ^= 1 << c114
-                    loc[c114] = t113
-                    for g116 in _STALE[o115]:
-                        if C[g116]:
-                            C[g116].clear()
-                Z[t113] |= t112
+                t113 = 67108864
+                t114 = 15 + L[7]
+                for c115 in _BITS[t113]:
+                    o116 = loc[c115]
+                    Z[o116] ^= 1 << c115
+                    loc[c115] = t114
+                    for g117 in _STALE[o116]:
+                        if C[g117]:
+                            C[g117].clear()
+                Z[t114] |= t113
                 if C[1]:
                     C[1].clear()
                 if C[3]:
@@ -1916,43 +1918,43 @@ def _r12(S: State, a: Any) -> None:
 
 def _r13(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_chip_128: tuple[Any, ...] = a
+    x_chip_129: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t133 = 0
-    for x_q_132 in _BITS[L[5]]:
-        t135 = x_chip_128[x_q_132]
-        if t135 is None:
+    t134 = 0
+    for x_q_133 in _BITS[L[5]]:
+        t136 = x_chip_129[x_q_133]
+        if t136 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if (_K10[t135] == 1):
-            t133 |= 1 << x_q_132
-    x_vetoes_136 = t133
+        if _K3[t136]:
+            t134 |= 1 << x_q_133
+    x_vetoes_137 = t134
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_136 != 0):
+    if (x_vetoes_137 != 0):
         # 199:5 for each q
-        for x_q_137 in _BITS[x_vetoes_136]:
+        for x_q_138 in _BITS[x_vetoes_137]:
             # 200:7 move to on
-            t138 = x_chip_128[x_q_137]
-            if t138 is None:
+            t139 = x_chip_129[x_q_138]
+            if t139 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t139 = 15 + L4
-            b140 = 1 << t138
-            o141 = loc[t138]
-            Z[o141] ^= b140
-            Z[t139] |= b140
-            loc[t138] = t139
-            for g142 in _STALE[o141]:
-                if C[g142]:
-                    C[g142].clear()
+            t140 = 15 + L4
+            b141 = 1 << t139
+            o142 = loc[t139]
+            Z[o142] ^= b141
+            Z[t140] |= b141
+            loc[t139] = t140
+            for g143 in _STALE[o142]:
+                if C[g143]:
+                    C[g143].clear()
             if C[1]:
                 C[1].clear()
             if C[3]:
                 C[3].clear()
             # 201:7 set no_uses
-            t143 = (V[54 + x_q_137] + 1)
-            if t143 < 0 or t143 > 2:
-                _raise('range', "'no_uses' would become " + str(t143) + ', outside 0..2', 201, 7)
-            V[54 + x_q_137] = t143
+            t144 = (V[54 + x_q_138] + 1)
+            if t144 < 0 or t144 > 2:
+                _raise('range', "'no_uses' would become " + str(t144) + ', outside 0..2', 201, 7)
+            V[54 + x_q_138] = t144
             if C[2]:
                 C[2].clear()
         # 203:5 set decided_valid
@@ -1969,12 +1971,12 @@ def _r13(S: State, a: Any) -> None:
         L[3] = L[1][L2]
         # 397:9 turn(...)
         # 267:3 choose c
-        t99 = Z[1 + L[3]]
-        if not t99:
+        t100 = Z[1 + L[3]]
+        if not t100:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t99
+        S.o = t100
         return
     L[0] += 1
     if L[0] < 2:
@@ -2001,10 +2003,10 @@ def _r13(S: State, a: Any) -> None:
 def _r14(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    b144 = 1 << a
-    o = Z[0] ^ b144
+    b145 = 1 << a
+    o = Z[0] ^ b145
     Z[0] = o
-    Z[5] |= b144
+    Z[5] |= b145
     loc[a] = 5
     if C[1]:
         C[1].clear()
@@ -2016,62 +2018,62 @@ def _r14(S: State, a: Any) -> None:
     # 278:3 deck_chips(...)
     # 698:7 determine(...)
     # 192:3 let who
-    t145 = C[2].get(8)
-    if t145 is None:
-        t145 = D_chip_choosers(S)
-    L1: Any = t145
+    t146 = C[2].get(8)
+    if t146 is None:
+        t146 = D_chip_choosers(S)
+    L1: Any = t146
     L[1] = L1
     # 193:3 choose each q: chip
-    per147: list[Any] = [None] * n
-    for x_q_148 in _BITS[L1]:
-        if (V[54 + x_q_148] == 0):
-            t149 = Z[10 + x_q_148]
+    per148: list[Any] = [None] * n
+    for x_q_149 in _BITS[L1]:
+        if (V[54 + x_q_149] == 0):
+            t150 = Z[10 + x_q_149]
         else:
-            t149 = (Z[10 + x_q_148] & 3932160)
-        if not t149:
-            _raise('incomplete', _pname(x_q_148) + ' must choose (shows) but has no option', 193, 3)
-        per147[x_q_148] = t149
+            t150 = (Z[10 + x_q_149] & 3932160)
+        if not t150:
+            _raise('incomplete', _pname(x_q_149) + ' must choose (shows) but has no option', 193, 3)
+        per148[x_q_149] = t150
     if L1:
         S.pc = 15
         S.cp = -2
-        S.o = per147
+        S.o = per148
         return
-    x_chip_146: tuple[Any, ...] = (None,) * n
+    x_chip_147: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t151 = 0
-    for x_q_150 in _BITS[L1]:
-        t153 = x_chip_146[x_q_150]
-        if t153 is None:
+    t152 = 0
+    for x_q_151 in _BITS[L1]:
+        t154 = x_chip_147[x_q_151]
+        if t154 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if (_K10[t153] == 1):
-            t151 |= 1 << x_q_150
-    x_vetoes_154 = t151
+        if _K3[t154]:
+            t152 |= 1 << x_q_151
+    x_vetoes_155 = t152
     # 196:3 if
-    if (x_vetoes_154 != 0):
+    if (x_vetoes_155 != 0):
         # 199:5 for each q
-        for x_q_155 in _BITS[x_vetoes_154]:
+        for x_q_156 in _BITS[x_vetoes_155]:
             # 200:7 move to on
-            t156 = x_chip_146[x_q_155]
-            if t156 is None:
+            t157 = x_chip_147[x_q_156]
+            if t157 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t157 = 15 + L0
-            b158 = 1 << t156
-            o159 = loc[t156]
-            Z[o159] ^= b158
-            Z[t157] |= b158
-            loc[t156] = t157
-            for g160 in _STALE[o159]:
-                if C[g160]:
-                    C[g160].clear()
+            t158 = 15 + L0
+            b159 = 1 << t157
+            o160 = loc[t157]
+            Z[o160] ^= b159
+            Z[t158] |= b159
+            loc[t157] = t158
+            for g161 in _STALE[o160]:
+                if C[g161]:
+                    C[g161].clear()
             if C[1]:
                 C[1].clear()
             if C[3]:
                 C[3].clear()
             # 201:7 set no_uses
-            t161 = (V[54 + x_q_155] + 1)
-            if t161 < 0 or t161 > 2:
-                _raise('range', "'no_uses' would become " + str(t161) + ', outside 0..2', 201, 7)
-            V[54 + x_q_155] = t161
+            t162 = (V[54 + x_q_156] + 1)
+            if t162 < 0 or t162 > 2:
+                _raise('range', "'no_uses' would become " + str(t162) + ', outside 0..2', 201, 7)
+            V[54 + x_q_156] = t162
             if C[2]:
                 C[2].clear()
         # 203:5 set decided_valid
@@ -2086,43 +2088,43 @@ def _r14(S: State, a: Any) -> None:
 
 def _r15(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_chip_146: tuple[Any, ...] = a
+    x_chip_147: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t151 = 0
-    for x_q_150 in _BITS[L[1]]:
-        t153 = x_chip_146[x_q_150]
-        if t153 is None:
+    t152 = 0
+    for x_q_151 in _BITS[L[1]]:
+        t154 = x_chip_147[x_q_151]
+        if t154 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if (_K10[t153] == 1):
-            t151 |= 1 << x_q_150
-    x_vetoes_154 = t151
+        if _K3[t154]:
+            t152 |= 1 << x_q_151
+    x_vetoes_155 = t152
     # 196:3 if
     L0: Any = L[0]
-    if (x_vetoes_154 != 0):
+    if (x_vetoes_155 != 0):
         # 199:5 for each q
-        for x_q_155 in _BITS[x_vetoes_154]:
+        for x_q_156 in _BITS[x_vetoes_155]:
             # 200:7 move to on
-            t156 = x_chip_146[x_q_155]
-            if t156 is None:
+            t157 = x_chip_147[x_q_156]
+            if t157 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t157 = 15 + L0
-            b158 = 1 << t156
-            o159 = loc[t156]
-            Z[o159] ^= b158
-            Z[t157] |= b158
-            loc[t156] = t157
-            for g160 in _STALE[o159]:
-                if C[g160]:
-                    C[g160].clear()
+            t158 = 15 + L0
+            b159 = 1 << t157
+            o160 = loc[t157]
+            Z[o160] ^= b159
+            Z[t158] |= b159
+            loc[t157] = t158
+            for g161 in _STALE[o160]:
+                if C[g161]:
+                    C[g161].clear()
             if C[1]:
                 C[1].clear()
             if C[3]:
                 C[3].clear()
             # 201:7 set no_uses
-            t161 = (V[54 + x_q_155] + 1)
-            if t161 < 0 or t161 > 2:
-                _raise('range', "'no_uses' would become " + str(t161) + ', outside 0..2', 201, 7)
-            V[54 + x_q_155] = t161
+            t162 = (V[54 + x_q_156] + 1)
+            if t162 < 0 or t162 > 2:
+                _raise('range', "'no_uses' would become " + str(t162) + ', outside 0..2', 201, 7)
+            V[54 + x_q_156] = t162
             if C[2]:
                 C[2].clear()
         # 203:5 set decided_valid
@@ -2144,22 +2146,22 @@ def _k1(S: State) -> None:
         L[0] = 0
         while L[0] < 2:
             # 384:7 for each p
-            t14 = ((1 << n) - 1)
-            t15 = C[0].get(0)
-            if t15 is None:
-                t15 = D_start_player(S)
-            L[1] = _TURNS[t15, t14, n, 1]
+            t15 = ((1 << n) - 1)
+            t16 = C[0].get(0)
+            if t16 is None:
+                t16 = D_start_player(S)
+            L[1] = _TURNS[t16, t15, n, 1]
             L[2] = 0
             if L[2] < len(L[1]):
                 L[3] = L[1][L[2]]
                 # 385:9 turn(...)
                 # 267:3 choose c
-                t16 = Z[1 + L[3]]
-                if not t16:
+                t17 = Z[1 + L[3]]
+                if not t17:
                     _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
                 S.pc = 2
                 S.cp = L[3]
-                S.o = t16
+                S.o = t17
                 return
             L[0] += 1
         # 388:5 deck_informant(...)
@@ -2200,63 +2202,63 @@ def _k2(S: State) -> None:
     n = S.n
     # 543:7 determine(...)
     # 192:3 let who
-    t44 = C[2].get(8)
-    if t44 is None:
-        t44 = D_chip_choosers(S)
-    L5: Any = t44
+    t45 = C[2].get(8)
+    if t45 is None:
+        t45 = D_chip_choosers(S)
+    L5: Any = t45
     L[5] = L5
     # 193:3 choose each q: chip
-    per46: list[Any] = [None] * n
-    for x_q_47 in _BITS[L5]:
-        if (V[54 + x_q_47] == 0):
-            t48 = Z[10 + x_q_47]
+    per47: list[Any] = [None] * n
+    for x_q_48 in _BITS[L5]:
+        if (V[54 + x_q_48] == 0):
+            t49 = Z[10 + x_q_48]
         else:
-            t48 = (Z[10 + x_q_47] & 3932160)
-        if not t48:
-            _raise('incomplete', _pname(x_q_47) + ' must choose (shows) but has no option', 193, 3)
-        per46[x_q_47] = t48
+            t49 = (Z[10 + x_q_48] & 3932160)
+        if not t49:
+            _raise('incomplete', _pname(x_q_48) + ' must choose (shows) but has no option', 193, 3)
+        per47[x_q_48] = t49
     if L5:
         S.pc = 5
         S.cp = -2
-        S.o = per46
+        S.o = per47
         return
-    x_chip_45: tuple[Any, ...] = (None,) * n
+    x_chip_46: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t50 = 0
-    for x_q_49 in _BITS[L5]:
-        t52 = x_chip_45[x_q_49]
-        if t52 is None:
+    t51 = 0
+    for x_q_50 in _BITS[L5]:
+        t53 = x_chip_46[x_q_50]
+        if t53 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if (_K10[t52] == 1):
-            t50 |= 1 << x_q_49
-    x_vetoes_53 = t50
+        if _K3[t53]:
+            t51 |= 1 << x_q_50
+    x_vetoes_54 = t51
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_53 != 0):
+    if (x_vetoes_54 != 0):
         # 199:5 for each q
-        for x_q_54 in _BITS[x_vetoes_53]:
+        for x_q_55 in _BITS[x_vetoes_54]:
             # 200:7 move to on
-            t55 = x_chip_45[x_q_54]
-            if t55 is None:
+            t56 = x_chip_46[x_q_55]
+            if t56 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t56 = 15 + L4
-            b57 = 1 << t55
-            o58 = loc[t55]
-            Z[o58] ^= b57
-            Z[t56] |= b57
-            loc[t55] = t56
-            for g59 in _STALE[o58]:
-                if C[g59]:
-                    C[g59].clear()
+            t57 = 15 + L4
+            b58 = 1 << t56
+            o59 = loc[t56]
+            Z[o59] ^= b58
+            Z[t57] |= b58
+            loc[t56] = t57
+            for g60 in _STALE[o59]:
+                if C[g60]:
+                    C[g60].clear()
             if C[1]:
                 C[1].clear()
             if C[3]:
                 C[3].clear()
             # 201:7 set no_uses
-            t60 = (V[54 + x_q_54] + 1)
-            if t60 < 0 or t60 > 2:
-                _raise('range', "'no_uses' would become " + str(t60) + ', outside 0..2', 201, 7)
-            V[54 + x_q_54] = t60
+            t61 = (V[54 + x_q_55] + 1)
+            if t61 < 0 or t61 > 2:
+                _raise('range', "'no_uses' would become " + str(t61) + ', outside 0..2', 201, 7)
+            V[54 + x_q_55] = t61
             if C[2]:
                 C[2].clear()
         # 203:5 set decided_valid
@@ -2276,23 +2278,23 @@ def _k2(S: State) -> None:
         L[3] = L3
         # 385:9 turn(...)
         # 267:3 choose c
-        t16 = Z[1 + L3]
-        if not t16:
+        t17 = Z[1 + L3]
+        if not t17:
             _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 2
         S.cp = L3
-        S.o = t16
+        S.o = t17
         return
     L0: Any = L[0]
     L0 += 1
     L[0] = L0
     while L0 < 2:
         # 384:7 for each p
-        t14 = ((1 << n) - 1)
-        t15 = C[0].get(0)
-        if t15 is None:
-            t15 = D_start_player(S)
-        L1 = _TURNS[t15, t14, n, 1]
+        t15 = ((1 << n) - 1)
+        t16 = C[0].get(0)
+        if t16 is None:
+            t16 = D_start_player(S)
+        L1 = _TURNS[t16, t15, n, 1]
         L[1] = L1
         L2 = 0
         L[2] = L2
@@ -2301,12 +2303,12 @@ def _k2(S: State) -> None:
             L[3] = L3
             # 385:9 turn(...)
             # 267:3 choose c
-            t16 = Z[1 + L3]
-            if not t16:
+            t17 = Z[1 + L3]
+            if not t17:
                 _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
             S.pc = 2
             S.cp = L3
-            S.o = t16
+            S.o = t17
             return
         L0 += 1
         L[0] = L0
@@ -2327,69 +2329,69 @@ def _k3(S: State) -> None:
     # 402:3 decide(...)
     # 368:3 say
     # 369:3 for each p
-    t162 = ((1 << n) - 1)
-    t163 = C[0].get(0)
-    if t163 is None:
-        t163 = D_start_player(S)
-    for x_p_164 in _TURNS[t163, t162, n, 1]:
+    t163 = ((1 << n) - 1)
+    t164 = C[0].get(0)
+    if t164 is None:
+        t164 = D_start_player(S)
+    for x_p_165 in _TURNS[t164, t163, n, 1]:
         # 370:5 present(...)
         # 315:3 let meeting
-        t166 = 0
-        t168 = C[1].get(6)
-        if t168 is None:
-            t168 = D_requirement(S)
-        for x_c_165 in _BITS[Z[1 + x_p_164]]:
-            if (t168 & _K4[x_c_165] == 0):
-                t166 |= 1 << x_c_165
-        x_meeting_169 = t166
+        t167 = 0
+        t169 = C[1].get(6)
+        if t169 is None:
+            t169 = D_requirement(S)
+        for x_c_166 in _BITS[Z[1 + x_p_165]]:
+            if (t169 & _K11[x_c_166] == 0):
+                t167 |= 1 << x_c_166
+        x_meeting_170 = t167
         # 316:3 if
-        if (x_meeting_169 != 0):
+        if (x_meeting_170 != 0):
             # 317:5 move to presented
-            t171: int = 0
-            k172 = 0
-            t176 = C[1].get(3)
-            if t176 is None:
-                t176 = D_inverted(S)
-            for x_c_170 in _BITS[x_meeting_169]:
-                t174 = True
-                for x_d_173 in _BITS[x_meeting_169]:
-                    if not ((x_d_173 == x_c_170) or ((_K5[x_c_170] > _K5[x_d_173]) if t176 else (_K5[x_c_170] < _K5[x_d_173]))):
-                        t174 = False
+            t172: int = 0
+            k173 = 0
+            t177 = C[1].get(3)
+            if t177 is None:
+                t177 = D_inverted(S)
+            for x_c_171 in _BITS[x_meeting_170]:
+                t175 = True
+                for x_d_174 in _BITS[x_meeting_170]:
+                    if not ((x_d_174 == x_c_171) or ((_K5[x_c_171] > _K5[x_d_174]) if t177 else (_K5[x_c_171] < _K5[x_d_174]))):
+                        t175 = False
                         break
-                if t174:
-                    t171 = x_c_170
-                    k172 += 1
-            if k172 != 1:
-                _the_fail(k172, 309, 5)
-            t177 = 6 + x_p_164
-            b178 = 1 << t171
-            o179 = loc[t171]
-            Z[o179] ^= b178
-            Z[t177] |= b178
-            loc[t171] = t177
-            for g180 in _STALE[o179]:
-                if C[g180]:
-                    C[g180].clear()
+                if t175:
+                    t172 = x_c_171
+                    k173 += 1
+            if k173 != 1:
+                _the_fail(k173, 309, 5)
+            t178 = 6 + x_p_165
+            b179 = 1 << t172
+            o180 = loc[t172]
+            Z[o180] ^= b179
+            Z[t178] |= b179
+            loc[t172] = t178
+            for g181 in _STALE[o180]:
+                if C[g181]:
+                    C[g181].clear()
             if C[3]:
                 C[3].clear()
         else:
             # 321:5 move to presented
-            t181 = Z[1 + x_p_164]
-            t182 = 6 + x_p_164
-            t183 = 1 + x_p_164
-            Z[t183] ^= t181
-            for c184 in _BITS[t181]:
-                loc[c184] = t182
-            Z[t182] |= t181
+            t182 = Z[1 + x_p_165]
+            t183 = 6 + x_p_165
+            t184 = 1 + x_p_165
+            Z[t184] ^= t182
+            for c185 in _BITS[t182]:
+                loc[c185] = t183
+            Z[t183] |= t182
             if C[3]:
                 C[3].clear()
         # 323:3 say
     # 372:3 end
-    t185 = C[3].get(24)
-    if t185 is None:
-        t185 = D_winner(S, (372, 16))
-    t186 = (1 << t185)
-    S.w = t186
+    t186 = C[3].get(24)
+    if t186 is None:
+        t186 = D_winner(S, (372, 16))
+    t187 = (1 << t186)
+    S.w = t187
     S.pc = -1
     S.cp = -4
     S.o = None
@@ -2401,63 +2403,63 @@ def _k4(S: State) -> None:
     n = S.n
     # 543:7 determine(...)
     # 192:3 let who
-    t127 = C[2].get(8)
-    if t127 is None:
-        t127 = D_chip_choosers(S)
-    L5: Any = t127
+    t128 = C[2].get(8)
+    if t128 is None:
+        t128 = D_chip_choosers(S)
+    L5: Any = t128
     L[5] = L5
     # 193:3 choose each q: chip
-    per129: list[Any] = [None] * n
-    for x_q_130 in _BITS[L5]:
-        if (V[54 + x_q_130] == 0):
-            t131 = Z[10 + x_q_130]
+    per130: list[Any] = [None] * n
+    for x_q_131 in _BITS[L5]:
+        if (V[54 + x_q_131] == 0):
+            t132 = Z[10 + x_q_131]
         else:
-            t131 = (Z[10 + x_q_130] & 3932160)
-        if not t131:
-            _raise('incomplete', _pname(x_q_130) + ' must choose (shows) but has no option', 193, 3)
-        per129[x_q_130] = t131
+            t132 = (Z[10 + x_q_131] & 3932160)
+        if not t132:
+            _raise('incomplete', _pname(x_q_131) + ' must choose (shows) but has no option', 193, 3)
+        per130[x_q_131] = t132
     if L5:
         S.pc = 13
         S.cp = -2
-        S.o = per129
+        S.o = per130
         return
-    x_chip_128: tuple[Any, ...] = (None,) * n
+    x_chip_129: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t133 = 0
-    for x_q_132 in _BITS[L5]:
-        t135 = x_chip_128[x_q_132]
-        if t135 is None:
+    t134 = 0
+    for x_q_133 in _BITS[L5]:
+        t136 = x_chip_129[x_q_133]
+        if t136 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if (_K10[t135] == 1):
-            t133 |= 1 << x_q_132
-    x_vetoes_136 = t133
+        if _K3[t136]:
+            t134 |= 1 << x_q_133
+    x_vetoes_137 = t134
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_136 != 0):
+    if (x_vetoes_137 != 0):
         # 199:5 for each q
-        for x_q_137 in _BITS[x_vetoes_136]:
+        for x_q_138 in _BITS[x_vetoes_137]:
             # 200:7 move to on
-            t138 = x_chip_128[x_q_137]
-            if t138 is None:
+            t139 = x_chip_129[x_q_138]
+            if t139 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t139 = 15 + L4
-            b140 = 1 << t138
-            o141 = loc[t138]
-            Z[o141] ^= b140
-            Z[t139] |= b140
-            loc[t138] = t139
-            for g142 in _STALE[o141]:
-                if C[g142]:
-                    C[g142].clear()
+            t140 = 15 + L4
+            b141 = 1 << t139
+            o142 = loc[t139]
+            Z[o142] ^= b141
+            Z[t140] |= b141
+            loc[t139] = t140
+            for g143 in _STALE[o142]:
+                if C[g143]:
+                    C[g143].clear()
             if C[1]:
                 C[1].clear()
             if C[3]:
                 C[3].clear()
             # 201:7 set no_uses
-            t143 = (V[54 + x_q_137] + 1)
-            if t143 < 0 or t143 > 2:
-                _raise('range', "'no_uses' would become " + str(t143) + ', outside 0..2', 201, 7)
-            V[54 + x_q_137] = t143
+            t144 = (V[54 + x_q_138] + 1)
+            if t144 < 0 or t144 > 2:
+                _raise('range', "'no_uses' would become " + str(t144) + ', outside 0..2', 201, 7)
+            V[54 + x_q_138] = t144
             if C[2]:
                 C[2].clear()
         # 203:5 set decided_valid
@@ -2474,12 +2476,12 @@ def _k4(S: State) -> None:
         L[3] = L[1][L2]
         # 397:9 turn(...)
         # 267:3 choose c
-        t99 = Z[1 + L[3]]
-        if not t99:
+        t100 = Z[1 + L[3]]
+        if not t100:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t99
+        S.o = t100
         return
     L[0] += 1
     if L[0] < 2:
@@ -2672,7 +2674,7 @@ class State:
         if cp == CHANCE:
             # chance outcomes rarely repeat a set: the members are read from the bytes
             o = self.o
-            return [*_BYTES0[o & 255], *_BYTES1[o >> 8 & 255], *_BYTES2[o >> 16 & 255], *_BYTES3[o >> 24]] if o >> 24 else [*_BYTES0[o & 255], *_BYTES1[o >> 8 & 255], *_BYTES2[o >> 16]]
+            return [*_BYTES0[o & 255], *_BYTES1[o >> 8 & 255], *_BYTES2[o >> 16]]
         if cp == SIMULTANEOUS:
             if player is None:
                 raise ValueError("at a simultaneous node, ask legal_actions(player)")
@@ -2719,8 +2721,9 @@ class State:
                 Z[0] = o
                 Z[L[3]] |= b13
                 loc[action] = L[3]
-                L[4] -= 1
-                if L[4]:
+                k14 = L[4] - 1
+                L[4] = k14
+                if k14:
                     if not o:
                         _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 299, 5)
                     self.o = o  # the same point and chance again
@@ -2826,7 +2829,8 @@ class State:
         c.o = self.o  # never changed in place
         c.w = self.w
         c.h = self.h[:]
-        c.C = [d.copy() for d in self.C]  # remembered values of the same state stay right
+        C = self.C
+        c.C = [C[0].copy(), C[1].copy(), C[2].copy(), C[3].copy()]  # remembered values of the same state stay right
         c.k = (c.z, c.v, c.L, c.loc, c.C)
         return c
 
