@@ -190,7 +190,14 @@ class Hoist:
     lines: list[str]
     at: int
     ind: int
+    scope: Scope  # the locals there
     names: dict[str, str] = field(default_factory=dict)
+
+    def scope_get(self, name: str) -> Loc | None:
+        try:
+            return self.scope.get(name)
+        except GenerationError:
+            return None
 
 
 class Fn:
@@ -284,7 +291,7 @@ class Compiler:
         self.point_counts: dict[int, int] = {}
         self.resumes: dict[int, tuple[list[str], BlockRec, int]] = {}  # point -> code after it, where
         self.loop_draws: set[int] = set()  # points of draws of more than one component
-        self.chance_zones: set[str] = set()  # the zones drawn from
+        self.chance_zones: dict[int, str] = {}  # the zone each chance point draws from
         self.fast: list[str] = []  # apply_action's own code for those draws
         self.cont_names: dict[Cont, str] = {}  # continuations written as functions
         self.cont_memo: dict[Cont, list[str]] = {}
@@ -469,30 +476,51 @@ class Compiler:
             return (hi + 1, list(range(lo, hi + 1))) if 0 <= lo <= hi < 1024 else None
         return self.domain(loc.type)
 
-    def elem_bounds(self, e: ir.Expr) -> tuple[int, int] | None:
+    def elem_bounds(self, e: ir.Expr, env: dict[str, ir.Expr] | None = None) -> tuple[int, int] | None:
         """(lo, hi) when every member of the set of numbers ``e`` lies in lo..hi: a constant set
-        or range, a part of one, or a definition whose value is one."""
+        or range, a part of one, a local known to be one, or a definition whose value is one.
+        ``env`` maps the formals of the definition being looked into to its arguments."""
         fixed = const_numbers(e)
         if fixed is not None:
             return (min(fixed), max(fixed)) if fixed else None
+        if isinstance(e, ir.Local):
+            if env is not None:
+                arg = env.get(e.name)
+                return self.elem_bounds(arg) if arg is not None else None
+            try:
+                return self.scope.get(e.name).bounds if isinstance(e.type, TSet) else None
+            except GenerationError:
+                return None
         if isinstance(e, ir.Agg) and e.op == "set" and isinstance(e.elem, ir.Local) and e.elem.name == e.var:
-            return self.elem_bounds(e.coll)
+            return self.elem_bounds(e.coll, env)
         if isinstance(e, ir.BinOp) and e.op == "diff":
-            return self.elem_bounds(e.left)
-        if isinstance(e, ir.BinOp) and e.op == "union":
-            a, b = self.elem_bounds(e.left), self.elem_bounds(e.right)
+            return self.elem_bounds(e.left, env)
+        if isinstance(e, (ir.BinOp, ir.Cond)) and (e.op == "union" if isinstance(e, ir.BinOp) else True):
+            a = self.elem_bounds(e.left if isinstance(e, ir.BinOp) else e.then, env)
+            b = self.elem_bounds(e.right if isinstance(e, ir.BinOp) else e.else_, env)
             return (min(a[0], b[0]), max(a[1], b[1])) if a is not None and b is not None else None
-        if isinstance(e, ir.Cond):
-            a, b = self.elem_bounds(e.then), self.elem_bounds(e.else_)
-            return (min(a[0], b[0]), max(a[1], b[1])) if a is not None and b is not None else None
-        if isinstance(e, ir.CallDef) and e.name in self.bodies and not self.program.defs[e.name].formals:
+        if isinstance(e, ir.CallDef) and e.name in self.bodies:
             body = self.bodies[e.name]
             if body is not None and id(body) not in self._bounding:
+                d = self.program.defs[e.name]
                 self._bounding.add(id(body))
                 try:
-                    return self.elem_bounds(body)
+                    # (arguments are looked at in the caller's own terms)
+                    inner = {name: (arg if env is None or not isinstance(arg, ir.Local) or arg.name not in env else env[arg.name])
+                             for (name, _), arg in zip(d.formals, e.args)}
+                    return self.elem_bounds(body, inner if d.formals else {})
                 finally:
                     self._bounding.discard(id(body))
+        return None
+
+    def value_bounds(self, e: ir.Expr) -> tuple[int, int] | None:
+        """(lo, hi) when the number ``e`` lies in lo..hi for certain."""
+        if isinstance(e, ir.Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
+            return e.value, e.value
+        if isinstance(e, ir.Local) and isinstance(e.type, TInt):
+            return self.scope.get(e.name).bounds
+        if isinstance(e, ir.Agg) and e.op in ("the", "max", "min") and isinstance(e.elem, ir.Local) and e.elem.name == e.var:
+            return self.elem_bounds(e.coll)
         return None
 
     def def_table(self, name: str) -> str | None:
@@ -718,24 +746,22 @@ class Compiler:
             # a value of the arguments alone, computed when the engine was generated
             return table + "".join(f"[{a}]" for a in args), rep_of(d.ret)
         if d.name in self.inlined:
-            # the arguments are computed first, as for a call; then the body, seeing only them
             body = self.bodies[d.name]
             assert body is not None
-            scope = Scope()
-            for (name, t), code, arg in zip(d.formals, args, e.args):
-                bounds = None
-                if isinstance(arg, ir.Local):
-                    bounds = self.scope.get(arg.name).bounds
-                elif isinstance(arg, ir.Const) and isinstance(arg.value, int) and not isinstance(arg.value, bool):
-                    bounds = (arg.value, arg.value)
-                scope.names[name] = Loc(self.materialize(code), t, rep_of(t), bounds=bounds)
-            saved_scope, saved_subst = self.scope, self.subst
-            self.scope, self.subst = scope, {}
-            try:
+            with self.inline_scope(e, args):
                 return self.ex(body, rep_of(d.ret)), rep_of(d.ret)
-            finally:
-                self.scope, self.subst = saved_scope, saved_subst
         memo = self.memos.get(d.name)
+        if memo is not None and all(isinstance(t, TInt) for _, t in d.formals):
+            # numbers known to lie in small ranges: the values for those ranges, computed now
+            ranges = [self.value_bounds(a) for a in e.args]
+            if all(r is not None for r in ranges):
+                m = self.machine()
+                axes: list[Type | tuple[int, list[object]] | None] = [
+                    (r[1] + 1, list(range(r[0], r[1] + 1))) if r is not None and 0 <= r[0] <= r[1] < 1024 else None for r in ranges]
+                table = self.table(("call", d.name, tuple(ranges)), axes,
+                                   lambda vals: self.value_literal(m.call(d.name, list(vals), e.span), d.ret))
+                if table is not None:
+                    return table + "".join(f"[{a}]" for a in args), rep_of(d.ret)
         if memo is not None:
             args = [self.materialize(a) for a in args]
             key = args[0] if len(args) == 1 else f"({', '.join(args)},)"
@@ -775,6 +801,80 @@ class Compiler:
             self.emit(f"    {got} = {call}")
             return got, rep_of(d.ret)
         return call, rep_of(d.ret)
+
+    @contextmanager
+    def inline_scope(self, e: ir.CallDef, args: list[str]) -> Iterator[None]:
+        """The scope of an inlined definition: the arguments are computed first, as for a call;
+        then the body sees only them."""
+        d = self.program.defs[e.name]
+        scope = Scope()
+        for (name, t), code, arg in zip(d.formals, args, e.args):
+            bounds = self.elem_bounds(arg) if isinstance(t, TSet) else self.value_bounds(arg)
+            scope.names[name] = Loc(self.materialize(code), t, rep_of(t), bounds=bounds)
+        saved_scope, saved_subst = self.scope, self.subst
+        self.scope, self.subst = scope, {}
+        try:
+            yield
+        finally:
+            self.scope, self.subst = saved_scope, saved_subst
+
+    def nonempty(self, e: ir.Expr) -> str | None:
+        """Whether the set ``{x for x in S if F}`` has a member, as ``any``: the tests stop at the
+        first member that passes (when no test can fail, skipping the others changes nothing)."""
+        if isinstance(e, ir.CallDef) and e.name in self.inlined:
+            body = self.bodies[e.name]
+            if not (isinstance(body, ir.Agg) and self.nonempty_form(body)):
+                return None
+            d = self.program.defs[e.name]
+            args = [bare(a) for a in self.ex_seq([(a, rep_of(t)) for a, (_, t) in zip(e.args, d.formals)])]
+            with self.inline_scope(e, args):
+                return self.nonempty(body)
+        if isinstance(e, ir.Agg) and self.nonempty_form(e):
+            assert e.filt is not None
+            return self.ex(ir.Agg(e.filt.type, e.span, "any", e.var, e.coll, ir.Const(e.filt.type, e.span, True), e.filt))
+        return None
+
+    def nonempty_form(self, e: ir.Agg) -> bool:
+        return (e.op == "set" and isinstance(e.elem, ir.Local) and e.elem.name == e.var and e.filt is not None
+                and not self.analysis.can_raise(e.filt))
+
+    def union_any(self, e: ir.Agg) -> str | None:
+        """``any(P(c) for c in E(q))`` for some q in Q (an any of anys): ``any(P(c) for c in U)``
+        with U the union of the E(q), when nothing in it can fail; U is computed before the loops
+        of the expression when it depends on none of their variables."""
+        inner = e.filt if isinstance(e.elem, ir.Const) and e.elem.value is True else (e.elem if e.filt is None else None)
+        if not isinstance(inner, ir.Agg) or inner.op != "any" or inner.filt is not None or not isinstance(inner.coll.type, TSet):
+            return None
+        if rep_of(e.coll.type) != "mask" or rep_of(inner.coll.type) != "mask" or not mentions(inner.coll, e.var):
+            return None
+        if mentions(inner.elem, e.var) or self.analysis.can_raise(inner.coll) or self.analysis.can_raise(inner.elem):
+            return None
+        elem_t = e.coll.type.elem if isinstance(e.coll.type, TSet) else TAny()
+        outer = self.hoist is not None and all(self.hoist.scope_get(x) is self.scope.get(x)
+                                                 for x in (free_locals(e.coll) | free_locals(inner.coll)) - {e.var})
+        coll = self.ex(e.coll)  # (computed where it was)
+        u, q = self.fn.fresh("u"), self.fn.fresh(f"x_{ident(e.var)}_")
+        with self.capture_rel() as lines:
+            self.emit(f"{u} = 0")
+            self.emit(f"for {q} in _BITS[{coll}]:")
+            saved = self.scope
+            self.scope = Scope(saved, {e.var: Loc(q, elem_t, rep_of(elem_t))})
+            with self.loop():
+                self.emit(f"{u} |= {self.ex(inner.coll, 'mask')}")
+            self.scope = saved
+        if outer and self.hoist is not None and re.fullmatch(r"[\d()<> n-]*", coll):  # (players, or a constant)
+            pad = "    " * self.hoist.ind
+            self.hoist.lines[self.hoist.at:self.hoist.at] = [pad + x for x in lines]
+            self.hoist.at += len(lines)
+        else:
+            self.splice(lines)
+        name = f" {u}"
+        saved = self.scope
+        self.scope = Scope(saved, {name: Loc(u, inner.coll.type, "mask")})
+        try:
+            return self.ex(ir.Agg(e.type, e.span, "any", inner.var, ir.Local(inner.coll.type, inner.coll.span, name), inner.elem, None))
+        finally:
+            self.scope = saved
 
     def x_Builtin(self, e: ir.Builtin, want: str | None) -> tuple[str, str | None]:
         op = e.op
@@ -841,6 +941,9 @@ class Compiler:
             return tested, None
         empty = emptiness(e)
         if empty is not None:
+            test = self.nonempty(empty[0])
+            if test is not None:
+                return (f"(not {test})" if empty[1] else test), None
             # size(S) == 0, size(S) > 0 ...: whether the set is empty, without counting
             s_code = self.ex(empty[0])
             return f"({s_code} {'==' if empty[1] else '!='} {'0' if rep_of(empty[0].type) == 'mask' else '_EMPTY'})", None
@@ -976,6 +1079,10 @@ class Compiler:
             hoisted = self.invariant_filter(e, rep)
             if hoisted is not None:
                 return hoisted, rep
+        if op == "any":
+            flat = self.union_any(e)
+            if flat is not None:
+                return flat, None
         if op == "any" and not (isinstance(e.elem, ir.Const) and e.elem.value is True):
             # any(E for x in S if F) is any(true for x in S if F and E): E's tests can then
             # narrow the members visited, as F's can
@@ -990,6 +1097,16 @@ class Compiler:
             if op == "any" and filt is None and isinstance(e.elem, ir.Const) and e.elem.value is True:
                 return f"({members} != 0)", None
             it = f"_BITS[{members}]"
+        elif self.hoist is not None and rep_of(e.coll.type) == "fs" and const_numbers(e.coll) is None \
+                and not self.analysis.can_raise(e.coll) and all(self.hoist.scope_get(v) is self.scope.get(v) for v in free_locals(e.coll)):
+            # a set of numbers the loops around do not change: put in order once, before them
+            with self.capture_rel() as lines:
+                it = self.iterate(e.coll)
+            h = self.fn.fresh("h")
+            pad = "    " * self.hoist.ind
+            self.hoist.lines[self.hoist.at:self.hoist.at] = [pad + x for x in [*lines, f"{h} = {it}"]]
+            self.hoist.at += len(lines) + 1
+            it = h
         else:
             it = self.iterate(e.coll)
         fn = self.fn
@@ -1013,7 +1130,7 @@ class Compiler:
         self.scope = Scope(saved, {e.var: Loc(x, elem_t, rep_of(elem_t), bounds=self.elem_bounds(e.coll))})
         outermost = self.hoist is None
         if outermost:
-            self.hoist = Hoist(self.fn.lines, len(self.fn.lines), self.fn.ind)
+            self.hoist = Hoist(self.fn.lines, len(self.fn.lines), self.fn.ind, saved)
         self.emit(f"for {x} in {it}:")
         with self.loop():
             if filt is not None:
@@ -1602,6 +1719,11 @@ class Compiler:
         v = self.ex(s.value, rep)
         loc = self.bind(self.scope, s.name, s.value.type, after, rep)
         self.emit(f"{loc.code} = {v}")
+        from rulecheck.dsl.checker import walk_stmts
+
+        if not any(isinstance(x, ir.Assign) and x.local and x.name == s.name for x in walk_stmts(self.rest)):
+            # (a local that is never set again keeps the range of its value)
+            loc.bounds = self.elem_bounds(s.value) if isinstance(s.value.type, TSet) else self.value_bounds(s.value)
 
     def s_Assign(self, s: ir.Assign, after: bool) -> None:
         self.comment(s, f"set {s.name}")
@@ -1729,7 +1851,7 @@ class Compiler:
     def s_Draw(self, s: ir.Draw, after: bool, rec: BlockRec, i: int) -> bool:
         self.comment(s, f"draw from {s.src} to {s.dst}")
         p = self.point("chance", s)
-        self.chance_zones.add(s.src)
+        self.chance_zones[p] = s.src
         count_value = s.count.value if isinstance(s.count, ir.Const) else None
         once = count_value == 1
         self.tick(s.span)
@@ -1805,6 +1927,16 @@ class Compiler:
             return f"tuple(sorted({code}))"
         return code
 
+    def member_tuple(self, code: str, t: Type) -> str:
+        """A player's options at a simultaneous decision: the members in ascending order, ready
+        for legal_actions and for checking the action."""
+        if rep_of(TSet(t)) == "fs":
+            return f"tuple(sorted({code}))"
+        widest = max([len(self.rules.components), self.layout.maxp, 2, *(len(e.values) for e in self.rules.enums.values())])
+        # (small sets recur and are remembered; large ones rarely do: they stay masks, and their
+        # members are read when asked for)
+        return f"_BITS[{code}]" if widest <= 32 else code
+
     def decode(self, code: str, t: Type) -> str:
         return f"bool({code})" if isinstance(t, TBool) else code
 
@@ -1843,7 +1975,7 @@ class Compiler:
             msg = f" must choose ({s.label}) but has no option"
             self.emit(f"if not {opts}:")
             self.emit(f"    _raise('incomplete', _pname({q}) + {pyrepr(msg)}, {at(s.span)})")
-            self.emit(f"{per}[{q}] = {self.pending_options(opts, s.type)}")
+            self.emit(f"{per}[{q}] = {self.member_tuple(opts, s.type)}")
         self.scope = saved
         self.emit(f"if {who}:")
         with self.indented():

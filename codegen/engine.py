@@ -88,7 +88,7 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "displays": [comp.display for comp in rules.components],
         "nzones": layout.nzones,
         "mask_bytes": mask_bytes(rules),
-        "members_expr": members_expr("o", *chance_bytes(rules, c.chance_zones)),
+        "chance_lists": chance_lists(rules, c.chance_zones),
         "start_loc": tuple(layout.zone_base[rules.kinds[comp.kind].start_zone] for comp in rules.components),
         "zones": zones,
         "zone_labels": tuple(zone_labels(rules, layout)),
@@ -116,12 +116,18 @@ def mask_bytes(rules: ir.Ruleset) -> int:
     return (widest + 7) // 8
 
 
-def chance_bytes(rules: ir.Ruleset, zones: set[str]) -> tuple[int, int]:
-    """The bytes of a mask where the components of the zones drawn from can be (first, last)."""
-    ids = [c.cid for c in rules.components if any(c.kind in rules.zones[z].kinds for z in zones)]
-    if not ids:
-        return 0, 0
-    return min(ids) // 8, max(ids) // 8
+def chance_lists(rules: ir.Ruleset, zones: dict[int, str]) -> list[tuple[tuple[int, ...], str]]:
+    """How legal_actions lists chance outcomes: for the chance points (grouped), the members of
+    the mask read from the bytes where the components of the zone drawn from can be; the group
+    with the most points last."""
+    by_bytes: dict[tuple[int, int], list[int]] = {}
+    for point, zone in zones.items():
+        ids = [c.cid for c in rules.components if c.kind in rules.zones[zone].kinds] or [0]
+        by_bytes.setdefault((min(ids) // 8, max(ids) // 8), []).append(point)
+    if not by_bytes:
+        by_bytes[(0, 0)] = []
+    groups = sorted(by_bytes.items(), key=lambda kv: (len(kv[1]), kv[0]))
+    return [(tuple(points), members_expr("o", *span)) for span, points in groups]
 
 
 def members_expr(m: str, first: int, last: int) -> str:

@@ -293,14 +293,13 @@ _K0: Any = (0, 1, 2, 3)
 _K1: Any = ((False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, True, True, None, None, None, None, None, None, None, None, None), (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None), (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None), (False, True, False, False, True, False, False, True, False, False, True, False, True, False, False, True, False, False, None, None, None, None, None, None, None, None, None), (False, False, True, False, False, True, False, False, True, False, False, True, False, False, True, False, False, True, None, None, None, None, None, None, None, None, None), (True, False, False, True, False, False, True, False, False, True, False, False, False, True, False, False, True, False, None, None, None, None, None, None, None, None, None), (True, False, False, False, False, True, False, False, False, False, True, False, False, False, True, False, False, True, None, None, None, None, None, None, None, None, None), (True, True, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None), (False, False, False, True, True, False, False, False, False, False, False, True, False, True, False, False, False, True, None, None, None, None, None, None, None, None, None), (False, False, True, False, False, False, False, True, False, True, False, False, False, True, False, False, True, False, None, None, None, None, None, None, None, None, None), (False, False, False, True, False, False, False, True, False, False, False, True, False, False, False, False, False, True, None, None, None, None, None, None, None, None, None), (False, False, True, False, False, False, True, False, False, False, True, False, False, True, False, True, False, False, None, None, None, None, None, None, None, None, None), (False, True, False, False, False, True, False, False, False, True, False, False, True, False, False, False, True, False, None, None, None, None, None, None, None, None, None), (True, False, False, False, True, False, False, False, True, False, False, False, False, False, True, False, False, False, None, None, None, None, None, None, None, None, None), (False, False, True, False, True, False, False, True, False, True, False, False, False, False, True, False, False, True, None, None, None, None, None, None, None, None, None), (False, True, False, True, False, False, False, False, True, False, True, False, False, True, False, True, False, False, None, None, None, None, None, None, None, None, None), (True, False, False, False, False, True, True, False, False, False, False, True, True, False, False, False, True, False, None, None, None, None, None, None, None, None, None), (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None), None, None, None, None, None, None, None, None, None)
 _K2: Any = (False, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None)
 _K3: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, False, False, False, False, True, True, True, True, True)
-_K4: Any = (73952, 37000, 19088, 34208, 24840, 69712, 67616, 17928, 40976, 21024, 34888, 66832, 69640, 35616, 24656, 34825, 70177, 17745)
+_K4: Any = (73952, 37000, 19088, 34208, 24840, 69712, 67616, 17928, 40976, 21024, 34888, 66832, 69640, 35616, 24656, 34825, 70177, 17745, None, None, None, None, None, None, None, None, None)
 _K5: Any = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, None, None, None, None, None, None, None, None, None)
 _K6: Any = (4456448, 8912896, 17825792, 35651584)
 _K7: Any = (False, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None)
 _K8: Any = (262142, 262141, 262139, 262135, 262127, 262111, 262079, 262015, 261887, 261631, 261119, 260095, 258047, 253951, 245759, 229375, 196607, 131071, None, None, None, None, None, None, None, None, None)
 _K9: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, False, False, False, False, False, False, False, False, True)
 _K10: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, 1, 2, 4, 8, 1, 2, 4, 8, 0)
-_K11: Any = (73952, 37000, 19088, 34208, 24840, 69712, 67616, 17928, 40976, 21024, 34888, 66832, 69640, 35616, 24656, 34825, 70177, 17745, None, None, None, None, None, None, None, None, None)
 
 
 def _show0(x: Any) -> str:
@@ -880,7 +879,7 @@ def _r2(S: State, a: Any) -> None:
             t49 = (Z[10 + x_q_48] & 3932160)
         if not t49:
             _raise('incomplete', _pname(x_q_48) + ' must choose (shows) but has no option', 193, 3)
-        per47[x_q_48] = t49
+        per47[x_q_48] = _BITS[t49]
     if L5:
         S.pc = 5
         S.cp = -2
@@ -1260,7 +1259,7 @@ def _r6(S: State, a: Any) -> None:
             t67 = (Z[10 + x_q_66] & 3932160)
         if not t67:
             _raise('incomplete', _pname(x_q_66) + ' must choose (shows) but has no option', 193, 3)
-        per65[x_q_66] = t67
+        per65[x_q_66] = _BITS[t67]
     if L1:
         S.pc = 7
         S.cp = -2
@@ -1397,7 +1396,7 @@ def _r8(S: State, a: Any) -> None:
             t85 = (Z[10 + x_q_84] & 3932160)
         if not t85:
             _raise('incomplete', _pname(x_q_84) + ' must choose (shows) but has no option', 193, 3)
-        per83[x_q_84] = t85
+        per83[x_q_84] = _BITS[t85]
     if L2:
         S.pc = 9
         S.cp = -2
@@ -1689,7 +1688,7 @@ def _r10(S: State, a: Any) -> None:
             t132 = (Z[10 + x_q_131] & 3932160)
         if not t132:
             _raise('incomplete', _pname(x_q_131) + ' must choose (shows) but has no option', 193, 3)
-        per130[x_q_131] = t132
+        per130[x_q_131] = _BITS[t132]
     if L5:
         S.pc = 13
         S.cp = -2
@@ -2032,7 +2031,7 @@ def _r14(S: State, a: Any) -> None:
             t150 = (Z[10 + x_q_149] & 3932160)
         if not t150:
             _raise('incomplete', _pname(x_q_149) + ' must choose (shows) but has no option', 193, 3)
-        per148[x_q_149] = t150
+        per148[x_q_149] = _BITS[t150]
     if L1:
         S.pc = 15
         S.cp = -2
@@ -2216,7 +2215,7 @@ def _k2(S: State) -> None:
             t49 = (Z[10 + x_q_48] & 3932160)
         if not t49:
             _raise('incomplete', _pname(x_q_48) + ' must choose (shows) but has no option', 193, 3)
-        per47[x_q_48] = t49
+        per47[x_q_48] = _BITS[t49]
     if L5:
         S.pc = 5
         S.cp = -2
@@ -2341,7 +2340,7 @@ def _k3(S: State) -> None:
         if t169 is None:
             t169 = D_requirement(S)
         for x_c_166 in _BITS[Z[1 + x_p_165]]:
-            if (t169 & _K11[x_c_166] == 0):
+            if (t169 & _K4[x_c_166] == 0):
                 t167 |= 1 << x_c_166
         x_meeting_170 = t167
         # 316:3 if
@@ -2417,7 +2416,7 @@ def _k4(S: State) -> None:
             t132 = (Z[10 + x_q_131] & 3932160)
         if not t132:
             _raise('incomplete', _pname(x_q_131) + ' must choose (shows) but has no option', 193, 3)
-        per130[x_q_131] = t132
+        per130[x_q_131] = _BITS[t132]
     if L5:
         S.pc = 13
         S.cp = -2
@@ -2672,7 +2671,8 @@ class State:
     def legal_actions(self, player: int | None = None) -> list[int]:
         cp = self.cp
         if cp == CHANCE:
-            # chance outcomes rarely repeat a set: the members are read from the bytes
+            # chance outcomes rarely repeat a set: the members are read from the bytes (of the
+            # components the zone drawn from can hold)
             o = self.o
             return [*_BYTES0[o & 255], *_BYTES1[o >> 8 & 255], *_BYTES2[o >> 16]]
         if cp == SIMULTANEOUS:
@@ -2680,11 +2680,11 @@ class State:
                 raise ValueError("at a simultaneous node, ask legal_actions(player)")
             if player >= 0:
                 try:
-                    options = self.o[player]
+                    options = self.o[player]  # the members, in ascending order
                 except IndexError:
                     return [PASS]
                 if options is not None:
-                    return list(_BITS[options]) if options.__class__ is int else list(options)
+                    return list(options)
             return [PASS]
         if cp >= 0:
             if player is not None and player != cp:
@@ -2754,12 +2754,7 @@ class State:
                 if picked[q] != PASS:
                     raise ValueError(f"illegal action {picked[q]} for {_pname(q)}")
                 picked[q] = None
-                continue
-            try:
-                legal = options >> picked[q] & 1
-            except (TypeError, ValueError):
-                legal = _legal(options, picked[q])
-            if not legal:
+            elif picked[q] not in options:
                 raise ValueError(f"illegal action {picked[q]} for {_pname(q)}")
         self.h.append(tuple(actions))
         try:
