@@ -1515,7 +1515,8 @@ class Compiler:
         if re.search(r"\bn\b", text):
             head.append("n = self.n")
         names = {"S": "self", "a": "action"}
-        return head + [map_code(x[4:], lambda c: re.sub(r"\b[Sa]\b", lambda m: names[m.group(0)], c)) for x in lines]
+        # (apply_action has the options in o already)
+        return head + [map_code(x[4:], lambda c: re.sub(r"\b[Sa]\b", lambda m: names[m.group(0)], re.sub(r"\bS\.o \^", "o ^", c))) for x in lines]
 
     def after(self, rec: BlockRec, i: int) -> list[str]:
         """Code for the statements after the i-th of a block, then for what follows the block."""
@@ -1895,7 +1896,7 @@ class Compiler:
             # (the source is left as o, unless the destination may be the same zone)
             apart = s.src != s.dst
             if apart:
-                self.emit(f"o = Z[{slots['src']}] ^ {b}")
+                self.emit(f"o = S.o ^ {b}")  # (the options are the source)
                 self.emit(f"Z[{slots['src']}] = o")
             else:
                 self.emit(f"Z[{slots['src']}] ^= {b}")

@@ -756,7 +756,7 @@ def _a1(S: State) -> None:
 def _r1(S: State, a: Any) -> None:
     Z, _, L, loc, _ = S.k
     b13 = 1 << a
-    o = Z[0] ^ b13
+    o = S.o ^ b13
     Z[0] = o
     Z[L[3]] |= b13
     loc[a] = L[3]
@@ -1231,7 +1231,7 @@ def _r6(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
     b62 = 1 << a
-    o = Z[0] ^ b62
+    o = S.o ^ b62
     Z[0] = o
     Z[5] |= b62
     loc[a] = 5
@@ -1368,7 +1368,7 @@ def _r8(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
     b80 = 1 << a
-    o = Z[0] ^ b80
+    o = S.o ^ b80
     Z[0] = o
     Z[5] |= b80
     loc[a] = 5
@@ -2003,7 +2003,7 @@ def _r14(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
     b145 = 1 << a
-    o = Z[0] ^ b145
+    o = S.o ^ b145
     Z[0] = o
     Z[5] |= b145
     loc[a] = 5
@@ -2701,10 +2701,11 @@ class State:
         return [(a, p) for a in outcomes]
 
     def apply_action(self, action: int) -> None:
+        o = self.o
         try:
             # the options are a mask and the action a non-negative int (at the end and at a
             # simultaneous node the options are not a mask: then _legal says why not)
-            legal = self.o >> action & 1
+            legal = o >> action & 1
         except (TypeError, ValueError):
             legal = self._legal(action)
         if not legal:
@@ -2717,7 +2718,7 @@ class State:
                 L = self.L
                 loc = self.loc
                 b13 = 1 << action
-                o = Z[0] ^ b13
+                o = o ^ b13
                 Z[0] = o
                 Z[L[3]] |= b13
                 loc[action] = L[3]
