@@ -98,7 +98,8 @@ def outcome_differs(a: Trace, b: Trace) -> Term:
     for name, scores in a.scores.items():
         for x, y in zip(scores, b.scores.get(name, [])):
             parts.append(tm.and_(both, tm.not_(value_eq(x, y))))
-    return tm.or_all(parts)
+    # a game still going at the loop bound has no result yet: it shows nothing either way
+    return tm.and_(tm.not_(a.truncated), tm.not_(b.truncated), tm.or_all(parts))
 
 
 def _parting(x: Decision | None, y: Decision | None) -> Term:

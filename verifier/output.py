@@ -33,6 +33,8 @@ def render_text(outcome: Outcome, source: SourceFile | None, verbose: bool = Fal
     changed = {a: r for a, r in outcome.readings.items() if r != rules.ambiguities[a].default.name}
     if changed:
         out.append("readings: " + ", ".join(f"{a}={r}" for a, r in sorted(changed.items())))
+    if outcome.params:
+        out.append("parameters: " + ", ".join(f"{k}={v}" for k, v in outcome.params.items()) + " (the others at their defaults)")
     for kind in _KIND_ORDER:
         group = [f for f in outcome.findings if f.kind == kind]
         if not group:
@@ -133,6 +135,7 @@ def to_json(outcome: Outcome) -> str:
         "ruleset": {"file": rules.name, "sha256": rules.text_hash, "game": rules.game.title},
         "players": outcome.players,
         "readings": dict(sorted(outcome.readings.items())),
+        "params": outcome.params,
         "findings": [f.to_json() for f in outcome.findings],
         "summary": {
             "by_kind": {k: dict(sorted(Counter(f.status for f in outcome.findings if f.kind == k).items())) for k in _KIND_ORDER if any(f.kind == k for f in outcome.findings)},

@@ -61,6 +61,8 @@ class Options:
     loop_bound: int = DEFAULT_LOOP_BOUND
     sensitivity: bool = True
     engine: bool = True
+    params: dict[str, Any] = field(default_factory=dict)  # the ruleset's parameters (others at their defaults)
+    param_labels: dict[str, str] = field(default_factory=dict)  # the same as the user wrote them
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)  # worker processes
     guided_tries: int = 4  # random deals tried before the open search
     guided_timeout: float = 3.0  # seconds for each of them
@@ -73,6 +75,7 @@ class Outcome:
     players: list[int]
     readings: dict[str, str]
     checks: dict[str, float] = field(default_factory=dict)  # seconds per check (benchmarks only)
+    params: dict[str, str] = field(default_factory=dict)  # parameters as given, for the output
 
 
 class Verifier:
@@ -100,9 +103,9 @@ class Verifier:
         invariants = invariants or readings == self.base_readings
         key = (n, tuple(sorted(readings.items())), invariants)
         if attrs is not None:
-            return SymExec(self.program(readings), n, attrs=attrs, loop_bound=self.o.loop_bound, watch_invariants=invariants).run()
+            return SymExec(self.program(readings), n, params=self.o.params, attrs=attrs, loop_bound=self.o.loop_bound, watch_invariants=invariants).run()
         if key not in self.traces:
-            self.traces[key] = SymExec(self.program(readings), n, loop_bound=self.o.loop_bound, watch_invariants=invariants).run()
+            self.traces[key] = SymExec(self.program(readings), n, params=self.o.params, loop_bound=self.o.loop_bound, watch_invariants=invariants).run()
         return self.traces[key]
 
     def engine(self, readings: dict[str, str]) -> types.ModuleType | None:
@@ -136,7 +139,7 @@ class Verifier:
         sessions = [Session(bg, self.o.timeout) for _, bg, _ in goals]
         program = self.program(traces[0].readings)
         for k in range(self.o.guided_tries):
-            fixed = deal_constraints(traces[0], model_of_actions(traces[0], random_game(program, n, seed=k)))
+            fixed = deal_constraints(traces[0], model_of_actions(traces[0], random_game(program, n, seed=k, params=self.o.params)))
             for (name, _, goal), session in zip(goals, sessions):
                 r = session.check(goal, *fixed, timeout_s=min(self.o.guided_timeout, self.o.timeout))
                 if r.status == "sat":
@@ -176,11 +179,14 @@ class Verifier:
         pass_action = num_distinct_actions(self.rules) - 1
         if after is None:
             actions = actions_of(trace, model, n, pass_action)
+            if tm.evaluate(trace.truncated, model):
+                # the trace stops at the loop bound; the game goes on, with random legal moves
+                actions = continue_game(program, n, actions, self.o.params)
         else:
-            actions = continue_game(program, n, after)
-        r = replay_interpreter(program, n, actions)
+            actions = continue_game(program, n, after, self.o.params)
+        r = replay_interpreter(program, n, actions, self.o.params)
         module = self.engine(trace.readings)
-        eng = replay_engine(module, n, actions) if module is not None else None
+        eng = replay_engine(module, n, actions, self.o.params) if module is not None else None
         play = make_play(label, trace.readings, r, eng)
         self.setups[id(play)] = r.setup
         if not r.legal:
@@ -219,7 +225,7 @@ class Verifier:
         order = {k: i for i, k in enumerate(_KIND_ORDER)}
         sev = {"error": 0, "warning": 1, "note": 2}
         self.findings.sort(key=lambda f: (order.get(f.kind, 99), sev[f.severity], f.span.line, f.span.col, f.subject, f.title))
-        return Outcome(self.rules, self.findings, self.players, dict(self.base_readings), dict(self.timing))
+        return Outcome(self.rules, self.findings, self.players, dict(self.base_readings), dict(self.timing), dict(sorted(self.o.param_labels.items())))
 
     def run_tasks(self, tasks: list[tuple[str, ...]]) -> Iterator[tuple[tuple[str, ...], list[Finding], dict[str, float]]]:
         global _ACTIVE
@@ -256,14 +262,19 @@ class Verifier:
             t = self.base(n)
             for grp in obligation_groups(t):
                 key = (grp.kind, grp.span.line, grp.span.col, grp.subject)
-                entry = merged.setdefault(key, {"group": grp, "proven": [], "unknown": [], "witness": None})
+                entry = merged.setdefault(key, {"group": grp, "proven": [], "unknown": [], "unconfirmed": [], "witness": None})
                 if entry["witness"] is not None:
                     continue
                 r = self.solve(obligation_condition(t, grp))
                 if r.status == "sat":
                     assert r.model is not None
                     play = self.play_of(t, r.model, n, "the game")
-                    entry["witness"] = (n, play)
+                    if play.outcome.startswith("the rules stop"):
+                        entry["witness"] = (n, play)
+                    else:
+                        # the solver's game plays to the end in the interpreter and the engine:
+                        # the symbolic model over-approximates here, which is rulecheck's limit
+                        entry["unconfirmed"].append(n)
                 elif r.status == "unsat":
                     entry["proven"].append(n)
                 else:
@@ -278,6 +289,15 @@ class Verifier:
                     kind, "error", "witness", grp.subject, f"{what}: it happens",
                     f"A game of {n} players reaches this point and no rule settles it: {grp.message}.",
                     grp.span, witness=self.witness([play], n, f"the rules stop: {grp.message}"),
+                ))
+            elif entry["unconfirmed"]:
+                self.findings.append(Finding(
+                    kind, "error", "unknown", grp.subject, f"{what}: not decided (the verifier's model is too coarse here)",
+                    f"For {self.span_line(entry['unconfirmed'])} the solver described a game that reaches this point, but "
+                    "replayed in the interpreter and the engine that game plays on without stopping here: the symbolic "
+                    "model over-approximates this part of the rules. This is a limit of rulecheck, not a finding; "
+                    "please report it." + (f" Proven for {self.span_line(entry['proven'])}." if entry["proven"] else ""),
+                    grp.span, bound=self.span_line(entry["proven"]) if entry["proven"] else None,
                 ))
             elif entry["unknown"]:
                 self.findings.append(Finding(
@@ -391,7 +411,7 @@ class Verifier:
         from rulecheck.dsl.values import num_distinct_actions
 
         actions = actions_of(t, model, n, num_distinct_actions(self.rules) - 1)
-        r = replay_interpreter(self.program(t.readings), n, actions)
+        r = replay_interpreter(self.program(t.readings), n, actions, self.o.params)
         return Play("the game", dict(sorted(t.readings.items())), actions, r.log, "the state repeats", None, False)
 
     def check_dead_rules(self) -> None:
@@ -456,7 +476,7 @@ class Verifier:
                 else:
                     pb = self.play_of(tb, r.model, n, f"reading {other}", after=pa.actions)
                     what = "the readings allow different moves"
-                    where = first_difference(self.program(ta.readings), self.program(tb.readings), n, pa.actions, (base, other))
+                    where = first_difference(self.program(ta.readings), self.program(tb.readings), n, pa.actions, (base, other), self.o.params)
                     if where is None:
                         raise ReplayMismatch(f"the solver claimed the readings of {amb.name} offer different moves; the replay shows none")
                     div = where
@@ -518,7 +538,7 @@ class Verifier:
     def _attr_traces(self, n: int, alt: dict[str, str], symbolic: set[tuple[str, str]]) -> tuple[Trace, Trace]:
         from rulecheck.interpreter.semantics import resolve_params
 
-        _, values = resolve_params(self.rules, None)
+        _, values = resolve_params(self.rules, self.o.params)
         attrs_a = AttrSource(self.rules, values, symbolic)
         ta = self.trace(n, self.base_readings, attrs=attrs_a)
         attrs_b = AttrSource(self.rules, values, symbolic)

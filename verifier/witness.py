@@ -58,9 +58,9 @@ def actions_of(trace: Trace, model: dict[str, bool | int], n: int, pass_action: 
     return out
 
 
-def replay_interpreter(program: ir.Program, n: int, actions: list[Any]) -> Replay:
+def replay_interpreter(program: ir.Program, n: int, actions: list[Any], params: dict[str, Any] | None = None) -> Replay:
     """Play the actions in the reference interpreter with its log on."""
-    game = Game(program, n)
+    game = Game(program, n, params)
     log: list[str] = []
     setup: list[str] = []
     state: State | None = None
@@ -100,10 +100,10 @@ def table_situation(state: State) -> list[str]:
     return lines
 
 
-def replay_engine(module: types.ModuleType, n: int, actions: list[Any]) -> tuple[list[int] | None, str | None]:
+def replay_engine(module: types.ModuleType, n: int, actions: list[Any], params: dict[str, Any] | None = None) -> tuple[list[int] | None, str | None]:
     """Play the actions in a generated engine: (winners, error)."""
     try:
-        state = module.load_game({"players": n}).new_initial_state()
+        state = module.load_game({"players": n, **(params or {})}).new_initial_state()
         for a in actions:
             if state.is_terminal():
                 return None, "the game ended before the witness did"
@@ -140,13 +140,13 @@ def make_play(label: str, readings: dict[str, str], r: Replay, engine: tuple[lis
     return Play(label, dict(sorted(readings.items())), r.actions, r.log, outcome_text(r), r.winners, replayed)
 
 
-def random_game(program: ir.Program, n: int, seed: int, max_moves: int = 10_000) -> list[Any]:
+def random_game(program: ir.Program, n: int, seed: int, params: dict[str, Any] | None = None, max_moves: int = 10_000) -> list[Any]:
     """The actions of one game between uniformly random players (chance uniform too), up to the
     point where the game ends or the rules stop."""
     import random
 
     rng = random.Random(seed)
-    state = Game(program, n).new_initial_state()
+    state = Game(program, n, params).new_initial_state()
     out: list[Any] = []
     try:
         while not state.is_terminal() and len(out) < max_moves:
@@ -194,13 +194,13 @@ def model_of_actions(trace: Trace, actions: list[Any]) -> dict[str, bool | int]:
     return model
 
 
-def continue_game(program: ir.Program, n: int, actions: list[Any], seed: int = 0, max_moves: int = 10_000) -> list[Any]:
+def continue_game(program: ir.Program, n: int, actions: list[Any], params: dict[str, Any] | None = None, seed: int = 0, max_moves: int = 10_000) -> list[Any]:
     """The actions as far as the game allows them, then random legal moves to the end: the other
     reading's side of a witness whose readings part at some decision."""
     import random
 
     rng = random.Random(seed)
-    state = Game(program, n).new_initial_state()
+    state = Game(program, n, params).new_initial_state()
     out: list[Any] = []
     queue = list(actions)
     try:
@@ -226,9 +226,9 @@ def continue_game(program: ir.Program, n: int, actions: list[Any], seed: int = 0
     return out
 
 
-def first_difference(a: ir.Program, b: ir.Program, n: int, actions: list[Any], names: tuple[str, str]) -> str | None:
+def first_difference(a: ir.Program, b: ir.Program, n: int, actions: list[Any], names: tuple[str, str], params: dict[str, Any] | None = None) -> str | None:
     """Where the same history first offers different moves under two readings, in words."""
-    sa, sb = Game(a, n).new_initial_state(), Game(b, n).new_initial_state()
+    sa, sb = Game(a, n, params).new_initial_state(), Game(b, n, params).new_initial_state()
     try:
         for step, act in enumerate(actions, start=1):
             if sa.is_terminal() or sb.is_terminal():
@@ -237,8 +237,15 @@ def first_difference(a: ir.Program, b: ir.Program, n: int, actions: list[Any], n
                     return f"after move {step - 1} the game is over under '{ended}' but goes on under '{going}'"
                 return None
             if sa.is_chance_node() != sb.is_chance_node() or sa.is_simultaneous_node() != sb.is_simultaneous_node():
-                return f"at move {step} the readings reach different kinds of step"
-            if not sa.is_chance_node():
+                kinds = [("a draw" if s.is_chance_node() else "a choice") for s in (sa, sb)]
+                return f"at move {step} the game asks for {kinds[0]} under '{names[0]}' but {kinds[1]} under '{names[1]}'"
+            if sa.is_chance_node():
+                ca = sorted(x for x, _ in sa.chance_outcomes())
+                cb = sorted(x for x, _ in sb.chance_outcomes())
+                if ca != cb:
+                    return (f"at move {step} the draw can give {_options(sa, -1, ca)} under '{names[0]}' "
+                            f"but {_options(sb, -1, cb)} under '{names[1]}'")
+            else:
                 who = range(n) if sa.is_simultaneous_node() else [sa.current_player()]
                 for q in who:
                     la, lb = sa.legal_actions(q), sb.legal_actions(q)
