@@ -1126,6 +1126,11 @@ class Compiler:
             self.emit(f"{k} = 0")
         else:
             raise GenerationError(f"unknown aggregate {op}")
+        # parts of the tests that do not depend on the member and cannot fail: computed once,
+        # before the loop (the loop changes nothing)
+        invariant = [part for x_ in (filt, e.elem) if x_ is not None for part in self.invariant_parts(x_, {e.var})]
+        for part in invariant:
+            self.subst[id(part)] = (self.materialize(self.ex(part)), rep_of(part.type))
         saved = self.scope
         self.scope = Scope(saved, {e.var: Loc(x, elem_t, rep_of(elem_t), bounds=self.elem_bounds(e.coll))})
         outermost = self.hoist is None
@@ -1169,6 +1174,8 @@ class Compiler:
                 self.fn.ind -= 1
         if outermost:
             self.hoist = None
+        for part in invariant:
+            del self.subst[id(part)]
         self.scope = saved
         if op in ("max", "min"):
             msg = f"{op} of nothing: the collection is empty"
@@ -1236,6 +1243,38 @@ class Compiler:
             return pyrepr(bool(m.ev(test, ChainMap({name: values[0]}))))
 
         return cell
+
+    def invariant_parts(self, e: ir.Expr, bound: set[str]) -> list[ir.Expr]:
+        """The largest parts of ``e`` that read none of the locals ``bound`` (the loop's member and
+        the members of the loops inside it), cannot fail and are worth computing once: an
+        aggregate, or a definition that is neither remembered nor a table."""
+        if isinstance(e, (ir.Const, ir.Local, ir.Fail)) or id(e) in self.subst:
+            return []
+        if not (free_locals(e) & bound) and self.costly(e) and not self.analysis.can_raise(e):
+            return [e]
+        if isinstance(e, ir.Agg):
+            inner = bound | {e.var}
+            return [*self.invariant_parts(e.coll, bound), *(p for x in (e.filt, e.elem) if x is not None for p in self.invariant_parts(x, inner))]
+        if isinstance(e, ir.BinOp) and e.op in ("and", "or"):
+            return self.invariant_parts(e.left, bound)  # (the right side may not be evaluated)
+        if isinstance(e, ir.Cond):
+            return self.invariant_parts(e.cond, bound)
+        out: list[ir.Expr] = []
+        for f in vars(e).values():
+            if isinstance(f, ir.Expr):
+                out.extend(self.invariant_parts(f, bound))
+            elif isinstance(f, list):
+                for x in f:
+                    if isinstance(x, ir.Expr):
+                        out.extend(self.invariant_parts(x, bound))
+        return out
+
+    def costly(self, e: ir.Expr) -> bool:
+        if isinstance(e, ir.Agg):
+            return True
+        if isinstance(e, ir.CallDef):
+            return e.name not in self.cached and e.name not in self.def_tables
+        return False
 
     def tabled_agg(self, e: ir.Agg) -> tuple[str, str | None] | None:
         """An aggregate over a set whose test depends on no state (only on the member and other

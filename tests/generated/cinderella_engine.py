@@ -449,14 +449,14 @@ def D_best_sum_players(S: State) -> int:
         t13 = D_inverted(S)
     for x_p_1 in _BITS[((1 << n) - 1)]:
         t5 = False
+        t8 = 0
+        for x_c_7 in _BITS[Z[6 + x_p_1]]:
+            t8 += _K5[x_c_7]
         for x_q_4 in _BITS[((1 << n) - 1)]:
-            t8 = 0
-            for x_c_7 in _BITS[Z[6 + x_q_4]]:
-                t8 += _K5[x_c_7]
             t11 = 0
-            for x_c_10 in _BITS[Z[6 + x_p_1]]:
+            for x_c_10 in _BITS[Z[6 + x_q_4]]:
                 t11 += _K5[x_c_10]
-            if ((t8 > t11) if t13 else (t8 < t11)):
+            if ((t11 > t8) if t13 else (t11 < t8)):
                 t5 = True
                 break
         if (not t5):
