@@ -43,7 +43,9 @@ class Analysis:
                 return True
             return self.can_raise(e.left) or self.can_raise(e.right)
         if isinstance(e, ir.Builtin):
-            return e.op == "player" or any(self.can_raise(a) for a in e.args)
+            if e.op == "player" and not self.fixed_seat(e):
+                return True
+            return any(self.can_raise(a) for a in e.args)
         if isinstance(e, ir.Cond):
             chain = match_chain(e)
             if chain is not None and isinstance(chain[2], ir.Fail) and self.covers(chain[0], chain[1]):
@@ -101,6 +103,8 @@ class Analysis:
             prov = self.rules.kinds[e.kind].provenance.get(e.attr)
             return (prov is None or prov.kind != "unspecified") and self.pure(e.obj)
         if isinstance(e, ir.Builtin):
+            if e.op == "player":
+                return self.fixed_seat(e)
             return e.op in ("seat", "size", "abs", "min", "max") and all(self.pure(a) for a in e.args)
         if isinstance(e, ir.CallDef):
             return all(self.pure(a) for a in e.args) and self.def_pure(e.name)
@@ -117,6 +121,11 @@ class Analysis:
         if isinstance(e, ir.Agg):
             return self.pure(e.coll) and self.pure(e.elem) and self.pure(e.filt)
         return False
+
+    def fixed_seat(self, e: ir.Builtin) -> bool:
+        """``player(K)`` for a constant K that every player count allows: always seat K - 1."""
+        k = e.args[0].value if e.args and isinstance(e.args[0], ir.Const) else None
+        return isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= self.rules.game.min_players
 
     def def_pure(self, name: str) -> bool:
         got = self._def_pure.get(name)

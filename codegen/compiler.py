@@ -894,6 +894,10 @@ class Compiler:
         if op == "seat":
             return f"({args[0]} + 1)", None
         if op == "player":
+            if self.analysis.fixed_seat(e):
+                k = e.args[0].value if isinstance(e.args[0], ir.Const) else None
+                assert isinstance(k, int)
+                return str(k - 1), None  # (the game always has that player)
             self.uses("n")
             return f"_player({bare(args[0])}, n, {at(e.span)})", None
         if op == "size":

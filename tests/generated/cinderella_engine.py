@@ -276,8 +276,8 @@ _V0: tuple[Any, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 _NSLOTS = 9
 #: remembered values of definitions are kept in this many dicts, one per set of zones and
 #: variables they read; _STALE gives, for every zone instance, the dicts a move out of it empties
-_NGROUPS = 4
-_STALE: tuple[tuple[int, ...], ...] = ((), (), (), (), (), (1, 3), (3,), (3,), (3,), (3,), (), (), (), (), (), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (1, 3), (), ())
+_NGROUPS = 3
+_STALE: tuple[tuple[int, ...], ...] = ((), (), (), (), (), (0, 2), (2,), (2,), (2,), (2,), (), (), (), (), (), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (), ())
 _PARAM_NAMES: tuple[str, ...] = ()
 _PARAM_DEFAULTS: tuple[Any, ...] = ()
 #: unspecified table columns: parameters named "Kind.attr", one table each, by component id
@@ -377,13 +377,6 @@ _PSHOW: tuple[Any, ...] = (None, None, _show3, _show3, _show3, _show3, None, _sh
 
 # ---- definitions -------------------------------------------------------------------------------
 
-def D_start_player(S: State) -> int:
-    n = S.n
-    _r: int = _player(1, n, 119, 33)
-    S.C[0][0] = _r
-    return _r
-
-
 def D_inverted(S: State) -> bool:
     Z = S.z
     t2 = False
@@ -393,7 +386,7 @@ def D_inverted(S: State) -> bool:
                 t2 = True
                 break
     _r: bool = t2
-    S.C[1][3] = _r
+    S.C[0][2] = _r
     return _r
 
 
@@ -404,7 +397,7 @@ def D_requirement(S: State) -> int:
         if (Z[15 + x_i_1] == 0):
             t2 |= 1 << x_i_1
     _r: int = t2
-    S.C[1][6] = _r
+    S.C[0][5] = _r
     return _r
 
 
@@ -416,7 +409,7 @@ def D_chip_choosers(S: State) -> int:
         if (V[54 + x_q_1] == 0):
             t2 |= 1 << x_q_1
     _r: int = t2
-    S.C[2][8] = _r
+    S.C[1][7] = _r
     return _r
 
 
@@ -428,14 +421,14 @@ def D_shown_meeting(S: State) -> int:
     for x_p_2 in _BITS[((1 << n) - 1)]:
         u1 |= Z[6 + x_p_2]
     t4 = 0
-    t6 = C[1].get(6)
+    t6 = C[0].get(5)
     if t6 is None:
         t6 = D_requirement(S)
     for x_c_3 in _BITS[262143 & u1]:
         if (t6 & _K4[x_c_3] == 0):
             t4 |= 1 << x_c_3
     _r: int = t4
-    S.C[3][16] = _r
+    S.C[2][15] = _r
     return _r
 
 
@@ -444,7 +437,7 @@ def D_best_sum_players(S: State) -> int:
     Z = S.z
     n = S.n
     t2 = 0
-    t13 = C[1].get(3)
+    t13 = C[0].get(2)
     if t13 is None:
         t13 = D_inverted(S)
     for x_p_1 in _BITS[((1 << n) - 1)]:
@@ -462,19 +455,19 @@ def D_best_sum_players(S: State) -> int:
         if (not t5):
             t2 |= 1 << x_p_1
     _r: int = t2
-    S.C[3][20] = _r
+    S.C[2][19] = _r
     return _r
 
 
 def D_tiebreak_winner(S: State) -> int:
     C = S.C
     Z = S.z
-    t1 = C[3].get(20)
+    t1 = C[2].get(19)
     if t1 is None:
         t1 = D_best_sum_players(S)
     t3: int = 0
     k4 = 0
-    t15 = C[1].get(3)
+    t15 = C[0].get(2)
     if t15 is None:
         t15 = D_inverted(S)
     for x_p_2 in _BITS[t1]:
@@ -518,7 +511,7 @@ def D_tiebreak_winner(S: State) -> int:
     if k4 != 1:
         _the_fail(k4, 518, 40)
     _r: int = t3
-    S.C[3][23] = _r
+    S.C[2][22] = _r
     return _r
 
 
@@ -526,20 +519,20 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
     C = S.C
     Z = S.z
     n = S.n
-    t1 = C[3].get(16)
+    t1 = C[2].get(15)
     if t1 is None:
         t1 = D_shown_meeting(S)
     t2 = (t1.bit_count() == 1)
     t4 = (t1 != 0)
     t7 = (t1 == 0)
     if t7:
-        t6 = C[3].get(20)
+        t6 = C[2].get(19)
         if t6 is None:
             t6 = D_best_sum_players(S)
         t7 = (t6.bit_count() == 1)
     t10 = (t1 == 0)
     if t10:
-        t9 = C[3].get(20)
+        t9 = C[2].get(19)
         if t9 is None:
             t9 = D_best_sum_players(S)
         t10 = (t9.bit_count() > 1)
@@ -566,7 +559,7 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
     if t4:
         t23: int = 0
         k24 = 0
-        t28 = C[1].get(3)
+        t28 = C[0].get(2)
         if t28 is None:
             t28 = D_inverted(S)
         for x_c_22 in _BITS[t1]:
@@ -593,7 +586,7 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
             _r = v20
         k11 += 1
     if t7:
-        t33 = C[3].get(20)
+        t33 = C[2].get(19)
         if t33 is None:
             t33 = D_best_sum_players(S)
         t34 = t33
@@ -605,7 +598,7 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
             _r = v32
         k11 += 1
     if t10:
-        t37 = C[3].get(23)
+        t37 = C[2].get(22)
         if t37 is None:
             t37 = D_tiebreak_winner(S)
         v36: int = t37
@@ -616,7 +609,7 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
         _raise('incomplete', "no case of 'winner' applies", *_at)
     elif k11 > 1 and ((t4 and v20 != _r) or (t7 and v32 != _r) or (t10 and v36 != _r)):
         _agree('winner', [(t2, 'only_one', v12 if t2 else None, (355, 8)), (t4, 'highest', v20 if t4 else None, (357, 8)), (t7, 'best_sum', v32 if t7 else None, (359, 8)), (t10, 'equal_sums', v36 if t10 else None, (361, 8))])
-    S.C[3][24] = _r
+    S.C[2][23] = _r
     return _r
 
 
@@ -653,18 +646,15 @@ def _r0(S: State, a: Any) -> None:
     # 297:3 shuffle deck
     # 298:3 for each p
     t10 = ((1 << n) - 1)
-    t11 = C[0].get(0)
-    if t11 is None:
-        t11 = D_start_player(S)
-    L0: Any = _TURNS[t11, t10, n, 1]
+    L0: Any = _TURNS[0, t10, n, 1]
     L[0] = L0
     L1: Any = 0
     L[1] = L1
     if L1 < len(L0):
         L[2] = L0[L1]
         # 299:5 draw from deck to hand
-        t12 = 1 + L[2]
-        L[3] = t12
+        t11 = 1 + L[2]
+        L[3] = t11
         L[4] = 4
         o = Z[0]
         if not o:
@@ -680,20 +670,20 @@ def _r0(S: State, a: Any) -> None:
         L[0] = L0
         while L0 < 2:
             # 384:7 for each p
-            t15 = ((1 << n) - 1)
-            L1 = _TURNS[t11, t15, n, 1]
+            t14 = ((1 << n) - 1)
+            L1 = _TURNS[0, t14, n, 1]
             L[1] = L1
             L[2] = 0
             if L[2] < len(L1):
                 L[3] = L1[L[2]]
                 # 385:9 turn(...)
                 # 267:3 choose c
-                t17 = Z[1 + L[3]]
-                if not t17:
+                t15 = Z[1 + L[3]]
+                if not t15:
                     _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
                 S.pc = 2
                 S.cp = L[3]
-                S.o = t17
+                S.o = t15
                 return
             L0 += 1
             L[0] = L0
@@ -732,37 +722,19 @@ def _r0(S: State, a: Any) -> None:
 
 
 def _a1(S: State) -> None:
-    Z = S.z
-    L = S.L
-    L1: Any = L[1]
-    L1 += 1
-    L[1] = L1
-    if L1 < len(L[0]):
-        L[2] = L[0][L1]
-        # 299:5 draw from deck to hand
-        t12 = 1 + L[2]
-        L[3] = t12
-        L[4] = 4
-        o = Z[0]
-        if not o:
-            _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 299, 5)
-        S.pc = 1
-        S.cp = -1
-        S.o = o
-        return
     _k1(S)
 
 
 def _r1(S: State, a: Any) -> None:
     Z, _, L, loc, _ = S.k
-    b13 = 1 << a
-    o = S.o ^ b13
+    b12 = 1 << a
+    o = S.o ^ b12
     Z[0] = o
-    Z[L[3]] |= b13
+    Z[L[3]] |= b12
     loc[a] = L[3]
-    k14 = L[4] - 1
-    L[4] = k14
-    if k14:
+    k13 = L[4] - 1
+    L[4] = k13
+    if k13:
         if not o:
             _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 299, 5)
         S.o = o  # the same point and chance again
@@ -776,15 +748,15 @@ def _r2(S: State, a: Any) -> None:
     L4: Any = a
     L[4] = L4
     # 268:3 move to field
-    b18 = 1 << L4
+    b16 = 1 << L4
     L3: Any = L[3]
-    Z[1 + L3] ^= b18
-    Z[5] |= b18
+    Z[1 + L3] ^= b16
+    Z[5] |= b16
     loc[L4] = 5
-    if C[1]:
-        C[1].clear()
-    if C[3]:
-        C[3].clear()
+    if C[0]:
+        C[0].clear()
+    if C[2]:
+        C[2].clear()
     # 269:3 say
     # 270:3 resolve(...)
     # 539:7 if
@@ -793,33 +765,33 @@ def _r2(S: State, a: Any) -> None:
         # 540:9 name_target(...)
         # 651:7 if
         if _K7[L4]:
-            t22 = (Z[5] & _K8[L4])
+            t20 = (Z[5] & _K8[L4])
         else:
-            t20 = 0
-            for x_i_19 in _BITS[Z[5] & _K8[L4]]:
-                if (Z[15 + x_i_19] & 130023424 != 0):
-                    t20 |= 1 << x_i_19
-            t22 = t20
-        if (t22 != 0):
+            t18 = 0
+            for x_i_17 in _BITS[Z[5] & _K8[L4]]:
+                if (Z[15 + x_i_17] & 130023424 != 0):
+                    t18 |= 1 << x_i_17
+            t20 = t18
+        if (t20 != 0):
             # 652:9 choose t
             if _K7[L4]:
-                t27 = (Z[5] & _K8[L4])
+                t25 = (Z[5] & _K8[L4])
             else:
-                t25 = 0
-                for x_i_24 in _BITS[Z[5] & _K8[L4]]:
-                    if (Z[15 + x_i_24] & 130023424 != 0):
-                        t25 |= 1 << x_i_24
-                t27 = t25
-            if not t27:
+                t23 = 0
+                for x_i_22 in _BITS[Z[5] & _K8[L4]]:
+                    if (Z[15 + x_i_22] & 130023424 != 0):
+                        t23 |= 1 << x_i_22
+                t25 = t23
+            if not t25:
                 _raise('incomplete', _pname(L3) + ' must choose (targets) but has no option', 652, 9)
             S.pc = 3
             S.cp = L3
-            S.o = t27
+            S.o = t25
             return
         # 541:9 apply_effect(...)
         # 235:3 for each t
-        t29 = V[L4]
-        L5 = _BITS[t29]
+        t27 = V[L4]
+        L5 = _BITS[t27]
         L[5] = L5
         L[6] = 0
         while L[6] < len(L5):
@@ -829,20 +801,20 @@ def _r2(S: State, a: Any) -> None:
                 # 237:7 if
                 if ((67108864 & ~Z[14]) == 0):
                     # 240:9 move to on
-                    t30 = 67108864
-                    t31 = 15 + L[7]
-                    for c32 in _BITS[t30]:
-                        o33 = loc[c32]
-                        Z[o33] ^= 1 << c32
-                        loc[c32] = t31
-                        for g34 in _STALE[o33]:
-                            if C[g34]:
-                                C[g34].clear()
-                    Z[t31] |= t30
-                    if C[1]:
-                        C[1].clear()
-                    if C[3]:
-                        C[3].clear()
+                    t28 = 67108864
+                    t29 = 15 + L[7]
+                    for c30 in _BITS[t28]:
+                        o31 = loc[c30]
+                        Z[o31] ^= 1 << c30
+                        loc[c30] = t29
+                        for g32 in _STALE[o31]:
+                            if C[g32]:
+                                C[g32].clear()
+                    Z[t29] |= t28
+                    if C[0]:
+                        C[0].clear()
+                    if C[2]:
+                        C[2].clear()
                     # 241:9 say
                 else:
                     pass
@@ -865,64 +837,64 @@ def _r2(S: State, a: Any) -> None:
             L[6] += 1
     # 543:7 determine(...)
     # 192:3 let who
-    t45 = C[2].get(8)
-    if t45 is None:
-        t45 = D_chip_choosers(S)
-    L5 = t45
+    t43 = C[1].get(7)
+    if t43 is None:
+        t43 = D_chip_choosers(S)
+    L5 = t43
     L[5] = L5
     # 193:3 choose each q: chip
-    per47: list[Any] = [None] * n
-    for x_q_48 in _BITS[L5]:
-        if (V[54 + x_q_48] == 0):
-            t49 = Z[10 + x_q_48]
+    per45: list[Any] = [None] * n
+    for x_q_46 in _BITS[L5]:
+        if (V[54 + x_q_46] == 0):
+            t47 = Z[10 + x_q_46]
         else:
-            t49 = (Z[10 + x_q_48] & 3932160)
-        if not t49:
-            _raise('incomplete', _pname(x_q_48) + ' must choose (shows) but has no option', 193, 3)
-        per47[x_q_48] = _BITS[t49]
+            t47 = (Z[10 + x_q_46] & 3932160)
+        if not t47:
+            _raise('incomplete', _pname(x_q_46) + ' must choose (shows) but has no option', 193, 3)
+        per45[x_q_46] = _BITS[t47]
     if L5:
         S.pc = 5
         S.cp = -2
-        S.o = per47
+        S.o = per45
         return
-    x_chip_46: tuple[Any, ...] = (None,) * n
+    x_chip_44: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t51 = 0
-    for x_q_50 in _BITS[L5]:
-        t53 = x_chip_46[x_q_50]
-        if t53 is None:
+    t49 = 0
+    for x_q_48 in _BITS[L5]:
+        t51 = x_chip_44[x_q_48]
+        if t51 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t53]:
-            t51 |= 1 << x_q_50
-    x_vetoes_54 = t51
+        if _K3[t51]:
+            t49 |= 1 << x_q_48
+    x_vetoes_52 = t49
     # 196:3 if
-    if (x_vetoes_54 != 0):
+    if (x_vetoes_52 != 0):
         # 199:5 for each q
-        for x_q_55 in _BITS[x_vetoes_54]:
+        for x_q_53 in _BITS[x_vetoes_52]:
             # 200:7 move to on
-            t56 = x_chip_46[x_q_55]
-            if t56 is None:
+            t54 = x_chip_44[x_q_53]
+            if t54 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t57 = 15 + L4
-            b58 = 1 << t56
-            o59 = loc[t56]
-            Z[o59] ^= b58
-            Z[t57] |= b58
-            loc[t56] = t57
-            for g60 in _STALE[o59]:
-                if C[g60]:
-                    C[g60].clear()
-            if C[1]:
-                C[1].clear()
-            if C[3]:
-                C[3].clear()
-            # 201:7 set no_uses
-            t61 = (V[54 + x_q_55] + 1)
-            if t61 < 0 or t61 > 2:
-                _raise('range', "'no_uses' would become " + str(t61) + ', outside 0..2', 201, 7)
-            V[54 + x_q_55] = t61
+            t55 = 15 + L4
+            b56 = 1 << t54
+            o57 = loc[t54]
+            Z[o57] ^= b56
+            Z[t55] |= b56
+            loc[t54] = t55
+            for g58 in _STALE[o57]:
+                if C[g58]:
+                    C[g58].clear()
+            if C[0]:
+                C[0].clear()
             if C[2]:
                 C[2].clear()
+            # 201:7 set no_uses
+            t59 = (V[54 + x_q_53] + 1)
+            if t59 < 0 or t59 > 2:
+                _raise('range', "'no_uses' would become " + str(t59) + ', outside 0..2', 201, 7)
+            V[54 + x_q_53] = t59
+            if C[1]:
+                C[1].clear()
         # 203:5 set decided_valid
         V[27 + L4] = False
         # 204:5 say
@@ -939,23 +911,20 @@ def _r2(S: State, a: Any) -> None:
         L[3] = L3
         # 385:9 turn(...)
         # 267:3 choose c
-        t17 = Z[1 + L3]
-        if not t17:
+        t15 = Z[1 + L3]
+        if not t15:
             _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 2
         S.cp = L3
-        S.o = t17
+        S.o = t15
         return
     L0: Any = L[0]
     L0 += 1
     L[0] = L0
     while L0 < 2:
         # 384:7 for each p
-        t15 = ((1 << n) - 1)
-        t16 = C[0].get(0)
-        if t16 is None:
-            t16 = D_start_player(S)
-        L1 = _TURNS[t16, t15, n, 1]
+        t14 = ((1 << n) - 1)
+        L1 = _TURNS[0, t14, n, 1]
         L[1] = L1
         L2 = 0
         L[2] = L2
@@ -964,12 +933,12 @@ def _r2(S: State, a: Any) -> None:
             L[3] = L3
             # 385:9 turn(...)
             # 267:3 choose c
-            t17 = Z[1 + L3]
-            if not t17:
+            t15 = Z[1 + L3]
+            if not t15:
                 _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
             S.pc = 2
             S.cp = L3
-            S.o = t17
+            S.o = t15
             return
         L0 += 1
         L[0] = L0
@@ -986,15 +955,15 @@ def _r2(S: State, a: Any) -> None:
 
 def _r3(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_t_23 = a
+    x_t_21 = a
     # 653:9 set target_of
-    t28 = (1 << x_t_23)
+    t26 = (1 << x_t_21)
     L4: Any = L[4]
-    V[L4] = t28
+    V[L4] = t26
     # 541:9 apply_effect(...)
     # 235:3 for each t
-    t29 = V[L4]
-    L5: Any = _BITS[t29]
+    t27 = V[L4]
+    L5: Any = _BITS[t27]
     L[5] = L5
     L6: Any = 0
     L[6] = L6
@@ -1005,20 +974,20 @@ def _r3(S: State, a: Any) -> None:
             # 237:7 if
             if ((67108864 & ~Z[14]) == 0):
                 # 240:9 move to on
-                t30 = 67108864
-                t31 = 15 + L[7]
-                for c32 in _BITS[t30]:
-                    o33 = loc[c32]
-                    Z[o33] ^= 1 << c32
-                    loc[c32] = t31
-                    for g34 in _STALE[o33]:
-                        if C[g34]:
-                            C[g34].clear()
-                Z[t31] |= t30
-                if C[1]:
-                    C[1].clear()
-                if C[3]:
-                    C[3].clear()
+                t28 = 67108864
+                t29 = 15 + L[7]
+                for c30 in _BITS[t28]:
+                    o31 = loc[c30]
+                    Z[o31] ^= 1 << c30
+                    loc[c30] = t29
+                    for g32 in _STALE[o31]:
+                        if C[g32]:
+                            C[g32].clear()
+                Z[t29] |= t28
+                if C[0]:
+                    C[0].clear()
+                if C[2]:
+                    C[2].clear()
                 # 241:9 say
             else:
                 pass
@@ -1046,34 +1015,34 @@ def _r3(S: State, a: Any) -> None:
 def _r4(S: State, a: Any) -> None:
     Z, _, L, loc, C = S.k
     n = S.n
-    x_x_35 = a
+    x_x_33 = a
     # 251:9 give_back(...)
     # 625:7 if
-    if _K9[x_x_35]:
+    if _K9[x_x_33]:
         # 626:9 move to common
-        b36 = 1 << x_x_35
-        o37 = loc[x_x_35]
-        Z[o37] ^= b36
-        Z[14] |= b36
-        loc[x_x_35] = 14
-        for g38 in _STALE[o37]:
-            if C[g38]:
-                C[g38].clear()
+        b34 = 1 << x_x_33
+        o35 = loc[x_x_33]
+        Z[o35] ^= b34
+        Z[14] |= b34
+        loc[x_x_33] = 14
+        for g36 in _STALE[o35]:
+            if C[g36]:
+                C[g36].clear()
     else:
         # 628:9 move to chips
-        t39 = ((1 << n) - 1) & _K10[x_x_35]
-        k40 = t39.bit_count()
-        if k40 != 1:
-            _the_fail(k40, 130, 61)
-        t41 = 10 + (t39.bit_length() - 1)
-        b42 = 1 << x_x_35
-        o43 = loc[x_x_35]
-        Z[o43] ^= b42
-        Z[t41] |= b42
-        loc[x_x_35] = t41
-        for g44 in _STALE[o43]:
-            if C[g44]:
-                C[g44].clear()
+        t37 = ((1 << n) - 1) & _K10[x_x_33]
+        k38 = t37.bit_count()
+        if k38 != 1:
+            _the_fail(k38, 130, 61)
+        t39 = 10 + (t37.bit_length() - 1)
+        b40 = 1 << x_x_33
+        o41 = loc[x_x_33]
+        Z[o41] ^= b40
+        Z[t39] |= b40
+        loc[x_x_33] = t39
+        for g42 in _STALE[o41]:
+            if C[g42]:
+                C[g42].clear()
     # 252:9 say
     L6: Any = L[6]
     L6 += 1
@@ -1085,20 +1054,20 @@ def _r4(S: State, a: Any) -> None:
             # 237:7 if
             if ((67108864 & ~Z[14]) == 0):
                 # 240:9 move to on
-                t30 = 67108864
-                t31 = 15 + L[7]
-                for c32 in _BITS[t30]:
-                    o33 = loc[c32]
-                    Z[o33] ^= 1 << c32
-                    loc[c32] = t31
-                    for g34 in _STALE[o33]:
-                        if C[g34]:
-                            C[g34].clear()
-                Z[t31] |= t30
-                if C[1]:
-                    C[1].clear()
-                if C[3]:
-                    C[3].clear()
+                t28 = 67108864
+                t29 = 15 + L[7]
+                for c30 in _BITS[t28]:
+                    o31 = loc[c30]
+                    Z[o31] ^= 1 << c30
+                    loc[c30] = t29
+                    for g32 in _STALE[o31]:
+                        if C[g32]:
+                            C[g32].clear()
+                Z[t29] |= t28
+                if C[0]:
+                    C[0].clear()
+                if C[2]:
+                    C[2].clear()
                 # 241:9 say
             else:
                 pass
@@ -1126,45 +1095,45 @@ def _r4(S: State, a: Any) -> None:
 def _r5(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    x_chip_46: tuple[Any, ...] = a
+    x_chip_44: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t51 = 0
-    for x_q_50 in _BITS[L[5]]:
-        t53 = x_chip_46[x_q_50]
-        if t53 is None:
+    t49 = 0
+    for x_q_48 in _BITS[L[5]]:
+        t51 = x_chip_44[x_q_48]
+        if t51 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t53]:
-            t51 |= 1 << x_q_50
-    x_vetoes_54 = t51
+        if _K3[t51]:
+            t49 |= 1 << x_q_48
+    x_vetoes_52 = t49
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_54 != 0):
+    if (x_vetoes_52 != 0):
         # 199:5 for each q
-        for x_q_55 in _BITS[x_vetoes_54]:
+        for x_q_53 in _BITS[x_vetoes_52]:
             # 200:7 move to on
-            t56 = x_chip_46[x_q_55]
-            if t56 is None:
+            t54 = x_chip_44[x_q_53]
+            if t54 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t57 = 15 + L4
-            b58 = 1 << t56
-            o59 = loc[t56]
-            Z[o59] ^= b58
-            Z[t57] |= b58
-            loc[t56] = t57
-            for g60 in _STALE[o59]:
-                if C[g60]:
-                    C[g60].clear()
-            if C[1]:
-                C[1].clear()
-            if C[3]:
-                C[3].clear()
-            # 201:7 set no_uses
-            t61 = (V[54 + x_q_55] + 1)
-            if t61 < 0 or t61 > 2:
-                _raise('range', "'no_uses' would become " + str(t61) + ', outside 0..2', 201, 7)
-            V[54 + x_q_55] = t61
+            t55 = 15 + L4
+            b56 = 1 << t54
+            o57 = loc[t54]
+            Z[o57] ^= b56
+            Z[t55] |= b56
+            loc[t54] = t55
+            for g58 in _STALE[o57]:
+                if C[g58]:
+                    C[g58].clear()
+            if C[0]:
+                C[0].clear()
             if C[2]:
                 C[2].clear()
+            # 201:7 set no_uses
+            t59 = (V[54 + x_q_53] + 1)
+            if t59 < 0 or t59 > 2:
+                _raise('range', "'no_uses' would become " + str(t59) + ', outside 0..2', 201, 7)
+            V[54 + x_q_53] = t59
+            if C[1]:
+                C[1].clear()
         # 203:5 set decided_valid
         V[27 + L4] = False
         # 204:5 say
@@ -1182,23 +1151,20 @@ def _r5(S: State, a: Any) -> None:
         L[3] = L3
         # 385:9 turn(...)
         # 267:3 choose c
-        t17 = Z[1 + L3]
-        if not t17:
+        t15 = Z[1 + L3]
+        if not t15:
             _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 2
         S.cp = L3
-        S.o = t17
+        S.o = t15
         return
     L0: Any = L[0]
     L0 += 1
     L[0] = L0
     while L0 < 2:
         # 384:7 for each p
-        t15 = ((1 << n) - 1)
-        t16 = C[0].get(0)
-        if t16 is None:
-            t16 = D_start_player(S)
-        L1 = _TURNS[t16, t15, n, 1]
+        t14 = ((1 << n) - 1)
+        L1 = _TURNS[0, t14, n, 1]
         L[1] = L1
         L2 = 0
         L[2] = L2
@@ -1207,12 +1173,12 @@ def _r5(S: State, a: Any) -> None:
             L[3] = L3
             # 385:9 turn(...)
             # 267:3 choose c
-            t17 = Z[1 + L3]
-            if not t17:
+            t15 = Z[1 + L3]
+            if not t15:
                 _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
             S.pc = 2
             S.cp = L3
-            S.o = t17
+            S.o = t15
             return
         L0 += 1
         L[0] = L0
@@ -1230,79 +1196,79 @@ def _r5(S: State, a: Any) -> None:
 def _r6(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    b62 = 1 << a
-    o = S.o ^ b62
+    b60 = 1 << a
+    o = S.o ^ b60
     Z[0] = o
-    Z[5] |= b62
+    Z[5] |= b60
     loc[a] = 5
-    if C[1]:
-        C[1].clear()
-    if C[3]:
-        C[3].clear()
+    if C[0]:
+        C[0].clear()
+    if C[2]:
+        C[2].clear()
     L0: Any = a
     L[0] = L0
     # 277:3 say
     # 278:3 deck_chips(...)
     # 698:7 determine(...)
     # 192:3 let who
-    t63 = C[2].get(8)
-    if t63 is None:
-        t63 = D_chip_choosers(S)
-    L1: Any = t63
+    t61 = C[1].get(7)
+    if t61 is None:
+        t61 = D_chip_choosers(S)
+    L1: Any = t61
     L[1] = L1
     # 193:3 choose each q: chip
-    per65: list[Any] = [None] * n
-    for x_q_66 in _BITS[L1]:
-        if (V[54 + x_q_66] == 0):
-            t67 = Z[10 + x_q_66]
+    per63: list[Any] = [None] * n
+    for x_q_64 in _BITS[L1]:
+        if (V[54 + x_q_64] == 0):
+            t65 = Z[10 + x_q_64]
         else:
-            t67 = (Z[10 + x_q_66] & 3932160)
-        if not t67:
-            _raise('incomplete', _pname(x_q_66) + ' must choose (shows) but has no option', 193, 3)
-        per65[x_q_66] = _BITS[t67]
+            t65 = (Z[10 + x_q_64] & 3932160)
+        if not t65:
+            _raise('incomplete', _pname(x_q_64) + ' must choose (shows) but has no option', 193, 3)
+        per63[x_q_64] = _BITS[t65]
     if L1:
         S.pc = 7
         S.cp = -2
-        S.o = per65
+        S.o = per63
         return
-    x_chip_64: tuple[Any, ...] = (None,) * n
+    x_chip_62: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t69 = 0
-    for x_q_68 in _BITS[L1]:
-        t71 = x_chip_64[x_q_68]
-        if t71 is None:
+    t67 = 0
+    for x_q_66 in _BITS[L1]:
+        t69 = x_chip_62[x_q_66]
+        if t69 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t71]:
-            t69 |= 1 << x_q_68
-    x_vetoes_72 = t69
+        if _K3[t69]:
+            t67 |= 1 << x_q_66
+    x_vetoes_70 = t67
     # 196:3 if
-    if (x_vetoes_72 != 0):
+    if (x_vetoes_70 != 0):
         # 199:5 for each q
-        for x_q_73 in _BITS[x_vetoes_72]:
+        for x_q_71 in _BITS[x_vetoes_70]:
             # 200:7 move to on
-            t74 = x_chip_64[x_q_73]
-            if t74 is None:
+            t72 = x_chip_62[x_q_71]
+            if t72 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t75 = 15 + L0
-            b76 = 1 << t74
-            o77 = loc[t74]
-            Z[o77] ^= b76
-            Z[t75] |= b76
-            loc[t74] = t75
-            for g78 in _STALE[o77]:
-                if C[g78]:
-                    C[g78].clear()
-            if C[1]:
-                C[1].clear()
-            if C[3]:
-                C[3].clear()
-            # 201:7 set no_uses
-            t79 = (V[54 + x_q_73] + 1)
-            if t79 < 0 or t79 > 2:
-                _raise('range', "'no_uses' would become " + str(t79) + ', outside 0..2', 201, 7)
-            V[54 + x_q_73] = t79
+            t73 = 15 + L0
+            b74 = 1 << t72
+            o75 = loc[t72]
+            Z[o75] ^= b74
+            Z[t73] |= b74
+            loc[t72] = t73
+            for g76 in _STALE[o75]:
+                if C[g76]:
+                    C[g76].clear()
+            if C[0]:
+                C[0].clear()
             if C[2]:
                 C[2].clear()
+            # 201:7 set no_uses
+            t77 = (V[54 + x_q_71] + 1)
+            if t77 < 0 or t77 > 2:
+                _raise('range', "'no_uses' would become " + str(t77) + ', outside 0..2', 201, 7)
+            V[54 + x_q_71] = t77
+            if C[1]:
+                C[1].clear()
         # 203:5 set decided_valid
         V[27 + L0] = False
         # 204:5 say
@@ -1315,45 +1281,45 @@ def _r6(S: State, a: Any) -> None:
 
 def _r7(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_chip_64: tuple[Any, ...] = a
+    x_chip_62: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t69 = 0
-    for x_q_68 in _BITS[L[1]]:
-        t71 = x_chip_64[x_q_68]
-        if t71 is None:
+    t67 = 0
+    for x_q_66 in _BITS[L[1]]:
+        t69 = x_chip_62[x_q_66]
+        if t69 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t71]:
-            t69 |= 1 << x_q_68
-    x_vetoes_72 = t69
+        if _K3[t69]:
+            t67 |= 1 << x_q_66
+    x_vetoes_70 = t67
     # 196:3 if
     L0: Any = L[0]
-    if (x_vetoes_72 != 0):
+    if (x_vetoes_70 != 0):
         # 199:5 for each q
-        for x_q_73 in _BITS[x_vetoes_72]:
+        for x_q_71 in _BITS[x_vetoes_70]:
             # 200:7 move to on
-            t74 = x_chip_64[x_q_73]
-            if t74 is None:
+            t72 = x_chip_62[x_q_71]
+            if t72 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t75 = 15 + L0
-            b76 = 1 << t74
-            o77 = loc[t74]
-            Z[o77] ^= b76
-            Z[t75] |= b76
-            loc[t74] = t75
-            for g78 in _STALE[o77]:
-                if C[g78]:
-                    C[g78].clear()
-            if C[1]:
-                C[1].clear()
-            if C[3]:
-                C[3].clear()
-            # 201:7 set no_uses
-            t79 = (V[54 + x_q_73] + 1)
-            if t79 < 0 or t79 > 2:
-                _raise('range', "'no_uses' would become " + str(t79) + ', outside 0..2', 201, 7)
-            V[54 + x_q_73] = t79
+            t73 = 15 + L0
+            b74 = 1 << t72
+            o75 = loc[t72]
+            Z[o75] ^= b74
+            Z[t73] |= b74
+            loc[t72] = t73
+            for g76 in _STALE[o75]:
+                if C[g76]:
+                    C[g76].clear()
+            if C[0]:
+                C[0].clear()
             if C[2]:
                 C[2].clear()
+            # 201:7 set no_uses
+            t77 = (V[54 + x_q_71] + 1)
+            if t77 < 0 or t77 > 2:
+                _raise('range', "'no_uses' would become " + str(t77) + ', outside 0..2', 201, 7)
+            V[54 + x_q_71] = t77
+            if C[1]:
+                C[1].clear()
         # 203:5 set decided_valid
         V[27 + L0] = False
         # 204:5 say
@@ -1367,79 +1333,79 @@ def _r7(S: State, a: Any) -> None:
 def _r8(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    b80 = 1 << a
-    o = S.o ^ b80
+    b78 = 1 << a
+    o = S.o ^ b78
     Z[0] = o
-    Z[5] |= b80
+    Z[5] |= b78
     loc[a] = 5
-    if C[1]:
-        C[1].clear()
-    if C[3]:
-        C[3].clear()
+    if C[0]:
+        C[0].clear()
+    if C[2]:
+        C[2].clear()
     L1: Any = a
     L[1] = L1
     # 277:3 say
     # 278:3 deck_chips(...)
     # 698:7 determine(...)
     # 192:3 let who
-    t81 = C[2].get(8)
-    if t81 is None:
-        t81 = D_chip_choosers(S)
-    L2: Any = t81
+    t79 = C[1].get(7)
+    if t79 is None:
+        t79 = D_chip_choosers(S)
+    L2: Any = t79
     L[2] = L2
     # 193:3 choose each q: chip
-    per83: list[Any] = [None] * n
-    for x_q_84 in _BITS[L2]:
-        if (V[54 + x_q_84] == 0):
-            t85 = Z[10 + x_q_84]
+    per81: list[Any] = [None] * n
+    for x_q_82 in _BITS[L2]:
+        if (V[54 + x_q_82] == 0):
+            t83 = Z[10 + x_q_82]
         else:
-            t85 = (Z[10 + x_q_84] & 3932160)
-        if not t85:
-            _raise('incomplete', _pname(x_q_84) + ' must choose (shows) but has no option', 193, 3)
-        per83[x_q_84] = _BITS[t85]
+            t83 = (Z[10 + x_q_82] & 3932160)
+        if not t83:
+            _raise('incomplete', _pname(x_q_82) + ' must choose (shows) but has no option', 193, 3)
+        per81[x_q_82] = _BITS[t83]
     if L2:
         S.pc = 9
         S.cp = -2
-        S.o = per83
+        S.o = per81
         return
-    x_chip_82: tuple[Any, ...] = (None,) * n
+    x_chip_80: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t87 = 0
-    for x_q_86 in _BITS[L2]:
-        t89 = x_chip_82[x_q_86]
-        if t89 is None:
+    t85 = 0
+    for x_q_84 in _BITS[L2]:
+        t87 = x_chip_80[x_q_84]
+        if t87 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t89]:
-            t87 |= 1 << x_q_86
-    x_vetoes_90 = t87
+        if _K3[t87]:
+            t85 |= 1 << x_q_84
+    x_vetoes_88 = t85
     # 196:3 if
-    if (x_vetoes_90 != 0):
+    if (x_vetoes_88 != 0):
         # 199:5 for each q
-        for x_q_91 in _BITS[x_vetoes_90]:
+        for x_q_89 in _BITS[x_vetoes_88]:
             # 200:7 move to on
-            t92 = x_chip_82[x_q_91]
-            if t92 is None:
+            t90 = x_chip_80[x_q_89]
+            if t90 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t93 = 15 + L1
-            b94 = 1 << t92
-            o95 = loc[t92]
-            Z[o95] ^= b94
-            Z[t93] |= b94
-            loc[t92] = t93
-            for g96 in _STALE[o95]:
-                if C[g96]:
-                    C[g96].clear()
-            if C[1]:
-                C[1].clear()
-            if C[3]:
-                C[3].clear()
-            # 201:7 set no_uses
-            t97 = (V[54 + x_q_91] + 1)
-            if t97 < 0 or t97 > 2:
-                _raise('range', "'no_uses' would become " + str(t97) + ', outside 0..2', 201, 7)
-            V[54 + x_q_91] = t97
+            t91 = 15 + L1
+            b92 = 1 << t90
+            o93 = loc[t90]
+            Z[o93] ^= b92
+            Z[t91] |= b92
+            loc[t90] = t91
+            for g94 in _STALE[o93]:
+                if C[g94]:
+                    C[g94].clear()
+            if C[0]:
+                C[0].clear()
             if C[2]:
                 C[2].clear()
+            # 201:7 set no_uses
+            t95 = (V[54 + x_q_89] + 1)
+            if t95 < 0 or t95 > 2:
+                _raise('range', "'no_uses' would become " + str(t95) + ', outside 0..2', 201, 7)
+            V[54 + x_q_89] = t95
+            if C[1]:
+                C[1].clear()
         # 203:5 set decided_valid
         V[27 + L1] = False
         # 204:5 say
@@ -1448,11 +1414,8 @@ def _r8(S: State, a: Any) -> None:
         V[27 + L1] = True
         # 209:5 say
     # 396:7 for each p
-    t98 = ((1 << n) - 1)
-    t99 = C[0].get(0)
-    if t99 is None:
-        t99 = D_start_player(S)
-    L1 = _TURNS[t99, t98, n, 1]
+    t96 = ((1 << n) - 1)
+    L1 = _TURNS[0, t96, n, 1]
     L[1] = L1
     L2 = 0
     L[2] = L2
@@ -1460,12 +1423,12 @@ def _r8(S: State, a: Any) -> None:
         L[3] = L1[L2]
         # 397:9 turn(...)
         # 267:3 choose c
-        t100 = Z[1 + L[3]]
-        if not t100:
+        t97 = Z[1 + L[3]]
+        if not t97:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t100
+        S.o = t97
         return
     L[0] += 1
     if L[0] < 2:
@@ -1492,45 +1455,45 @@ def _r8(S: State, a: Any) -> None:
 def _r9(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    x_chip_82: tuple[Any, ...] = a
+    x_chip_80: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t87 = 0
-    for x_q_86 in _BITS[L[2]]:
-        t89 = x_chip_82[x_q_86]
-        if t89 is None:
+    t85 = 0
+    for x_q_84 in _BITS[L[2]]:
+        t87 = x_chip_80[x_q_84]
+        if t87 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t89]:
-            t87 |= 1 << x_q_86
-    x_vetoes_90 = t87
+        if _K3[t87]:
+            t85 |= 1 << x_q_84
+    x_vetoes_88 = t85
     # 196:3 if
     L1: Any = L[1]
-    if (x_vetoes_90 != 0):
+    if (x_vetoes_88 != 0):
         # 199:5 for each q
-        for x_q_91 in _BITS[x_vetoes_90]:
+        for x_q_89 in _BITS[x_vetoes_88]:
             # 200:7 move to on
-            t92 = x_chip_82[x_q_91]
-            if t92 is None:
+            t90 = x_chip_80[x_q_89]
+            if t90 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t93 = 15 + L1
-            b94 = 1 << t92
-            o95 = loc[t92]
-            Z[o95] ^= b94
-            Z[t93] |= b94
-            loc[t92] = t93
-            for g96 in _STALE[o95]:
-                if C[g96]:
-                    C[g96].clear()
-            if C[1]:
-                C[1].clear()
-            if C[3]:
-                C[3].clear()
-            # 201:7 set no_uses
-            t97 = (V[54 + x_q_91] + 1)
-            if t97 < 0 or t97 > 2:
-                _raise('range', "'no_uses' would become " + str(t97) + ', outside 0..2', 201, 7)
-            V[54 + x_q_91] = t97
+            t91 = 15 + L1
+            b92 = 1 << t90
+            o93 = loc[t90]
+            Z[o93] ^= b92
+            Z[t91] |= b92
+            loc[t90] = t91
+            for g94 in _STALE[o93]:
+                if C[g94]:
+                    C[g94].clear()
+            if C[0]:
+                C[0].clear()
             if C[2]:
                 C[2].clear()
+            # 201:7 set no_uses
+            t95 = (V[54 + x_q_89] + 1)
+            if t95 < 0 or t95 > 2:
+                _raise('range', "'no_uses' would become " + str(t95) + ', outside 0..2', 201, 7)
+            V[54 + x_q_89] = t95
+            if C[1]:
+                C[1].clear()
         # 203:5 set decided_valid
         V[27 + L1] = False
         # 204:5 say
@@ -1539,23 +1502,20 @@ def _r9(S: State, a: Any) -> None:
         V[27 + L1] = True
         # 209:5 say
     # 396:7 for each p
-    t98 = ((1 << n) - 1)
-    t99 = C[0].get(0)
-    if t99 is None:
-        t99 = D_start_player(S)
-    L1 = _TURNS[t99, t98, n, 1]
+    t96 = ((1 << n) - 1)
+    L1 = _TURNS[0, t96, n, 1]
     L[1] = L1
     L[2] = 0
     if L[2] < len(L1):
         L[3] = L1[L[2]]
         # 397:9 turn(...)
         # 267:3 choose c
-        t100 = Z[1 + L[3]]
-        if not t100:
+        t97 = Z[1 + L[3]]
+        if not t97:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t100
+        S.o = t97
         return
     L[0] += 1
     if L[0] < 2:
@@ -1585,15 +1545,15 @@ def _r10(S: State, a: Any) -> None:
     L4: Any = a
     L[4] = L4
     # 268:3 move to field
-    b101 = 1 << L4
+    b98 = 1 << L4
     L3: Any = L[3]
-    Z[1 + L3] ^= b101
-    Z[5] |= b101
+    Z[1 + L3] ^= b98
+    Z[5] |= b98
     loc[L4] = 5
-    if C[1]:
-        C[1].clear()
-    if C[3]:
-        C[3].clear()
+    if C[0]:
+        C[0].clear()
+    if C[2]:
+        C[2].clear()
     # 269:3 say
     # 270:3 resolve(...)
     # 539:7 if
@@ -1602,33 +1562,33 @@ def _r10(S: State, a: Any) -> None:
         # 540:9 name_target(...)
         # 651:7 if
         if _K7[L4]:
-            t105 = (Z[5] & _K8[L4])
+            t102 = (Z[5] & _K8[L4])
         else:
-            t103 = 0
-            for x_i_102 in _BITS[Z[5] & _K8[L4]]:
-                if (Z[15 + x_i_102] & 130023424 != 0):
-                    t103 |= 1 << x_i_102
-            t105 = t103
-        if (t105 != 0):
+            t100 = 0
+            for x_i_99 in _BITS[Z[5] & _K8[L4]]:
+                if (Z[15 + x_i_99] & 130023424 != 0):
+                    t100 |= 1 << x_i_99
+            t102 = t100
+        if (t102 != 0):
             # 652:9 choose t
             if _K7[L4]:
-                t110 = (Z[5] & _K8[L4])
+                t107 = (Z[5] & _K8[L4])
             else:
-                t108 = 0
-                for x_i_107 in _BITS[Z[5] & _K8[L4]]:
-                    if (Z[15 + x_i_107] & 130023424 != 0):
-                        t108 |= 1 << x_i_107
-                t110 = t108
-            if not t110:
+                t105 = 0
+                for x_i_104 in _BITS[Z[5] & _K8[L4]]:
+                    if (Z[15 + x_i_104] & 130023424 != 0):
+                        t105 |= 1 << x_i_104
+                t107 = t105
+            if not t107:
                 _raise('incomplete', _pname(L3) + ' must choose (targets) but has no option', 652, 9)
             S.pc = 11
             S.cp = L3
-            S.o = t110
+            S.o = t107
             return
         # 541:9 apply_effect(...)
         # 235:3 for each t
-        t112 = V[L4]
-        L5 = _BITS[t112]
+        t109 = V[L4]
+        L5 = _BITS[t109]
         L[5] = L5
         L[6] = 0
         while L[6] < len(L5):
@@ -1638,20 +1598,20 @@ def _r10(S: State, a: Any) -> None:
                 # 237:7 if
                 if ((67108864 & ~Z[14]) == 0):
                     # 240:9 move to on
-                    t113 = 67108864
-                    t114 = 15 + L[7]
-                    for c115 in _BITS[t113]:
-                        o116 = loc[c115]
-                        Z[o116] ^= 1 << c115
-                        loc[c115] = t114
-                        for g117 in _STALE[o116]:
-                            if C[g117]:
-                                C[g117].clear()
-                    Z[t114] |= t113
-                    if C[1]:
-                        C[1].clear()
-                    if C[3]:
-                        C[3].clear()
+                    t110 = 67108864
+                    t111 = 15 + L[7]
+                    for c112 in _BITS[t110]:
+                        o113 = loc[c112]
+                        Z[o113] ^= 1 << c112
+                        loc[c112] = t111
+                        for g114 in _STALE[o113]:
+                            if C[g114]:
+                                C[g114].clear()
+                    Z[t111] |= t110
+                    if C[0]:
+                        C[0].clear()
+                    if C[2]:
+                        C[2].clear()
                     # 241:9 say
                 else:
                     pass
@@ -1674,64 +1634,64 @@ def _r10(S: State, a: Any) -> None:
             L[6] += 1
     # 543:7 determine(...)
     # 192:3 let who
-    t128 = C[2].get(8)
-    if t128 is None:
-        t128 = D_chip_choosers(S)
-    L5 = t128
+    t125 = C[1].get(7)
+    if t125 is None:
+        t125 = D_chip_choosers(S)
+    L5 = t125
     L[5] = L5
     # 193:3 choose each q: chip
-    per130: list[Any] = [None] * n
-    for x_q_131 in _BITS[L5]:
-        if (V[54 + x_q_131] == 0):
-            t132 = Z[10 + x_q_131]
+    per127: list[Any] = [None] * n
+    for x_q_128 in _BITS[L5]:
+        if (V[54 + x_q_128] == 0):
+            t129 = Z[10 + x_q_128]
         else:
-            t132 = (Z[10 + x_q_131] & 3932160)
-        if not t132:
-            _raise('incomplete', _pname(x_q_131) + ' must choose (shows) but has no option', 193, 3)
-        per130[x_q_131] = _BITS[t132]
+            t129 = (Z[10 + x_q_128] & 3932160)
+        if not t129:
+            _raise('incomplete', _pname(x_q_128) + ' must choose (shows) but has no option', 193, 3)
+        per127[x_q_128] = _BITS[t129]
     if L5:
         S.pc = 13
         S.cp = -2
-        S.o = per130
+        S.o = per127
         return
-    x_chip_129: tuple[Any, ...] = (None,) * n
+    x_chip_126: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t134 = 0
-    for x_q_133 in _BITS[L5]:
-        t136 = x_chip_129[x_q_133]
-        if t136 is None:
+    t131 = 0
+    for x_q_130 in _BITS[L5]:
+        t133 = x_chip_126[x_q_130]
+        if t133 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t136]:
-            t134 |= 1 << x_q_133
-    x_vetoes_137 = t134
+        if _K3[t133]:
+            t131 |= 1 << x_q_130
+    x_vetoes_134 = t131
     # 196:3 if
-    if (x_vetoes_137 != 0):
+    if (x_vetoes_134 != 0):
         # 199:5 for each q
-        for x_q_138 in _BITS[x_vetoes_137]:
+        for x_q_135 in _BITS[x_vetoes_134]:
             # 200:7 move to on
-            t139 = x_chip_129[x_q_138]
-            if t139 is None:
+            t136 = x_chip_126[x_q_135]
+            if t136 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t140 = 15 + L4
-            b141 = 1 << t139
-            o142 = loc[t139]
-            Z[o142] ^= b141
-            Z[t140] |= b141
-            loc[t139] = t140
-            for g143 in _STALE[o142]:
-                if C[g143]:
-                    C[g143].clear()
-            if C[1]:
-                C[1].clear()
-            if C[3]:
-                C[3].clear()
-            # 201:7 set no_uses
-            t144 = (V[54 + x_q_138] + 1)
-            if t144 < 0 or t144 > 2:
-                _raise('range', "'no_uses' would become " + str(t144) + ', outside 0..2', 201, 7)
-            V[54 + x_q_138] = t144
+            t137 = 15 + L4
+            b138 = 1 << t136
+            o139 = loc[t136]
+            Z[o139] ^= b138
+            Z[t137] |= b138
+            loc[t136] = t137
+            for g140 in _STALE[o139]:
+                if C[g140]:
+                    C[g140].clear()
+            if C[0]:
+                C[0].clear()
             if C[2]:
                 C[2].clear()
+            # 201:7 set no_uses
+            t141 = (V[54 + x_q_135] + 1)
+            if t141 < 0 or t141 > 2:
+                _raise('range', "'no_uses' would become " + str(t141) + ', outside 0..2', 201, 7)
+            V[54 + x_q_135] = t141
+            if C[1]:
+                C[1].clear()
         # 203:5 set decided_valid
         V[27 + L4] = False
         # 204:5 say
@@ -1747,12 +1707,12 @@ def _r10(S: State, a: Any) -> None:
         L[3] = L3
         # 397:9 turn(...)
         # 267:3 choose c
-        t100 = Z[1 + L3]
-        if not t100:
+        t97 = Z[1 + L3]
+        if not t97:
             _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L3
-        S.o = t100
+        S.o = t97
         return
     L[0] += 1
     if L[0] < 2:
@@ -1778,15 +1738,15 @@ def _r10(S: State, a: Any) -> None:
 
 def _r11(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_t_106 = a
+    x_t_103 = a
     # 653:9 set target_of
-    t111 = (1 << x_t_106)
+    t108 = (1 << x_t_103)
     L4: Any = L[4]
-    V[L4] = t111
+    V[L4] = t108
     # 541:9 apply_effect(...)
     # 235:3 for each t
-    t112 = V[L4]
-    L5: Any = _BITS[t112]
+    t109 = V[L4]
+    L5: Any = _BITS[t109]
     L[5] = L5
     L6: Any = 0
     L[6] = L6
@@ -1797,20 +1757,20 @@ def _r11(S: State, a: Any) -> None:
             # 237:7 if
             if ((67108864 & ~Z[14]) == 0):
                 # 240:9 move to on
-                t113 = 67108864
-                t114 = 15 + L[7]
-                for c115 in _BITS[t113]:
-                    o116 = loc[c115]
-                    Z[o116] ^= 1 << c115
-                    loc[c115] = t114
-                    for g117 in _STALE[o116]:
-                        if C[g117]:
-                            C[g117].clear()
-                Z[t114] |= t113
-                if C[1]:
-                    C[1].clear()
-                if C[3]:
-                    C[3].clear()
+                t110 = 67108864
+                t111 = 15 + L[7]
+                for c112 in _BITS[t110]:
+                    o113 = loc[c112]
+                    Z[o113] ^= 1 << c112
+                    loc[c112] = t111
+                    for g114 in _STALE[o113]:
+                        if C[g114]:
+                            C[g114].clear()
+                Z[t111] |= t110
+                if C[0]:
+                    C[0].clear()
+                if C[2]:
+                    C[2].clear()
                 # 241:9 say
             else:
                 pass
@@ -1838,34 +1798,34 @@ def _r11(S: State, a: Any) -> None:
 def _r12(S: State, a: Any) -> None:
     Z, _, L, loc, C = S.k
     n = S.n
-    x_x_118 = a
+    x_x_115 = a
     # 251:9 give_back(...)
     # 625:7 if
-    if _K9[x_x_118]:
+    if _K9[x_x_115]:
         # 626:9 move to common
-        b119 = 1 << x_x_118
-        o120 = loc[x_x_118]
-        Z[o120] ^= b119
-        Z[14] |= b119
-        loc[x_x_118] = 14
-        for g121 in _STALE[o120]:
-            if C[g121]:
-                C[g121].clear()
+        b116 = 1 << x_x_115
+        o117 = loc[x_x_115]
+        Z[o117] ^= b116
+        Z[14] |= b116
+        loc[x_x_115] = 14
+        for g118 in _STALE[o117]:
+            if C[g118]:
+                C[g118].clear()
     else:
         # 628:9 move to chips
-        t122 = ((1 << n) - 1) & _K10[x_x_118]
-        k123 = t122.bit_count()
-        if k123 != 1:
-            _the_fail(k123, 130, 61)
-        t124 = 10 + (t122.bit_length() - 1)
-        b125 = 1 << x_x_118
-        o126 = loc[x_x_118]
-        Z[o126] ^= b125
-        Z[t124] |= b125
-        loc[x_x_118] = t124
-        for g127 in _STALE[o126]:
-            if C[g127]:
-                C[g127].clear()
+        t119 = ((1 << n) - 1) & _K10[x_x_115]
+        k120 = t119.bit_count()
+        if k120 != 1:
+            _the_fail(k120, 130, 61)
+        t121 = 10 + (t119.bit_length() - 1)
+        b122 = 1 << x_x_115
+        o123 = loc[x_x_115]
+        Z[o123] ^= b122
+        Z[t121] |= b122
+        loc[x_x_115] = t121
+        for g124 in _STALE[o123]:
+            if C[g124]:
+                C[g124].clear()
     # 252:9 say
     L6: Any = L[6]
     L6 += 1
@@ -1877,20 +1837,20 @@ def _r12(S: State, a: Any) -> None:
             # 237:7 if
             if ((67108864 & ~Z[14]) == 0):
                 # 240:9 move to on
-                t113 = 67108864
-                t114 = 15 + L[7]
-                for c115 in _BITS[t113]:
-                    o116 = loc[c115]
-                    Z[o116] ^= 1 << c115
-                    loc[c115] = t114
-                    for g117 in _STALE[o116]:
-                        if C[g117]:
-                            C[g117].clear()
-                Z[t114] |= t113
-                if C[1]:
-                    C[1].clear()
-                if C[3]:
-                    C[3].clear()
+                t110 = 67108864
+                t111 = 15 + L[7]
+                for c112 in _BITS[t110]:
+                    o113 = loc[c112]
+                    Z[o113] ^= 1 << c112
+                    loc[c112] = t111
+                    for g114 in _STALE[o113]:
+                        if C[g114]:
+                            C[g114].clear()
+                Z[t111] |= t110
+                if C[0]:
+                    C[0].clear()
+                if C[2]:
+                    C[2].clear()
                 # 241:9 say
             else:
                 pass
@@ -1917,45 +1877,45 @@ def _r12(S: State, a: Any) -> None:
 
 def _r13(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_chip_129: tuple[Any, ...] = a
+    x_chip_126: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t134 = 0
-    for x_q_133 in _BITS[L[5]]:
-        t136 = x_chip_129[x_q_133]
-        if t136 is None:
+    t131 = 0
+    for x_q_130 in _BITS[L[5]]:
+        t133 = x_chip_126[x_q_130]
+        if t133 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t136]:
-            t134 |= 1 << x_q_133
-    x_vetoes_137 = t134
+        if _K3[t133]:
+            t131 |= 1 << x_q_130
+    x_vetoes_134 = t131
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_137 != 0):
+    if (x_vetoes_134 != 0):
         # 199:5 for each q
-        for x_q_138 in _BITS[x_vetoes_137]:
+        for x_q_135 in _BITS[x_vetoes_134]:
             # 200:7 move to on
-            t139 = x_chip_129[x_q_138]
-            if t139 is None:
+            t136 = x_chip_126[x_q_135]
+            if t136 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t140 = 15 + L4
-            b141 = 1 << t139
-            o142 = loc[t139]
-            Z[o142] ^= b141
-            Z[t140] |= b141
-            loc[t139] = t140
-            for g143 in _STALE[o142]:
-                if C[g143]:
-                    C[g143].clear()
-            if C[1]:
-                C[1].clear()
-            if C[3]:
-                C[3].clear()
-            # 201:7 set no_uses
-            t144 = (V[54 + x_q_138] + 1)
-            if t144 < 0 or t144 > 2:
-                _raise('range', "'no_uses' would become " + str(t144) + ', outside 0..2', 201, 7)
-            V[54 + x_q_138] = t144
+            t137 = 15 + L4
+            b138 = 1 << t136
+            o139 = loc[t136]
+            Z[o139] ^= b138
+            Z[t137] |= b138
+            loc[t136] = t137
+            for g140 in _STALE[o139]:
+                if C[g140]:
+                    C[g140].clear()
+            if C[0]:
+                C[0].clear()
             if C[2]:
                 C[2].clear()
+            # 201:7 set no_uses
+            t141 = (V[54 + x_q_135] + 1)
+            if t141 < 0 or t141 > 2:
+                _raise('range', "'no_uses' would become " + str(t141) + ', outside 0..2', 201, 7)
+            V[54 + x_q_135] = t141
+            if C[1]:
+                C[1].clear()
         # 203:5 set decided_valid
         V[27 + L4] = False
         # 204:5 say
@@ -1970,12 +1930,12 @@ def _r13(S: State, a: Any) -> None:
         L[3] = L[1][L2]
         # 397:9 turn(...)
         # 267:3 choose c
-        t100 = Z[1 + L[3]]
-        if not t100:
+        t97 = Z[1 + L[3]]
+        if not t97:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t100
+        S.o = t97
         return
     L[0] += 1
     if L[0] < 2:
@@ -2002,79 +1962,79 @@ def _r13(S: State, a: Any) -> None:
 def _r14(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    b145 = 1 << a
-    o = S.o ^ b145
+    b142 = 1 << a
+    o = S.o ^ b142
     Z[0] = o
-    Z[5] |= b145
+    Z[5] |= b142
     loc[a] = 5
-    if C[1]:
-        C[1].clear()
-    if C[3]:
-        C[3].clear()
+    if C[0]:
+        C[0].clear()
+    if C[2]:
+        C[2].clear()
     L0: Any = a
     L[0] = L0
     # 277:3 say
     # 278:3 deck_chips(...)
     # 698:7 determine(...)
     # 192:3 let who
-    t146 = C[2].get(8)
-    if t146 is None:
-        t146 = D_chip_choosers(S)
-    L1: Any = t146
+    t143 = C[1].get(7)
+    if t143 is None:
+        t143 = D_chip_choosers(S)
+    L1: Any = t143
     L[1] = L1
     # 193:3 choose each q: chip
-    per148: list[Any] = [None] * n
-    for x_q_149 in _BITS[L1]:
-        if (V[54 + x_q_149] == 0):
-            t150 = Z[10 + x_q_149]
+    per145: list[Any] = [None] * n
+    for x_q_146 in _BITS[L1]:
+        if (V[54 + x_q_146] == 0):
+            t147 = Z[10 + x_q_146]
         else:
-            t150 = (Z[10 + x_q_149] & 3932160)
-        if not t150:
-            _raise('incomplete', _pname(x_q_149) + ' must choose (shows) but has no option', 193, 3)
-        per148[x_q_149] = _BITS[t150]
+            t147 = (Z[10 + x_q_146] & 3932160)
+        if not t147:
+            _raise('incomplete', _pname(x_q_146) + ' must choose (shows) but has no option', 193, 3)
+        per145[x_q_146] = _BITS[t147]
     if L1:
         S.pc = 15
         S.cp = -2
-        S.o = per148
+        S.o = per145
         return
-    x_chip_147: tuple[Any, ...] = (None,) * n
+    x_chip_144: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t152 = 0
-    for x_q_151 in _BITS[L1]:
-        t154 = x_chip_147[x_q_151]
-        if t154 is None:
+    t149 = 0
+    for x_q_148 in _BITS[L1]:
+        t151 = x_chip_144[x_q_148]
+        if t151 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t154]:
-            t152 |= 1 << x_q_151
-    x_vetoes_155 = t152
+        if _K3[t151]:
+            t149 |= 1 << x_q_148
+    x_vetoes_152 = t149
     # 196:3 if
-    if (x_vetoes_155 != 0):
+    if (x_vetoes_152 != 0):
         # 199:5 for each q
-        for x_q_156 in _BITS[x_vetoes_155]:
+        for x_q_153 in _BITS[x_vetoes_152]:
             # 200:7 move to on
-            t157 = x_chip_147[x_q_156]
-            if t157 is None:
+            t154 = x_chip_144[x_q_153]
+            if t154 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t158 = 15 + L0
-            b159 = 1 << t157
-            o160 = loc[t157]
-            Z[o160] ^= b159
-            Z[t158] |= b159
-            loc[t157] = t158
-            for g161 in _STALE[o160]:
-                if C[g161]:
-                    C[g161].clear()
-            if C[1]:
-                C[1].clear()
-            if C[3]:
-                C[3].clear()
-            # 201:7 set no_uses
-            t162 = (V[54 + x_q_156] + 1)
-            if t162 < 0 or t162 > 2:
-                _raise('range', "'no_uses' would become " + str(t162) + ', outside 0..2', 201, 7)
-            V[54 + x_q_156] = t162
+            t155 = 15 + L0
+            b156 = 1 << t154
+            o157 = loc[t154]
+            Z[o157] ^= b156
+            Z[t155] |= b156
+            loc[t154] = t155
+            for g158 in _STALE[o157]:
+                if C[g158]:
+                    C[g158].clear()
+            if C[0]:
+                C[0].clear()
             if C[2]:
                 C[2].clear()
+            # 201:7 set no_uses
+            t159 = (V[54 + x_q_153] + 1)
+            if t159 < 0 or t159 > 2:
+                _raise('range', "'no_uses' would become " + str(t159) + ', outside 0..2', 201, 7)
+            V[54 + x_q_153] = t159
+            if C[1]:
+                C[1].clear()
         # 203:5 set decided_valid
         V[27 + L0] = False
         # 204:5 say
@@ -2087,45 +2047,45 @@ def _r14(S: State, a: Any) -> None:
 
 def _r15(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_chip_147: tuple[Any, ...] = a
+    x_chip_144: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t152 = 0
-    for x_q_151 in _BITS[L[1]]:
-        t154 = x_chip_147[x_q_151]
-        if t154 is None:
+    t149 = 0
+    for x_q_148 in _BITS[L[1]]:
+        t151 = x_chip_144[x_q_148]
+        if t151 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t154]:
-            t152 |= 1 << x_q_151
-    x_vetoes_155 = t152
+        if _K3[t151]:
+            t149 |= 1 << x_q_148
+    x_vetoes_152 = t149
     # 196:3 if
     L0: Any = L[0]
-    if (x_vetoes_155 != 0):
+    if (x_vetoes_152 != 0):
         # 199:5 for each q
-        for x_q_156 in _BITS[x_vetoes_155]:
+        for x_q_153 in _BITS[x_vetoes_152]:
             # 200:7 move to on
-            t157 = x_chip_147[x_q_156]
-            if t157 is None:
+            t154 = x_chip_144[x_q_153]
+            if t154 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t158 = 15 + L0
-            b159 = 1 << t157
-            o160 = loc[t157]
-            Z[o160] ^= b159
-            Z[t158] |= b159
-            loc[t157] = t158
-            for g161 in _STALE[o160]:
-                if C[g161]:
-                    C[g161].clear()
-            if C[1]:
-                C[1].clear()
-            if C[3]:
-                C[3].clear()
-            # 201:7 set no_uses
-            t162 = (V[54 + x_q_156] + 1)
-            if t162 < 0 or t162 > 2:
-                _raise('range', "'no_uses' would become " + str(t162) + ', outside 0..2', 201, 7)
-            V[54 + x_q_156] = t162
+            t155 = 15 + L0
+            b156 = 1 << t154
+            o157 = loc[t154]
+            Z[o157] ^= b156
+            Z[t155] |= b156
+            loc[t154] = t155
+            for g158 in _STALE[o157]:
+                if C[g158]:
+                    C[g158].clear()
+            if C[0]:
+                C[0].clear()
             if C[2]:
                 C[2].clear()
+            # 201:7 set no_uses
+            t159 = (V[54 + x_q_153] + 1)
+            if t159 < 0 or t159 > 2:
+                _raise('range', "'no_uses' would become " + str(t159) + ', outside 0..2', 201, 7)
+            V[54 + x_q_153] = t159
+            if C[1]:
+                C[1].clear()
         # 203:5 set decided_valid
         V[27 + L0] = False
         # 204:5 say
@@ -2137,32 +2097,50 @@ def _r15(S: State, a: Any) -> None:
 
 
 def _k1(S: State) -> None:
-    Z, _, L, _, C = S.k
+    Z = S.z
+    L = S.L
     n = S.n
+    L1: Any = L[1]
+    L1 += 1
+    L[1] = L1
+    L0: Any = L[0]
+    if L1 < len(L0):
+        L[2] = L0[L1]
+        # 299:5 draw from deck to hand
+        t11 = 1 + L[2]
+        L[3] = t11
+        L[4] = 4
+        o = Z[0]
+        if not o:
+            _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 299, 5)
+        S.pc = 1
+        S.cp = -1
+        S.o = o
+        return
     # 380:3 if
     if (n >= 3):
         # 383:5 repeat
-        L[0] = 0
-        while L[0] < 2:
+        L0 = 0
+        L[0] = L0
+        while L0 < 2:
             # 384:7 for each p
-            t15 = ((1 << n) - 1)
-            t16 = C[0].get(0)
-            if t16 is None:
-                t16 = D_start_player(S)
-            L[1] = _TURNS[t16, t15, n, 1]
+            t14 = ((1 << n) - 1)
+            L1 = _TURNS[0, t14, n, 1]
+            L[1] = L1
             L[2] = 0
-            if L[2] < len(L[1]):
-                L[3] = L[1][L[2]]
+            if L[2] < len(L1):
+                L[3] = L1[L[2]]
                 # 385:9 turn(...)
                 # 267:3 choose c
-                t17 = Z[1 + L[3]]
-                if not t17:
+                t15 = Z[1 + L[3]]
+                if not t15:
                     _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
                 S.pc = 2
                 S.cp = L[3]
-                S.o = t17
+                S.o = t15
                 return
-            L[0] += 1
+            L0 += 1
+            L[0] = L0
         # 388:5 deck_informant(...)
         # 276:3 draw from deck to field
         o = Z[0]
@@ -2174,8 +2152,9 @@ def _k1(S: State) -> None:
         return
     else:
         # 392:5 repeat
-        L[0] = 0
-        if L[0] < 2:
+        L0 = 0
+        L[0] = L0
+        if L0 < 2:
             # 395:7 deck_informant(...)
             # 276:3 draw from deck to field
             o = Z[0]
@@ -2201,65 +2180,65 @@ def _k2(S: State) -> None:
     n = S.n
     # 543:7 determine(...)
     # 192:3 let who
-    t45 = C[2].get(8)
-    if t45 is None:
-        t45 = D_chip_choosers(S)
-    L5: Any = t45
+    t43 = C[1].get(7)
+    if t43 is None:
+        t43 = D_chip_choosers(S)
+    L5: Any = t43
     L[5] = L5
     # 193:3 choose each q: chip
-    per47: list[Any] = [None] * n
-    for x_q_48 in _BITS[L5]:
-        if (V[54 + x_q_48] == 0):
-            t49 = Z[10 + x_q_48]
+    per45: list[Any] = [None] * n
+    for x_q_46 in _BITS[L5]:
+        if (V[54 + x_q_46] == 0):
+            t47 = Z[10 + x_q_46]
         else:
-            t49 = (Z[10 + x_q_48] & 3932160)
-        if not t49:
-            _raise('incomplete', _pname(x_q_48) + ' must choose (shows) but has no option', 193, 3)
-        per47[x_q_48] = _BITS[t49]
+            t47 = (Z[10 + x_q_46] & 3932160)
+        if not t47:
+            _raise('incomplete', _pname(x_q_46) + ' must choose (shows) but has no option', 193, 3)
+        per45[x_q_46] = _BITS[t47]
     if L5:
         S.pc = 5
         S.cp = -2
-        S.o = per47
+        S.o = per45
         return
-    x_chip_46: tuple[Any, ...] = (None,) * n
+    x_chip_44: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t51 = 0
-    for x_q_50 in _BITS[L5]:
-        t53 = x_chip_46[x_q_50]
-        if t53 is None:
+    t49 = 0
+    for x_q_48 in _BITS[L5]:
+        t51 = x_chip_44[x_q_48]
+        if t51 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t53]:
-            t51 |= 1 << x_q_50
-    x_vetoes_54 = t51
+        if _K3[t51]:
+            t49 |= 1 << x_q_48
+    x_vetoes_52 = t49
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_54 != 0):
+    if (x_vetoes_52 != 0):
         # 199:5 for each q
-        for x_q_55 in _BITS[x_vetoes_54]:
+        for x_q_53 in _BITS[x_vetoes_52]:
             # 200:7 move to on
-            t56 = x_chip_46[x_q_55]
-            if t56 is None:
+            t54 = x_chip_44[x_q_53]
+            if t54 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t57 = 15 + L4
-            b58 = 1 << t56
-            o59 = loc[t56]
-            Z[o59] ^= b58
-            Z[t57] |= b58
-            loc[t56] = t57
-            for g60 in _STALE[o59]:
-                if C[g60]:
-                    C[g60].clear()
-            if C[1]:
-                C[1].clear()
-            if C[3]:
-                C[3].clear()
-            # 201:7 set no_uses
-            t61 = (V[54 + x_q_55] + 1)
-            if t61 < 0 or t61 > 2:
-                _raise('range', "'no_uses' would become " + str(t61) + ', outside 0..2', 201, 7)
-            V[54 + x_q_55] = t61
+            t55 = 15 + L4
+            b56 = 1 << t54
+            o57 = loc[t54]
+            Z[o57] ^= b56
+            Z[t55] |= b56
+            loc[t54] = t55
+            for g58 in _STALE[o57]:
+                if C[g58]:
+                    C[g58].clear()
+            if C[0]:
+                C[0].clear()
             if C[2]:
                 C[2].clear()
+            # 201:7 set no_uses
+            t59 = (V[54 + x_q_53] + 1)
+            if t59 < 0 or t59 > 2:
+                _raise('range', "'no_uses' would become " + str(t59) + ', outside 0..2', 201, 7)
+            V[54 + x_q_53] = t59
+            if C[1]:
+                C[1].clear()
         # 203:5 set decided_valid
         V[27 + L4] = False
         # 204:5 say
@@ -2277,23 +2256,20 @@ def _k2(S: State) -> None:
         L[3] = L3
         # 385:9 turn(...)
         # 267:3 choose c
-        t17 = Z[1 + L3]
-        if not t17:
+        t15 = Z[1 + L3]
+        if not t15:
             _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 2
         S.cp = L3
-        S.o = t17
+        S.o = t15
         return
     L0: Any = L[0]
     L0 += 1
     L[0] = L0
     while L0 < 2:
         # 384:7 for each p
-        t15 = ((1 << n) - 1)
-        t16 = C[0].get(0)
-        if t16 is None:
-            t16 = D_start_player(S)
-        L1 = _TURNS[t16, t15, n, 1]
+        t14 = ((1 << n) - 1)
+        L1 = _TURNS[0, t14, n, 1]
         L[1] = L1
         L2 = 0
         L[2] = L2
@@ -2302,12 +2278,12 @@ def _k2(S: State) -> None:
             L[3] = L3
             # 385:9 turn(...)
             # 267:3 choose c
-            t17 = Z[1 + L3]
-            if not t17:
+            t15 = Z[1 + L3]
+            if not t15:
                 _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
             S.pc = 2
             S.cp = L3
-            S.o = t17
+            S.o = t15
             return
         L0 += 1
         L[0] = L0
@@ -2328,69 +2304,66 @@ def _k3(S: State) -> None:
     # 402:3 decide(...)
     # 368:3 say
     # 369:3 for each p
-    t163 = ((1 << n) - 1)
-    t164 = C[0].get(0)
-    if t164 is None:
-        t164 = D_start_player(S)
-    for x_p_165 in _TURNS[t164, t163, n, 1]:
+    t160 = ((1 << n) - 1)
+    for x_p_161 in _TURNS[0, t160, n, 1]:
         # 370:5 present(...)
         # 315:3 let meeting
-        t167 = 0
-        t169 = C[1].get(6)
-        if t169 is None:
-            t169 = D_requirement(S)
-        for x_c_166 in _BITS[Z[1 + x_p_165]]:
-            if (t169 & _K4[x_c_166] == 0):
-                t167 |= 1 << x_c_166
-        x_meeting_170 = t167
+        t163 = 0
+        t165 = C[0].get(5)
+        if t165 is None:
+            t165 = D_requirement(S)
+        for x_c_162 in _BITS[Z[1 + x_p_161]]:
+            if (t165 & _K4[x_c_162] == 0):
+                t163 |= 1 << x_c_162
+        x_meeting_166 = t163
         # 316:3 if
-        if (x_meeting_170 != 0):
+        if (x_meeting_166 != 0):
             # 317:5 move to presented
-            t172: int = 0
-            k173 = 0
-            t177 = C[1].get(3)
-            if t177 is None:
-                t177 = D_inverted(S)
-            for x_c_171 in _BITS[x_meeting_170]:
-                t175 = True
-                for x_d_174 in _BITS[x_meeting_170]:
-                    if not ((x_d_174 == x_c_171) or ((_K5[x_c_171] > _K5[x_d_174]) if t177 else (_K5[x_c_171] < _K5[x_d_174]))):
-                        t175 = False
+            t168: int = 0
+            k169 = 0
+            t173 = C[0].get(2)
+            if t173 is None:
+                t173 = D_inverted(S)
+            for x_c_167 in _BITS[x_meeting_166]:
+                t171 = True
+                for x_d_170 in _BITS[x_meeting_166]:
+                    if not ((x_d_170 == x_c_167) or ((_K5[x_c_167] > _K5[x_d_170]) if t173 else (_K5[x_c_167] < _K5[x_d_170]))):
+                        t171 = False
                         break
-                if t175:
-                    t172 = x_c_171
-                    k173 += 1
-            if k173 != 1:
-                _the_fail(k173, 309, 5)
-            t178 = 6 + x_p_165
-            b179 = 1 << t172
-            o180 = loc[t172]
-            Z[o180] ^= b179
-            Z[t178] |= b179
-            loc[t172] = t178
-            for g181 in _STALE[o180]:
-                if C[g181]:
-                    C[g181].clear()
-            if C[3]:
-                C[3].clear()
+                if t171:
+                    t168 = x_c_167
+                    k169 += 1
+            if k169 != 1:
+                _the_fail(k169, 309, 5)
+            t174 = 6 + x_p_161
+            b175 = 1 << t168
+            o176 = loc[t168]
+            Z[o176] ^= b175
+            Z[t174] |= b175
+            loc[t168] = t174
+            for g177 in _STALE[o176]:
+                if C[g177]:
+                    C[g177].clear()
+            if C[2]:
+                C[2].clear()
         else:
             # 321:5 move to presented
-            t182 = Z[1 + x_p_165]
-            t183 = 6 + x_p_165
-            t184 = 1 + x_p_165
-            Z[t184] ^= t182
-            for c185 in _BITS[t182]:
-                loc[c185] = t183
-            Z[t183] |= t182
-            if C[3]:
-                C[3].clear()
+            t178 = Z[1 + x_p_161]
+            t179 = 6 + x_p_161
+            t180 = 1 + x_p_161
+            Z[t180] ^= t178
+            for c181 in _BITS[t178]:
+                loc[c181] = t179
+            Z[t179] |= t178
+            if C[2]:
+                C[2].clear()
         # 323:3 say
     # 372:3 end
-    t186 = C[3].get(24)
-    if t186 is None:
-        t186 = D_winner(S, (372, 16))
-    t187 = (1 << t186)
-    S.w = t187
+    t182 = C[2].get(23)
+    if t182 is None:
+        t182 = D_winner(S, (372, 16))
+    t183 = (1 << t182)
+    S.w = t183
     S.pc = -1
     S.cp = -4
     S.o = None
@@ -2402,65 +2375,65 @@ def _k4(S: State) -> None:
     n = S.n
     # 543:7 determine(...)
     # 192:3 let who
-    t128 = C[2].get(8)
-    if t128 is None:
-        t128 = D_chip_choosers(S)
-    L5: Any = t128
+    t125 = C[1].get(7)
+    if t125 is None:
+        t125 = D_chip_choosers(S)
+    L5: Any = t125
     L[5] = L5
     # 193:3 choose each q: chip
-    per130: list[Any] = [None] * n
-    for x_q_131 in _BITS[L5]:
-        if (V[54 + x_q_131] == 0):
-            t132 = Z[10 + x_q_131]
+    per127: list[Any] = [None] * n
+    for x_q_128 in _BITS[L5]:
+        if (V[54 + x_q_128] == 0):
+            t129 = Z[10 + x_q_128]
         else:
-            t132 = (Z[10 + x_q_131] & 3932160)
-        if not t132:
-            _raise('incomplete', _pname(x_q_131) + ' must choose (shows) but has no option', 193, 3)
-        per130[x_q_131] = _BITS[t132]
+            t129 = (Z[10 + x_q_128] & 3932160)
+        if not t129:
+            _raise('incomplete', _pname(x_q_128) + ' must choose (shows) but has no option', 193, 3)
+        per127[x_q_128] = _BITS[t129]
     if L5:
         S.pc = 13
         S.cp = -2
-        S.o = per130
+        S.o = per127
         return
-    x_chip_129: tuple[Any, ...] = (None,) * n
+    x_chip_126: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t134 = 0
-    for x_q_133 in _BITS[L5]:
-        t136 = x_chip_129[x_q_133]
-        if t136 is None:
+    t131 = 0
+    for x_q_130 in _BITS[L5]:
+        t133 = x_chip_126[x_q_130]
+        if t133 is None:
             _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t136]:
-            t134 |= 1 << x_q_133
-    x_vetoes_137 = t134
+        if _K3[t133]:
+            t131 |= 1 << x_q_130
+    x_vetoes_134 = t131
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_137 != 0):
+    if (x_vetoes_134 != 0):
         # 199:5 for each q
-        for x_q_138 in _BITS[x_vetoes_137]:
+        for x_q_135 in _BITS[x_vetoes_134]:
             # 200:7 move to on
-            t139 = x_chip_129[x_q_138]
-            if t139 is None:
+            t136 = x_chip_126[x_q_135]
+            if t136 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t140 = 15 + L4
-            b141 = 1 << t139
-            o142 = loc[t139]
-            Z[o142] ^= b141
-            Z[t140] |= b141
-            loc[t139] = t140
-            for g143 in _STALE[o142]:
-                if C[g143]:
-                    C[g143].clear()
-            if C[1]:
-                C[1].clear()
-            if C[3]:
-                C[3].clear()
-            # 201:7 set no_uses
-            t144 = (V[54 + x_q_138] + 1)
-            if t144 < 0 or t144 > 2:
-                _raise('range', "'no_uses' would become " + str(t144) + ', outside 0..2', 201, 7)
-            V[54 + x_q_138] = t144
+            t137 = 15 + L4
+            b138 = 1 << t136
+            o139 = loc[t136]
+            Z[o139] ^= b138
+            Z[t137] |= b138
+            loc[t136] = t137
+            for g140 in _STALE[o139]:
+                if C[g140]:
+                    C[g140].clear()
+            if C[0]:
+                C[0].clear()
             if C[2]:
                 C[2].clear()
+            # 201:7 set no_uses
+            t141 = (V[54 + x_q_135] + 1)
+            if t141 < 0 or t141 > 2:
+                _raise('range', "'no_uses' would become " + str(t141) + ', outside 0..2', 201, 7)
+            V[54 + x_q_135] = t141
+            if C[1]:
+                C[1].clear()
         # 203:5 set decided_valid
         V[27 + L4] = False
         # 204:5 say
@@ -2475,12 +2448,12 @@ def _k4(S: State) -> None:
         L[3] = L[1][L2]
         # 397:9 turn(...)
         # 267:3 choose c
-        t100 = Z[1 + L[3]]
-        if not t100:
+        t97 = Z[1 + L[3]]
+        if not t97:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t100
+        S.o = t97
         return
     L[0] += 1
     if L[0] < 2:
@@ -2717,14 +2690,14 @@ class State:
                 Z = self.z
                 L = self.L
                 loc = self.loc
-                b13 = 1 << action
-                o = o ^ b13
+                b12 = 1 << action
+                o = o ^ b12
                 Z[0] = o
-                Z[L[3]] |= b13
+                Z[L[3]] |= b12
                 loc[action] = L[3]
-                k14 = L[4] - 1
-                L[4] = k14
-                if k14:
+                k13 = L[4] - 1
+                L[4] = k13
+                if k13:
                     if not o:
                         _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 299, 5)
                     self.o = o  # the same point and chance again
@@ -2826,7 +2799,7 @@ class State:
         c.w = self.w
         c.h = self.h[:]
         C = self.C
-        c.C = [C[0].copy(), C[1].copy(), C[2].copy(), C[3].copy()]  # remembered values of the same state stay right
+        c.C = [C[0].copy(), C[1].copy(), C[2].copy()]  # remembered values of the same state stay right
         c.k = (c.z, c.v, c.L, c.loc, c.C)
         return c
 
