@@ -527,7 +527,7 @@ def z3_reads_as_evaluate(checked: list[tuple[tm.Term, bool | int]], model: dict[
 STATES = [(MIXED, 2, 99), (MIXED, 3, 99), (PENGUIN, 3, 6), (CINDERELLA, 2, 6)]
 
 
-@settings(QUICK, max_examples=80)
+@settings(QUICK, max_examples=60)
 @given(data=st.data(), which=st.sampled_from(STATES))
 def test_random_states_agree(data: st.DataObject, which: tuple[Path, int, int]) -> None:
     check_state(data, *which)
