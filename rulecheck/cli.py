@@ -11,13 +11,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.diagnostics import Severity, render_all
 from rulecheck.dsl.loader import Loaded, load_path
+
+if TYPE_CHECKING:
+    from rulecheck.verifier.findings import Finding
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -291,6 +295,73 @@ def _progress(err: TextIO):  # type: ignore[no-untyped-def]
     return show
 
 
+def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from rulecheck.reports.make import InputError, findings_file, report_format, report_text, simulation_file, write_atomic
+
+    fmt = report_format(args.output)
+    if fmt is None:
+        raise UsageError(f"cannot tell the report format from '{args.output}'", "name the output NAME.html or NAME.md")
+    folder = Path(args.output).parent
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {args.output}: there is no directory {folder}", f"create it first (mkdir -p {folder})")
+    if args.findings is not None and (args.reading or args.players or args.timeout is not None):
+        raise UsageError("--reading, --players and --timeout say how to verify; with --findings the verification is already done",
+                         "drop them, or drop --findings to verify now")
+    loaded = load_or_report(args.file, err, quiet_warnings=True)
+    if not loaded.ok:
+        return EXIT_BAD_INPUT
+    rules = loaded.rules
+    assert rules is not None
+    rulebook = _read_rulebook(args.rulebook) if args.rulebook else None
+    try:
+        simulation = simulation_file(args.simulation, rules, args.file) if args.simulation is not None else None
+        findings = findings_file(args.findings, rules, args.file) if args.findings is not None else _verify_for_report(args, rules, err)
+    except InputError as exc:
+        raise UsageError(exc.message, exc.hint) from None
+    if findings is None:
+        return EXIT_INTERNAL
+    text = report_text(rules, findings, fmt, simulation, rulebook, Path(args.rulebook).name if args.rulebook else None)
+    try:
+        write_atomic(args.output, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    out.write(f"wrote {args.output}: a clarification report on {rules.game.title}, {len(findings)} findings\n")
+    return EXIT_OK
+
+
+def _verify_for_report(args: argparse.Namespace, rules: ir.Ruleset, err: TextIO) -> list[Finding] | None:
+    """Run the verifier for ``rulecheck report``; None when a witness failed its replay (a bug)."""
+    from rulecheck.reports.loaders import load_findings_json
+    from rulecheck.verifier.output import to_json
+    from rulecheck.verifier.verify import Options, ReplayMismatch, verify
+
+    readings = parse_readings(args.reading)
+    bind_program(rules, readings)  # reports an unknown reading as E0503
+    players = sorted(set(args.players)) if args.players else None
+    g = rules.game
+    for n in players or []:
+        if not g.min_players <= n <= g.max_players:
+            raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {n}")
+    timeout = 30.0 if args.timeout is None else args.timeout
+    if timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    tty = err.isatty()
+
+    def progress(step: str) -> None:
+        err.write(f"\r\x1b[Kverifying {rules.name}: {step} …" if tty else f"rulecheck: verifying {rules.name}: {step} …\n")
+        err.flush()
+
+    start = time.monotonic()
+    try:
+        outcome = verify(rules, Options(timeout=timeout, readings=readings, players=players), progress)
+    except ReplayMismatch as exc:
+        _err(err, f"a witness failed its replay: {exc}", "this is a bug in rulecheck: the solver and the engines disagree")
+        return None
+    err.write(("\r\x1b[K" if tty else "") + f"rulecheck: verified {rules.name} in {time.monotonic() - start:.0f} s\n")
+    # through the JSON, so that this report is the one made later from `verify --format json`
+    return load_findings_json(to_json(outcome))[1]
+
+
 # ---- parser -----------------------------------------------------------------------------------
 
 
@@ -334,6 +405,17 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--no-sensitivity", action="store_true", help="skip the checks against other values of the assumed data")
     v.add_argument("--verbose", action="store_true", help="list every proven check")
     v.set_defaults(func=cmd_verify)
+
+    rp = sub.add_parser("report", help="write a clarification report for translators (.html or .md)")
+    rp.add_argument("file", metavar="FILE")
+    rp.add_argument("-o", "--output", required=True, metavar="OUT", help="the report file: NAME.html or NAME.md")
+    rp.add_argument("--rulebook", metavar="PATH", help="the rulebook text: add which of its sentences no rule cites")
+    rp.add_argument("--findings", metavar="VERIFY.json", help="use this `rulecheck verify --format json` output instead of verifying now")
+    rp.add_argument("--simulation", metavar="SIM.json", help="add how often each reading changes the result (`rulecheck simulate --format json` output)")
+    rp.add_argument("--reading", action="append", metavar="NAME=READING", help="when verifying now: fix the reading of an ambiguity (repeatable)")
+    rp.add_argument("--players", type=int, action="append", metavar="N", help="when verifying now: verify only this player count (repeatable)")
+    rp.add_argument("--timeout", type=float, metavar="SECONDS", help="when verifying now: time limit of each solver call (default 30)")
+    rp.set_defaults(func=cmd_report)
 
     gn = sub.add_parser("gen", help="generate a standalone Python game engine for a ruleset")
     gn.add_argument("file", metavar="FILE")

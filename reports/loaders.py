@@ -1,0 +1,150 @@
+"""Reading the JSON that ``rulecheck verify`` and ``rulecheck simulate`` write, back into the
+objects a report is built from.
+
+A report made from a verify JSON file is the report made from the verify run itself: the JSON
+holds every field of a finding except its solver time, which reports never print.  Files are
+checked before they are used (schema, version, fields), and each loader returns the file's header
+so the caller can compare its ruleset sha256 with the ruleset it is reporting on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from rulecheck.dsl.source import Span
+from rulecheck.verifier.findings import KINDS, SEVERITIES, STATUSES, Finding, Play, Quote, Witness
+
+from . import simulate
+from .model import SimulationResults
+
+VERIFY_SCHEMA = "rulecheck-verify"
+SIMULATE_SCHEMA = simulate.SCHEMA
+#: The schema versions these loaders read; a newer file is refused rather than half understood.
+VERIFY_VERSIONS = (1,)
+SIMULATE_VERSIONS = (simulate.SCHEMA_VERSION,)
+
+
+class LoadError(ValueError):
+    """A file that is not what it claims to be; the message says what is wrong, in one line."""
+
+
+def _parse(text: str, schema: str, versions: tuple[int, ...]) -> dict[str, Any]:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LoadError(f"not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    if not isinstance(doc, dict) or doc.get("schema") != schema:
+        found = doc.get("schema") if isinstance(doc, dict) else None
+        raise LoadError(f"not a {schema} file (its schema is {found!r})")
+    if doc.get("schema_version") not in versions:
+        raise LoadError(f"{schema} schema version {doc.get('schema_version')!r} is not one this rulecheck reads "
+                        f"({', '.join(map(str, versions))})")
+    ruleset = doc.get("ruleset")
+    if not isinstance(ruleset, dict) or not isinstance(ruleset.get("sha256"), str):
+        raise LoadError("the file does not say which ruleset it is about (ruleset.sha256)")
+    return doc
+
+
+def _need(d: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if not isinstance(d, dict) or key not in d:
+        raise LoadError(f"{where}: '{key}' is missing")
+    v = d[key]
+    # bool is an int in Python; a JSON true where a number belongs is still wrong
+    if not isinstance(v, kind) or (isinstance(v, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,))):
+        raise LoadError(f"{where}: '{key}' has the wrong type ({type(v).__name__})")
+    return v
+
+
+def header(doc: dict[str, Any], skip: str) -> dict[str, Any]:
+    """Everything in a document except its bulky list."""
+    return {k: v for k, v in doc.items() if k != skip}
+
+
+# ---- verify ------------------------------------------------------------------------------------
+
+
+def _span(d: Any, where: str) -> Span:
+    return Span(*(_need(d, k, int, where) for k in ("line", "col", "end_line", "end_col")))
+
+
+def _quote(d: Any, where: str) -> Quote:
+    lang = d.get("lang") if isinstance(d, dict) else None
+    if lang is not None and not isinstance(lang, str):
+        raise LoadError(f"{where}: 'lang' has the wrong type")
+    return Quote(_need(d, "text", str, where), lang)
+
+
+def _play(d: Any, where: str) -> Play:
+    winners = d.get("winners") if isinstance(d, dict) else None
+    if winners is not None and not (isinstance(winners, list) and all(isinstance(w, int) for w in winners)):
+        raise LoadError(f"{where}: 'winners' has the wrong type")
+    readings = _need(d, "readings", dict, where)
+    steps = _need(d, "steps", list, where)
+    if not all(isinstance(v, str) for v in [*readings.values(), *steps]):
+        raise LoadError(f"{where}: readings and steps must be text")
+    return Play(
+        label=_need(d, "label", str, where),
+        readings=readings,
+        actions=_need(d, "actions", list, where),
+        steps=steps,
+        outcome=_need(d, "outcome", str, where),
+        winners=winners,
+        replayed=bool(d.get("replayed", False)),
+    )
+
+
+def _witness(d: Any, where: str) -> Witness:
+    setup = _need(d, "setup", list, where)
+    if not all(isinstance(s, str) for s in setup):
+        raise LoadError(f"{where}: 'setup' must be a list of text")
+    plays = [_play(p, f"{where}, play {i + 1}") for i, p in enumerate(_need(d, "plays", list, where))]
+    return Witness(_need(d, "players", int, where), setup, plays, _need(d, "divergence", str, where))
+
+
+def _finding(d: Any, where: str) -> Finding:
+    for key, allowed in (("kind", KINDS), ("severity", SEVERITIES), ("status", STATUSES)):
+        if _need(d, key, str, where) not in allowed:
+            raise LoadError(f"{where}: unknown {key} '{d[key]}'")
+    bound = d.get("bound")
+    if bound is not None and not isinstance(bound, str):
+        raise LoadError(f"{where}: 'bound' has the wrong type")
+    args: dict[str, Any] = {
+        "kind": d["kind"], "severity": d["severity"], "status": d["status"],
+        "subject": _need(d, "subject", str, where), "title": _need(d, "title", str, where),
+        "message": _need(d, "message", str, where), "span": _span(_need(d, "span", dict, where), f"{where}, span"),
+        "quotes": [_quote(q, f"{where}, quote {i + 1}") for i, q in enumerate(d.get("quotes") or [])],
+        "witness": _witness(d["witness"], f"{where}, witness") if d.get("witness") is not None else None,
+        "bound": bound,
+        "details": d.get("details") or {},
+    }
+    if not isinstance(args["details"], dict):
+        raise LoadError(f"{where}: 'details' has the wrong type")
+    # fields the verifier adds later (with defaults) are carried over as they are
+    for f in dataclasses.fields(Finding):
+        if f.name not in args and f.name in d and f.name != "seconds":
+            args[f.name] = d[f.name]
+    return Finding(**args)
+
+
+def load_findings_json(text: str) -> tuple[dict[str, Any], list[Finding]]:
+    """The header (schema, tool, ruleset, players, readings, summary) and the findings of a
+    ``rulecheck verify --format json`` output.  Raises LoadError with a one-line message."""
+    doc = _parse(text, VERIFY_SCHEMA, VERIFY_VERSIONS)
+    items = _need(doc, "findings", list, "the file")
+    return header(doc, "findings"), [_finding(f, f"finding {i + 1}") for i, f in enumerate(items)]
+
+
+# ---- simulate ----------------------------------------------------------------------------------
+
+
+def read_simulation_json(text: str) -> tuple[dict[str, Any], SimulationResults]:
+    """The header and the results of a ``rulecheck simulate --format json`` output.  Raises
+    LoadError with a one-line message.  The results are read by simulate.load_simulation_json; the
+    header is read here because the caller checks the ruleset's sha256 in it."""
+    doc = _parse(text, SIMULATE_SCHEMA, SIMULATE_VERSIONS)
+    try:
+        return header(doc, "readings"), simulate.load_simulation_json(text)
+    except simulate.SimulationFormatError as exc:
+        raise LoadError(str(exc).replace("\n", " ")) from None

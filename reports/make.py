@@ -1,0 +1,106 @@
+"""A report's text and its file: the format chosen by the file name, written all at once.
+
+``rulecheck report`` and ``python -m rulecheck.reports.regenerate`` both go through here, so a
+committed report is byte for byte what the command writes.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from rulecheck.dsl import ir
+from rulecheck.verifier.findings import Finding
+
+from .loaders import LoadError, load_findings_json, read_simulation_json
+from .model import SimulationResults, build_report
+from .render import render_html, render_markdown
+
+FORMATS = {".md": "md", ".html": "html", ".htm": "html"}
+
+
+def report_format(path: Path | str) -> str | None:
+    """'md' or 'html' from the file's extension, or None when it names neither."""
+    return FORMATS.get(Path(path).suffix.lower())
+
+
+def report_text(
+    rules: ir.Ruleset,
+    findings: list[Finding],
+    fmt: str,
+    simulation: SimulationResults | None = None,
+    rulebook: str | None = None,
+    rulebook_name: str | None = None,
+) -> str:
+    report = build_report(rules, findings, simulation=simulation, rulebook=rulebook, rulebook_name=rulebook_name)
+    # both renderers escape every value (render.py): HTML by autoescaping, Markdown by the md filter
+    return render_html(report) if fmt == "html" else render_markdown(report)
+
+
+def write_atomic(path: Path | str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same directory and a rename, so
+    a reader (or a failure half way) never sees a partial file.  OSError is the caller's to word."""
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        # mkstemp makes the file private; a report is an ordinary file (mode from the umask)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# ---- inputs ------------------------------------------------------------------------------------
+
+
+class InputError(ValueError):
+    """An input file that cannot be used, with a one-line message and a hint."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+def _read(path: str, what: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"no such {what}: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _same_ruleset(header: dict[str, Any], rules: ir.Ruleset, path: str, rerun: str) -> None:
+    """Results made from another version of the ruleset would put old findings beside new rules."""
+    made_from = str(header["ruleset"]["sha256"])
+    if made_from != rules.text_hash:
+        raise InputError(f"{path} is stale: it was made from a text of {rules.name} with sha256 {made_from[:12]}…, "
+                         f"and the ruleset's is now {rules.text_hash[:12]}…", f"re-run {rerun}")
+
+
+def findings_file(path: str, rules: ir.Ruleset, rules_path: str) -> list[Finding]:
+    """The findings of a ``rulecheck verify --format json`` file made from exactly this ruleset."""
+    try:
+        header, findings = load_findings_json(_read(path, "findings file"))
+    except LoadError as exc:
+        raise InputError(f"{path}: {exc}", "give the output of rulecheck verify --format json") from None
+    _same_ruleset(header, rules, path, f"rulecheck verify {rules_path} --format json > {path}")
+    return findings
+
+
+def simulation_file(path: str, rules: ir.Ruleset, rules_path: str) -> SimulationResults:
+    """The results of a ``rulecheck simulate --format json`` file made from exactly this ruleset."""
+    try:
+        header, results = read_simulation_json(_read(path, "simulation file"))
+    except LoadError as exc:
+        raise InputError(f"{path}: {exc}", "give the output of rulecheck simulate --format json") from None
+    _same_ruleset(header, rules, path, f"rulecheck simulate {rules_path} --format json > {path}")
+    return results
