@@ -128,6 +128,10 @@ class Loc:
     where: tuple[str, str, int] | None = None
     #: (lo, hi) for a number known to lie in lo..hi (a member of a constant range)
     bounds: tuple[int, int] | None = None
+    #: for the choices of a simultaneous decision, the local holding the set of players who chose
+    #: (and how many local assignments had been compiled then); for a member of a set held in a
+    #: local, the same for that local
+    among: tuple[int, int] | None = None
 
 
 @dataclass
@@ -310,6 +314,7 @@ class Compiler:
         self.hoist: Hoist | None = None
         self._bounding: set[int] = set()
         self.epoch = 0  # counts the statements compiled that may move components (see Loc.where)
+        self.local_epoch = 0  # counts the assignments of locals compiled (see Loc.among)
         self.used_defs = self.reachable_defs()
         self._machine: Machine | None = None
         self.tables: dict[object, str | None] = {}
@@ -1047,6 +1052,11 @@ class Compiler:
 
     def x_MapGet(self, e: ir.MapGet, want: str | None) -> tuple[str, str | None]:
         m, i = self.ex_seq([(e.map, None), (e.index, None)])
+        if isinstance(e.map, ir.Local) and isinstance(e.index, ir.Local):
+            chose, member = self.scope.get(e.map.name).among, self.scope.get(e.index.name).among
+            if chose is not None and member == chose:
+                # a member of the very set of players who chose: every one of them made a choice
+                return f"{m}[{i}]", rep_of(e.type)
         t = self.fn.fresh()
         self.emit(f"{t} = {m}[{i}]")
         self.emit(f"if {t} is None:")
@@ -1136,7 +1146,10 @@ class Compiler:
         for part in invariant:
             self.subst[id(part)] = (self.materialize(self.ex(part)), rep_of(part.type))
         saved = self.scope
-        self.scope = Scope(saved, {e.var: Loc(x, elem_t, rep_of(elem_t), bounds=self.elem_bounds(e.coll))})
+        member = Loc(x, elem_t, rep_of(elem_t), bounds=self.elem_bounds(e.coll))
+        if isinstance(e.coll, ir.Local):
+            member.among = (id(self.scope.get(e.coll.name)), self.local_epoch)
+        self.scope = Scope(saved, {e.var: member})
         outermost = self.hoist is None
         if outermost:
             self.hoist = Hoist(self.fn.lines, len(self.fn.lines), self.fn.ind, saved)
@@ -1789,6 +1802,7 @@ class Compiler:
             loc = self.scope.get(s.name)
             self.emit(f"{loc.code} = {v}")
             self.epoch += 1  # (a zone instance may be numbered by it)
+            self.local_epoch += 1  # (and a set of players who chose may be it)
             return
         var = self.rules.vars[s.name]
         idx = self.index_code(var.index, s.index, self.layout.var_base[var.name], var.name)
@@ -2029,6 +2043,8 @@ class Compiler:
         # apply_actions passes the choices, None for the players outside the decision
         value = "tuple([None if v is None else bool(v) for v in a])" if isinstance(s.type, TBool) else "a"
         self.resumes[p] = ([f"{loc.code}{typed} = {value}"], rec, i)
+        if isinstance(s.players, ir.Local):
+            loc.among = (id(self.scope.get(s.players.name)), self.local_epoch)
         self.scope.names[s.bind] = loc
         return True
 
@@ -2087,8 +2103,11 @@ class Compiler:
             x = self.fn.fresh(f"x_{ident(s.var)}_")
             self.emit(f"for {x} in {order}:")
             self.epoch += 1
+            member = Loc(x, elem, rep_of(elem))
+            if isinstance(s.coll, ir.Local):
+                member.among = (id(self.scope.get(s.coll.name)), self.local_epoch)
             with self.loop():
-                self.block(s.body, Scope(self.scope, {s.var: Loc(x, elem, rep_of(elem))}))
+                self.block(s.body, Scope(self.scope, {s.var: member}))
             return True
         order_slot, i_slot = self.alloc(), self.alloc()
         var = Loc(self.alloc(), elem, rep_of(elem))

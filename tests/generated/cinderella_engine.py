@@ -861,38 +861,35 @@ def _r2(S: State, a: Any) -> None:
     # 195:3 let vetoes
     t49 = 0
     for x_q_48 in _BITS[L5]:
-        t51 = x_chip_44[x_q_48]
-        if t51 is None:
-            _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t51]:
+        if _K3[x_chip_44[x_q_48]]:
             t49 |= 1 << x_q_48
-    x_vetoes_52 = t49
+    x_vetoes_51 = t49
     # 196:3 if
-    if (x_vetoes_52 != 0):
+    if (x_vetoes_51 != 0):
         # 199:5 for each q
-        for x_q_53 in _BITS[x_vetoes_52]:
+        for x_q_52 in _BITS[x_vetoes_51]:
             # 200:7 move to on
-            t54 = x_chip_44[x_q_53]
-            if t54 is None:
+            t53 = x_chip_44[x_q_52]
+            if t53 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t55 = 15 + L4
-            b56 = 1 << t54
-            o57 = loc[t54]
-            Z[o57] ^= b56
-            Z[t55] |= b56
-            loc[t54] = t55
-            for g58 in _STALE[o57]:
-                if C[g58]:
-                    C[g58].clear()
+            t54 = 15 + L4
+            b55 = 1 << t53
+            o56 = loc[t53]
+            Z[o56] ^= b55
+            Z[t54] |= b55
+            loc[t53] = t54
+            for g57 in _STALE[o56]:
+                if C[g57]:
+                    C[g57].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t59 = (V[54 + x_q_53] + 1)
-            if t59 < 0 or t59 > 2:
-                _raise('range', "'no_uses' would become " + str(t59) + ', outside 0..2', 201, 7)
-            V[54 + x_q_53] = t59
+            t58 = (V[54 + x_q_52] + 1)
+            if t58 < 0 or t58 > 2:
+                _raise('range', "'no_uses' would become " + str(t58) + ', outside 0..2', 201, 7)
+            V[54 + x_q_52] = t58
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1099,39 +1096,36 @@ def _r5(S: State, a: Any) -> None:
     # 195:3 let vetoes
     t49 = 0
     for x_q_48 in _BITS[L[5]]:
-        t51 = x_chip_44[x_q_48]
-        if t51 is None:
-            _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t51]:
+        if _K3[x_chip_44[x_q_48]]:
             t49 |= 1 << x_q_48
-    x_vetoes_52 = t49
+    x_vetoes_51 = t49
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_52 != 0):
+    if (x_vetoes_51 != 0):
         # 199:5 for each q
-        for x_q_53 in _BITS[x_vetoes_52]:
+        for x_q_52 in _BITS[x_vetoes_51]:
             # 200:7 move to on
-            t54 = x_chip_44[x_q_53]
-            if t54 is None:
+            t53 = x_chip_44[x_q_52]
+            if t53 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t55 = 15 + L4
-            b56 = 1 << t54
-            o57 = loc[t54]
-            Z[o57] ^= b56
-            Z[t55] |= b56
-            loc[t54] = t55
-            for g58 in _STALE[o57]:
-                if C[g58]:
-                    C[g58].clear()
+            t54 = 15 + L4
+            b55 = 1 << t53
+            o56 = loc[t53]
+            Z[o56] ^= b55
+            Z[t54] |= b55
+            loc[t53] = t54
+            for g57 in _STALE[o56]:
+                if C[g57]:
+                    C[g57].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t59 = (V[54 + x_q_53] + 1)
-            if t59 < 0 or t59 > 2:
-                _raise('range', "'no_uses' would become " + str(t59) + ', outside 0..2', 201, 7)
-            V[54 + x_q_53] = t59
+            t58 = (V[54 + x_q_52] + 1)
+            if t58 < 0 or t58 > 2:
+                _raise('range', "'no_uses' would become " + str(t58) + ', outside 0..2', 201, 7)
+            V[54 + x_q_52] = t58
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1196,10 +1190,10 @@ def _r5(S: State, a: Any) -> None:
 def _r6(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    b60 = 1 << a
-    o = S.o ^ b60
+    b59 = 1 << a
+    o = S.o ^ b59
     Z[0] = o
-    Z[5] |= b60
+    Z[5] |= b59
     loc[a] = 5
     if C[0]:
         C[0].clear()
@@ -1211,62 +1205,59 @@ def _r6(S: State, a: Any) -> None:
     # 278:3 deck_chips(...)
     # 698:7 determine(...)
     # 192:3 let who
-    t61 = C[1].get(7)
-    if t61 is None:
-        t61 = D_chip_choosers(S)
-    L1: Any = t61
+    t60 = C[1].get(7)
+    if t60 is None:
+        t60 = D_chip_choosers(S)
+    L1: Any = t60
     L[1] = L1
     # 193:3 choose each q: chip
-    per63: list[Any] = [None] * n
-    for x_q_64 in _BITS[L1]:
-        if (V[54 + x_q_64] == 0):
-            t65 = Z[10 + x_q_64]
+    per62: list[Any] = [None] * n
+    for x_q_63 in _BITS[L1]:
+        if (V[54 + x_q_63] == 0):
+            t64 = Z[10 + x_q_63]
         else:
-            t65 = (Z[10 + x_q_64] & 3932160)
-        if not t65:
-            _raise('incomplete', _pname(x_q_64) + ' must choose (shows) but has no option', 193, 3)
-        per63[x_q_64] = _BITS[t65]
+            t64 = (Z[10 + x_q_63] & 3932160)
+        if not t64:
+            _raise('incomplete', _pname(x_q_63) + ' must choose (shows) but has no option', 193, 3)
+        per62[x_q_63] = _BITS[t64]
     if L1:
         S.pc = 7
         S.cp = -2
-        S.o = per63
+        S.o = per62
         return
-    x_chip_62: tuple[Any, ...] = (None,) * n
+    x_chip_61: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t67 = 0
-    for x_q_66 in _BITS[L1]:
-        t69 = x_chip_62[x_q_66]
-        if t69 is None:
-            _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t69]:
-            t67 |= 1 << x_q_66
-    x_vetoes_70 = t67
+    t66 = 0
+    for x_q_65 in _BITS[L1]:
+        if _K3[x_chip_61[x_q_65]]:
+            t66 |= 1 << x_q_65
+    x_vetoes_68 = t66
     # 196:3 if
-    if (x_vetoes_70 != 0):
+    if (x_vetoes_68 != 0):
         # 199:5 for each q
-        for x_q_71 in _BITS[x_vetoes_70]:
+        for x_q_69 in _BITS[x_vetoes_68]:
             # 200:7 move to on
-            t72 = x_chip_62[x_q_71]
-            if t72 is None:
+            t70 = x_chip_61[x_q_69]
+            if t70 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t73 = 15 + L0
-            b74 = 1 << t72
-            o75 = loc[t72]
-            Z[o75] ^= b74
-            Z[t73] |= b74
-            loc[t72] = t73
-            for g76 in _STALE[o75]:
-                if C[g76]:
-                    C[g76].clear()
+            t71 = 15 + L0
+            b72 = 1 << t70
+            o73 = loc[t70]
+            Z[o73] ^= b72
+            Z[t71] |= b72
+            loc[t70] = t71
+            for g74 in _STALE[o73]:
+                if C[g74]:
+                    C[g74].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t77 = (V[54 + x_q_71] + 1)
-            if t77 < 0 or t77 > 2:
-                _raise('range', "'no_uses' would become " + str(t77) + ', outside 0..2', 201, 7)
-            V[54 + x_q_71] = t77
+            t75 = (V[54 + x_q_69] + 1)
+            if t75 < 0 or t75 > 2:
+                _raise('range', "'no_uses' would become " + str(t75) + ', outside 0..2', 201, 7)
+            V[54 + x_q_69] = t75
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1281,43 +1272,40 @@ def _r6(S: State, a: Any) -> None:
 
 def _r7(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_chip_62: tuple[Any, ...] = a
+    x_chip_61: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t67 = 0
-    for x_q_66 in _BITS[L[1]]:
-        t69 = x_chip_62[x_q_66]
-        if t69 is None:
-            _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t69]:
-            t67 |= 1 << x_q_66
-    x_vetoes_70 = t67
+    t66 = 0
+    for x_q_65 in _BITS[L[1]]:
+        if _K3[x_chip_61[x_q_65]]:
+            t66 |= 1 << x_q_65
+    x_vetoes_68 = t66
     # 196:3 if
     L0: Any = L[0]
-    if (x_vetoes_70 != 0):
+    if (x_vetoes_68 != 0):
         # 199:5 for each q
-        for x_q_71 in _BITS[x_vetoes_70]:
+        for x_q_69 in _BITS[x_vetoes_68]:
             # 200:7 move to on
-            t72 = x_chip_62[x_q_71]
-            if t72 is None:
+            t70 = x_chip_61[x_q_69]
+            if t70 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t73 = 15 + L0
-            b74 = 1 << t72
-            o75 = loc[t72]
-            Z[o75] ^= b74
-            Z[t73] |= b74
-            loc[t72] = t73
-            for g76 in _STALE[o75]:
-                if C[g76]:
-                    C[g76].clear()
+            t71 = 15 + L0
+            b72 = 1 << t70
+            o73 = loc[t70]
+            Z[o73] ^= b72
+            Z[t71] |= b72
+            loc[t70] = t71
+            for g74 in _STALE[o73]:
+                if C[g74]:
+                    C[g74].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t77 = (V[54 + x_q_71] + 1)
-            if t77 < 0 or t77 > 2:
-                _raise('range', "'no_uses' would become " + str(t77) + ', outside 0..2', 201, 7)
-            V[54 + x_q_71] = t77
+            t75 = (V[54 + x_q_69] + 1)
+            if t75 < 0 or t75 > 2:
+                _raise('range', "'no_uses' would become " + str(t75) + ', outside 0..2', 201, 7)
+            V[54 + x_q_69] = t75
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1333,10 +1321,10 @@ def _r7(S: State, a: Any) -> None:
 def _r8(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    b78 = 1 << a
-    o = S.o ^ b78
+    b76 = 1 << a
+    o = S.o ^ b76
     Z[0] = o
-    Z[5] |= b78
+    Z[5] |= b76
     loc[a] = 5
     if C[0]:
         C[0].clear()
@@ -1348,62 +1336,59 @@ def _r8(S: State, a: Any) -> None:
     # 278:3 deck_chips(...)
     # 698:7 determine(...)
     # 192:3 let who
-    t79 = C[1].get(7)
-    if t79 is None:
-        t79 = D_chip_choosers(S)
-    L2: Any = t79
+    t77 = C[1].get(7)
+    if t77 is None:
+        t77 = D_chip_choosers(S)
+    L2: Any = t77
     L[2] = L2
     # 193:3 choose each q: chip
-    per81: list[Any] = [None] * n
-    for x_q_82 in _BITS[L2]:
-        if (V[54 + x_q_82] == 0):
-            t83 = Z[10 + x_q_82]
+    per79: list[Any] = [None] * n
+    for x_q_80 in _BITS[L2]:
+        if (V[54 + x_q_80] == 0):
+            t81 = Z[10 + x_q_80]
         else:
-            t83 = (Z[10 + x_q_82] & 3932160)
-        if not t83:
-            _raise('incomplete', _pname(x_q_82) + ' must choose (shows) but has no option', 193, 3)
-        per81[x_q_82] = _BITS[t83]
+            t81 = (Z[10 + x_q_80] & 3932160)
+        if not t81:
+            _raise('incomplete', _pname(x_q_80) + ' must choose (shows) but has no option', 193, 3)
+        per79[x_q_80] = _BITS[t81]
     if L2:
         S.pc = 9
         S.cp = -2
-        S.o = per81
+        S.o = per79
         return
-    x_chip_80: tuple[Any, ...] = (None,) * n
+    x_chip_78: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t85 = 0
-    for x_q_84 in _BITS[L2]:
-        t87 = x_chip_80[x_q_84]
-        if t87 is None:
-            _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t87]:
-            t85 |= 1 << x_q_84
-    x_vetoes_88 = t85
+    t83 = 0
+    for x_q_82 in _BITS[L2]:
+        if _K3[x_chip_78[x_q_82]]:
+            t83 |= 1 << x_q_82
+    x_vetoes_85 = t83
     # 196:3 if
-    if (x_vetoes_88 != 0):
+    if (x_vetoes_85 != 0):
         # 199:5 for each q
-        for x_q_89 in _BITS[x_vetoes_88]:
+        for x_q_86 in _BITS[x_vetoes_85]:
             # 200:7 move to on
-            t90 = x_chip_80[x_q_89]
-            if t90 is None:
+            t87 = x_chip_78[x_q_86]
+            if t87 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t91 = 15 + L1
-            b92 = 1 << t90
-            o93 = loc[t90]
-            Z[o93] ^= b92
-            Z[t91] |= b92
-            loc[t90] = t91
-            for g94 in _STALE[o93]:
-                if C[g94]:
-                    C[g94].clear()
+            t88 = 15 + L1
+            b89 = 1 << t87
+            o90 = loc[t87]
+            Z[o90] ^= b89
+            Z[t88] |= b89
+            loc[t87] = t88
+            for g91 in _STALE[o90]:
+                if C[g91]:
+                    C[g91].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t95 = (V[54 + x_q_89] + 1)
-            if t95 < 0 or t95 > 2:
-                _raise('range', "'no_uses' would become " + str(t95) + ', outside 0..2', 201, 7)
-            V[54 + x_q_89] = t95
+            t92 = (V[54 + x_q_86] + 1)
+            if t92 < 0 or t92 > 2:
+                _raise('range', "'no_uses' would become " + str(t92) + ', outside 0..2', 201, 7)
+            V[54 + x_q_86] = t92
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1414,8 +1399,8 @@ def _r8(S: State, a: Any) -> None:
         V[27 + L1] = True
         # 209:5 say
     # 396:7 for each p
-    t96 = ((1 << n) - 1)
-    L1 = _TURNS[0, t96, n, 1]
+    t93 = ((1 << n) - 1)
+    L1 = _TURNS[0, t93, n, 1]
     L[1] = L1
     L2 = 0
     L[2] = L2
@@ -1423,12 +1408,12 @@ def _r8(S: State, a: Any) -> None:
         L[3] = L1[L2]
         # 397:9 turn(...)
         # 267:3 choose c
-        t97 = Z[1 + L[3]]
-        if not t97:
+        t94 = Z[1 + L[3]]
+        if not t94:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t97
+        S.o = t94
         return
     L[0] += 1
     if L[0] < 2:
@@ -1455,43 +1440,40 @@ def _r8(S: State, a: Any) -> None:
 def _r9(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    x_chip_80: tuple[Any, ...] = a
+    x_chip_78: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t85 = 0
-    for x_q_84 in _BITS[L[2]]:
-        t87 = x_chip_80[x_q_84]
-        if t87 is None:
-            _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t87]:
-            t85 |= 1 << x_q_84
-    x_vetoes_88 = t85
+    t83 = 0
+    for x_q_82 in _BITS[L[2]]:
+        if _K3[x_chip_78[x_q_82]]:
+            t83 |= 1 << x_q_82
+    x_vetoes_85 = t83
     # 196:3 if
     L1: Any = L[1]
-    if (x_vetoes_88 != 0):
+    if (x_vetoes_85 != 0):
         # 199:5 for each q
-        for x_q_89 in _BITS[x_vetoes_88]:
+        for x_q_86 in _BITS[x_vetoes_85]:
             # 200:7 move to on
-            t90 = x_chip_80[x_q_89]
-            if t90 is None:
+            t87 = x_chip_78[x_q_86]
+            if t87 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t91 = 15 + L1
-            b92 = 1 << t90
-            o93 = loc[t90]
-            Z[o93] ^= b92
-            Z[t91] |= b92
-            loc[t90] = t91
-            for g94 in _STALE[o93]:
-                if C[g94]:
-                    C[g94].clear()
+            t88 = 15 + L1
+            b89 = 1 << t87
+            o90 = loc[t87]
+            Z[o90] ^= b89
+            Z[t88] |= b89
+            loc[t87] = t88
+            for g91 in _STALE[o90]:
+                if C[g91]:
+                    C[g91].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t95 = (V[54 + x_q_89] + 1)
-            if t95 < 0 or t95 > 2:
-                _raise('range', "'no_uses' would become " + str(t95) + ', outside 0..2', 201, 7)
-            V[54 + x_q_89] = t95
+            t92 = (V[54 + x_q_86] + 1)
+            if t92 < 0 or t92 > 2:
+                _raise('range', "'no_uses' would become " + str(t92) + ', outside 0..2', 201, 7)
+            V[54 + x_q_86] = t92
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1502,20 +1484,20 @@ def _r9(S: State, a: Any) -> None:
         V[27 + L1] = True
         # 209:5 say
     # 396:7 for each p
-    t96 = ((1 << n) - 1)
-    L1 = _TURNS[0, t96, n, 1]
+    t93 = ((1 << n) - 1)
+    L1 = _TURNS[0, t93, n, 1]
     L[1] = L1
     L[2] = 0
     if L[2] < len(L1):
         L[3] = L1[L[2]]
         # 397:9 turn(...)
         # 267:3 choose c
-        t97 = Z[1 + L[3]]
-        if not t97:
+        t94 = Z[1 + L[3]]
+        if not t94:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t97
+        S.o = t94
         return
     L[0] += 1
     if L[0] < 2:
@@ -1545,10 +1527,10 @@ def _r10(S: State, a: Any) -> None:
     L4: Any = a
     L[4] = L4
     # 268:3 move to field
-    b98 = 1 << L4
+    b95 = 1 << L4
     L3: Any = L[3]
-    Z[1 + L3] ^= b98
-    Z[5] |= b98
+    Z[1 + L3] ^= b95
+    Z[5] |= b95
     loc[L4] = 5
     if C[0]:
         C[0].clear()
@@ -1562,33 +1544,33 @@ def _r10(S: State, a: Any) -> None:
         # 540:9 name_target(...)
         # 651:7 if
         if _K7[L4]:
-            t102 = (Z[5] & _K8[L4])
+            t99 = (Z[5] & _K8[L4])
         else:
-            t100 = 0
-            for x_i_99 in _BITS[Z[5] & _K8[L4]]:
-                if (Z[15 + x_i_99] & 130023424 != 0):
-                    t100 |= 1 << x_i_99
-            t102 = t100
-        if (t102 != 0):
+            t97 = 0
+            for x_i_96 in _BITS[Z[5] & _K8[L4]]:
+                if (Z[15 + x_i_96] & 130023424 != 0):
+                    t97 |= 1 << x_i_96
+            t99 = t97
+        if (t99 != 0):
             # 652:9 choose t
             if _K7[L4]:
-                t107 = (Z[5] & _K8[L4])
+                t104 = (Z[5] & _K8[L4])
             else:
-                t105 = 0
-                for x_i_104 in _BITS[Z[5] & _K8[L4]]:
-                    if (Z[15 + x_i_104] & 130023424 != 0):
-                        t105 |= 1 << x_i_104
-                t107 = t105
-            if not t107:
+                t102 = 0
+                for x_i_101 in _BITS[Z[5] & _K8[L4]]:
+                    if (Z[15 + x_i_101] & 130023424 != 0):
+                        t102 |= 1 << x_i_101
+                t104 = t102
+            if not t104:
                 _raise('incomplete', _pname(L3) + ' must choose (targets) but has no option', 652, 9)
             S.pc = 11
             S.cp = L3
-            S.o = t107
+            S.o = t104
             return
         # 541:9 apply_effect(...)
         # 235:3 for each t
-        t109 = V[L4]
-        L5 = _BITS[t109]
+        t106 = V[L4]
+        L5 = _BITS[t106]
         L[5] = L5
         L[6] = 0
         while L[6] < len(L5):
@@ -1598,16 +1580,16 @@ def _r10(S: State, a: Any) -> None:
                 # 237:7 if
                 if ((67108864 & ~Z[14]) == 0):
                     # 240:9 move to on
-                    t110 = 67108864
-                    t111 = 15 + L[7]
-                    for c112 in _BITS[t110]:
-                        o113 = loc[c112]
-                        Z[o113] ^= 1 << c112
-                        loc[c112] = t111
-                        for g114 in _STALE[o113]:
-                            if C[g114]:
-                                C[g114].clear()
-                    Z[t111] |= t110
+                    t107 = 67108864
+                    t108 = 15 + L[7]
+                    for c109 in _BITS[t107]:
+                        o110 = loc[c109]
+                        Z[o110] ^= 1 << c109
+                        loc[c109] = t108
+                        for g111 in _STALE[o110]:
+                            if C[g111]:
+                                C[g111].clear()
+                    Z[t108] |= t107
                     if C[0]:
                         C[0].clear()
                     if C[2]:
@@ -1634,62 +1616,59 @@ def _r10(S: State, a: Any) -> None:
             L[6] += 1
     # 543:7 determine(...)
     # 192:3 let who
-    t125 = C[1].get(7)
-    if t125 is None:
-        t125 = D_chip_choosers(S)
-    L5 = t125
+    t122 = C[1].get(7)
+    if t122 is None:
+        t122 = D_chip_choosers(S)
+    L5 = t122
     L[5] = L5
     # 193:3 choose each q: chip
-    per127: list[Any] = [None] * n
-    for x_q_128 in _BITS[L5]:
-        if (V[54 + x_q_128] == 0):
-            t129 = Z[10 + x_q_128]
+    per124: list[Any] = [None] * n
+    for x_q_125 in _BITS[L5]:
+        if (V[54 + x_q_125] == 0):
+            t126 = Z[10 + x_q_125]
         else:
-            t129 = (Z[10 + x_q_128] & 3932160)
-        if not t129:
-            _raise('incomplete', _pname(x_q_128) + ' must choose (shows) but has no option', 193, 3)
-        per127[x_q_128] = _BITS[t129]
+            t126 = (Z[10 + x_q_125] & 3932160)
+        if not t126:
+            _raise('incomplete', _pname(x_q_125) + ' must choose (shows) but has no option', 193, 3)
+        per124[x_q_125] = _BITS[t126]
     if L5:
         S.pc = 13
         S.cp = -2
-        S.o = per127
+        S.o = per124
         return
-    x_chip_126: tuple[Any, ...] = (None,) * n
+    x_chip_123: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t131 = 0
-    for x_q_130 in _BITS[L5]:
-        t133 = x_chip_126[x_q_130]
-        if t133 is None:
-            _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t133]:
-            t131 |= 1 << x_q_130
-    x_vetoes_134 = t131
+    t128 = 0
+    for x_q_127 in _BITS[L5]:
+        if _K3[x_chip_123[x_q_127]]:
+            t128 |= 1 << x_q_127
+    x_vetoes_130 = t128
     # 196:3 if
-    if (x_vetoes_134 != 0):
+    if (x_vetoes_130 != 0):
         # 199:5 for each q
-        for x_q_135 in _BITS[x_vetoes_134]:
+        for x_q_131 in _BITS[x_vetoes_130]:
             # 200:7 move to on
-            t136 = x_chip_126[x_q_135]
-            if t136 is None:
+            t132 = x_chip_123[x_q_131]
+            if t132 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t137 = 15 + L4
-            b138 = 1 << t136
-            o139 = loc[t136]
-            Z[o139] ^= b138
-            Z[t137] |= b138
-            loc[t136] = t137
-            for g140 in _STALE[o139]:
-                if C[g140]:
-                    C[g140].clear()
+            t133 = 15 + L4
+            b134 = 1 << t132
+            o135 = loc[t132]
+            Z[o135] ^= b134
+            Z[t133] |= b134
+            loc[t132] = t133
+            for g136 in _STALE[o135]:
+                if C[g136]:
+                    C[g136].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t141 = (V[54 + x_q_135] + 1)
-            if t141 < 0 or t141 > 2:
-                _raise('range', "'no_uses' would become " + str(t141) + ', outside 0..2', 201, 7)
-            V[54 + x_q_135] = t141
+            t137 = (V[54 + x_q_131] + 1)
+            if t137 < 0 or t137 > 2:
+                _raise('range', "'no_uses' would become " + str(t137) + ', outside 0..2', 201, 7)
+            V[54 + x_q_131] = t137
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1707,12 +1686,12 @@ def _r10(S: State, a: Any) -> None:
         L[3] = L3
         # 397:9 turn(...)
         # 267:3 choose c
-        t97 = Z[1 + L3]
-        if not t97:
+        t94 = Z[1 + L3]
+        if not t94:
             _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L3
-        S.o = t97
+        S.o = t94
         return
     L[0] += 1
     if L[0] < 2:
@@ -1738,15 +1717,15 @@ def _r10(S: State, a: Any) -> None:
 
 def _r11(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_t_103 = a
+    x_t_100 = a
     # 653:9 set target_of
-    t108 = (1 << x_t_103)
+    t105 = (1 << x_t_100)
     L4: Any = L[4]
-    V[L4] = t108
+    V[L4] = t105
     # 541:9 apply_effect(...)
     # 235:3 for each t
-    t109 = V[L4]
-    L5: Any = _BITS[t109]
+    t106 = V[L4]
+    L5: Any = _BITS[t106]
     L[5] = L5
     L6: Any = 0
     L[6] = L6
@@ -1757,16 +1736,16 @@ def _r11(S: State, a: Any) -> None:
             # 237:7 if
             if ((67108864 & ~Z[14]) == 0):
                 # 240:9 move to on
-                t110 = 67108864
-                t111 = 15 + L[7]
-                for c112 in _BITS[t110]:
-                    o113 = loc[c112]
-                    Z[o113] ^= 1 << c112
-                    loc[c112] = t111
-                    for g114 in _STALE[o113]:
-                        if C[g114]:
-                            C[g114].clear()
-                Z[t111] |= t110
+                t107 = 67108864
+                t108 = 15 + L[7]
+                for c109 in _BITS[t107]:
+                    o110 = loc[c109]
+                    Z[o110] ^= 1 << c109
+                    loc[c109] = t108
+                    for g111 in _STALE[o110]:
+                        if C[g111]:
+                            C[g111].clear()
+                Z[t108] |= t107
                 if C[0]:
                     C[0].clear()
                 if C[2]:
@@ -1798,34 +1777,34 @@ def _r11(S: State, a: Any) -> None:
 def _r12(S: State, a: Any) -> None:
     Z, _, L, loc, C = S.k
     n = S.n
-    x_x_115 = a
+    x_x_112 = a
     # 251:9 give_back(...)
     # 625:7 if
-    if _K9[x_x_115]:
+    if _K9[x_x_112]:
         # 626:9 move to common
-        b116 = 1 << x_x_115
-        o117 = loc[x_x_115]
-        Z[o117] ^= b116
-        Z[14] |= b116
-        loc[x_x_115] = 14
-        for g118 in _STALE[o117]:
-            if C[g118]:
-                C[g118].clear()
+        b113 = 1 << x_x_112
+        o114 = loc[x_x_112]
+        Z[o114] ^= b113
+        Z[14] |= b113
+        loc[x_x_112] = 14
+        for g115 in _STALE[o114]:
+            if C[g115]:
+                C[g115].clear()
     else:
         # 628:9 move to chips
-        t119 = ((1 << n) - 1) & _K10[x_x_115]
-        k120 = t119.bit_count()
-        if k120 != 1:
-            _the_fail(k120, 130, 61)
-        t121 = 10 + (t119.bit_length() - 1)
-        b122 = 1 << x_x_115
-        o123 = loc[x_x_115]
-        Z[o123] ^= b122
-        Z[t121] |= b122
-        loc[x_x_115] = t121
-        for g124 in _STALE[o123]:
-            if C[g124]:
-                C[g124].clear()
+        t116 = ((1 << n) - 1) & _K10[x_x_112]
+        k117 = t116.bit_count()
+        if k117 != 1:
+            _the_fail(k117, 130, 61)
+        t118 = 10 + (t116.bit_length() - 1)
+        b119 = 1 << x_x_112
+        o120 = loc[x_x_112]
+        Z[o120] ^= b119
+        Z[t118] |= b119
+        loc[x_x_112] = t118
+        for g121 in _STALE[o120]:
+            if C[g121]:
+                C[g121].clear()
     # 252:9 say
     L6: Any = L[6]
     L6 += 1
@@ -1837,16 +1816,16 @@ def _r12(S: State, a: Any) -> None:
             # 237:7 if
             if ((67108864 & ~Z[14]) == 0):
                 # 240:9 move to on
-                t110 = 67108864
-                t111 = 15 + L[7]
-                for c112 in _BITS[t110]:
-                    o113 = loc[c112]
-                    Z[o113] ^= 1 << c112
-                    loc[c112] = t111
-                    for g114 in _STALE[o113]:
-                        if C[g114]:
-                            C[g114].clear()
-                Z[t111] |= t110
+                t107 = 67108864
+                t108 = 15 + L[7]
+                for c109 in _BITS[t107]:
+                    o110 = loc[c109]
+                    Z[o110] ^= 1 << c109
+                    loc[c109] = t108
+                    for g111 in _STALE[o110]:
+                        if C[g111]:
+                            C[g111].clear()
+                Z[t108] |= t107
                 if C[0]:
                     C[0].clear()
                 if C[2]:
@@ -1877,43 +1856,40 @@ def _r12(S: State, a: Any) -> None:
 
 def _r13(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_chip_126: tuple[Any, ...] = a
+    x_chip_123: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t131 = 0
-    for x_q_130 in _BITS[L[5]]:
-        t133 = x_chip_126[x_q_130]
-        if t133 is None:
-            _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t133]:
-            t131 |= 1 << x_q_130
-    x_vetoes_134 = t131
+    t128 = 0
+    for x_q_127 in _BITS[L[5]]:
+        if _K3[x_chip_123[x_q_127]]:
+            t128 |= 1 << x_q_127
+    x_vetoes_130 = t128
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_134 != 0):
+    if (x_vetoes_130 != 0):
         # 199:5 for each q
-        for x_q_135 in _BITS[x_vetoes_134]:
+        for x_q_131 in _BITS[x_vetoes_130]:
             # 200:7 move to on
-            t136 = x_chip_126[x_q_135]
-            if t136 is None:
+            t132 = x_chip_123[x_q_131]
+            if t132 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t137 = 15 + L4
-            b138 = 1 << t136
-            o139 = loc[t136]
-            Z[o139] ^= b138
-            Z[t137] |= b138
-            loc[t136] = t137
-            for g140 in _STALE[o139]:
-                if C[g140]:
-                    C[g140].clear()
+            t133 = 15 + L4
+            b134 = 1 << t132
+            o135 = loc[t132]
+            Z[o135] ^= b134
+            Z[t133] |= b134
+            loc[t132] = t133
+            for g136 in _STALE[o135]:
+                if C[g136]:
+                    C[g136].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t141 = (V[54 + x_q_135] + 1)
-            if t141 < 0 or t141 > 2:
-                _raise('range', "'no_uses' would become " + str(t141) + ', outside 0..2', 201, 7)
-            V[54 + x_q_135] = t141
+            t137 = (V[54 + x_q_131] + 1)
+            if t137 < 0 or t137 > 2:
+                _raise('range', "'no_uses' would become " + str(t137) + ', outside 0..2', 201, 7)
+            V[54 + x_q_131] = t137
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1930,12 +1906,12 @@ def _r13(S: State, a: Any) -> None:
         L[3] = L[1][L2]
         # 397:9 turn(...)
         # 267:3 choose c
-        t97 = Z[1 + L[3]]
-        if not t97:
+        t94 = Z[1 + L[3]]
+        if not t94:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t97
+        S.o = t94
         return
     L[0] += 1
     if L[0] < 2:
@@ -1962,10 +1938,10 @@ def _r13(S: State, a: Any) -> None:
 def _r14(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    b142 = 1 << a
-    o = S.o ^ b142
+    b138 = 1 << a
+    o = S.o ^ b138
     Z[0] = o
-    Z[5] |= b142
+    Z[5] |= b138
     loc[a] = 5
     if C[0]:
         C[0].clear()
@@ -1977,62 +1953,59 @@ def _r14(S: State, a: Any) -> None:
     # 278:3 deck_chips(...)
     # 698:7 determine(...)
     # 192:3 let who
-    t143 = C[1].get(7)
-    if t143 is None:
-        t143 = D_chip_choosers(S)
-    L1: Any = t143
+    t139 = C[1].get(7)
+    if t139 is None:
+        t139 = D_chip_choosers(S)
+    L1: Any = t139
     L[1] = L1
     # 193:3 choose each q: chip
-    per145: list[Any] = [None] * n
-    for x_q_146 in _BITS[L1]:
-        if (V[54 + x_q_146] == 0):
-            t147 = Z[10 + x_q_146]
+    per141: list[Any] = [None] * n
+    for x_q_142 in _BITS[L1]:
+        if (V[54 + x_q_142] == 0):
+            t143 = Z[10 + x_q_142]
         else:
-            t147 = (Z[10 + x_q_146] & 3932160)
-        if not t147:
-            _raise('incomplete', _pname(x_q_146) + ' must choose (shows) but has no option', 193, 3)
-        per145[x_q_146] = _BITS[t147]
+            t143 = (Z[10 + x_q_142] & 3932160)
+        if not t143:
+            _raise('incomplete', _pname(x_q_142) + ' must choose (shows) but has no option', 193, 3)
+        per141[x_q_142] = _BITS[t143]
     if L1:
         S.pc = 15
         S.cp = -2
-        S.o = per145
+        S.o = per141
         return
-    x_chip_144: tuple[Any, ...] = (None,) * n
+    x_chip_140: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t149 = 0
-    for x_q_148 in _BITS[L1]:
-        t151 = x_chip_144[x_q_148]
-        if t151 is None:
-            _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t151]:
-            t149 |= 1 << x_q_148
-    x_vetoes_152 = t149
+    t145 = 0
+    for x_q_144 in _BITS[L1]:
+        if _K3[x_chip_140[x_q_144]]:
+            t145 |= 1 << x_q_144
+    x_vetoes_147 = t145
     # 196:3 if
-    if (x_vetoes_152 != 0):
+    if (x_vetoes_147 != 0):
         # 199:5 for each q
-        for x_q_153 in _BITS[x_vetoes_152]:
+        for x_q_148 in _BITS[x_vetoes_147]:
             # 200:7 move to on
-            t154 = x_chip_144[x_q_153]
-            if t154 is None:
+            t149 = x_chip_140[x_q_148]
+            if t149 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t155 = 15 + L0
-            b156 = 1 << t154
-            o157 = loc[t154]
-            Z[o157] ^= b156
-            Z[t155] |= b156
-            loc[t154] = t155
-            for g158 in _STALE[o157]:
-                if C[g158]:
-                    C[g158].clear()
+            t150 = 15 + L0
+            b151 = 1 << t149
+            o152 = loc[t149]
+            Z[o152] ^= b151
+            Z[t150] |= b151
+            loc[t149] = t150
+            for g153 in _STALE[o152]:
+                if C[g153]:
+                    C[g153].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t159 = (V[54 + x_q_153] + 1)
-            if t159 < 0 or t159 > 2:
-                _raise('range', "'no_uses' would become " + str(t159) + ', outside 0..2', 201, 7)
-            V[54 + x_q_153] = t159
+            t154 = (V[54 + x_q_148] + 1)
+            if t154 < 0 or t154 > 2:
+                _raise('range', "'no_uses' would become " + str(t154) + ', outside 0..2', 201, 7)
+            V[54 + x_q_148] = t154
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -2047,43 +2020,40 @@ def _r14(S: State, a: Any) -> None:
 
 def _r15(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_chip_144: tuple[Any, ...] = a
+    x_chip_140: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t149 = 0
-    for x_q_148 in _BITS[L[1]]:
-        t151 = x_chip_144[x_q_148]
-        if t151 is None:
-            _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t151]:
-            t149 |= 1 << x_q_148
-    x_vetoes_152 = t149
+    t145 = 0
+    for x_q_144 in _BITS[L[1]]:
+        if _K3[x_chip_140[x_q_144]]:
+            t145 |= 1 << x_q_144
+    x_vetoes_147 = t145
     # 196:3 if
     L0: Any = L[0]
-    if (x_vetoes_152 != 0):
+    if (x_vetoes_147 != 0):
         # 199:5 for each q
-        for x_q_153 in _BITS[x_vetoes_152]:
+        for x_q_148 in _BITS[x_vetoes_147]:
             # 200:7 move to on
-            t154 = x_chip_144[x_q_153]
-            if t154 is None:
+            t149 = x_chip_140[x_q_148]
+            if t149 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t155 = 15 + L0
-            b156 = 1 << t154
-            o157 = loc[t154]
-            Z[o157] ^= b156
-            Z[t155] |= b156
-            loc[t154] = t155
-            for g158 in _STALE[o157]:
-                if C[g158]:
-                    C[g158].clear()
+            t150 = 15 + L0
+            b151 = 1 << t149
+            o152 = loc[t149]
+            Z[o152] ^= b151
+            Z[t150] |= b151
+            loc[t149] = t150
+            for g153 in _STALE[o152]:
+                if C[g153]:
+                    C[g153].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t159 = (V[54 + x_q_153] + 1)
-            if t159 < 0 or t159 > 2:
-                _raise('range', "'no_uses' would become " + str(t159) + ', outside 0..2', 201, 7)
-            V[54 + x_q_153] = t159
+            t154 = (V[54 + x_q_148] + 1)
+            if t154 < 0 or t154 > 2:
+                _raise('range', "'no_uses' would become " + str(t154) + ', outside 0..2', 201, 7)
+            V[54 + x_q_148] = t154
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -2204,39 +2174,36 @@ def _k2(S: State) -> None:
     # 195:3 let vetoes
     t49 = 0
     for x_q_48 in _BITS[L5]:
-        t51 = x_chip_44[x_q_48]
-        if t51 is None:
-            _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t51]:
+        if _K3[x_chip_44[x_q_48]]:
             t49 |= 1 << x_q_48
-    x_vetoes_52 = t49
+    x_vetoes_51 = t49
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_52 != 0):
+    if (x_vetoes_51 != 0):
         # 199:5 for each q
-        for x_q_53 in _BITS[x_vetoes_52]:
+        for x_q_52 in _BITS[x_vetoes_51]:
             # 200:7 move to on
-            t54 = x_chip_44[x_q_53]
-            if t54 is None:
+            t53 = x_chip_44[x_q_52]
+            if t53 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t55 = 15 + L4
-            b56 = 1 << t54
-            o57 = loc[t54]
-            Z[o57] ^= b56
-            Z[t55] |= b56
-            loc[t54] = t55
-            for g58 in _STALE[o57]:
-                if C[g58]:
-                    C[g58].clear()
+            t54 = 15 + L4
+            b55 = 1 << t53
+            o56 = loc[t53]
+            Z[o56] ^= b55
+            Z[t54] |= b55
+            loc[t53] = t54
+            for g57 in _STALE[o56]:
+                if C[g57]:
+                    C[g57].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t59 = (V[54 + x_q_53] + 1)
-            if t59 < 0 or t59 > 2:
-                _raise('range', "'no_uses' would become " + str(t59) + ', outside 0..2', 201, 7)
-            V[54 + x_q_53] = t59
+            t58 = (V[54 + x_q_52] + 1)
+            if t58 < 0 or t58 > 2:
+                _raise('range', "'no_uses' would become " + str(t58) + ', outside 0..2', 201, 7)
+            V[54 + x_q_52] = t58
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -2304,66 +2271,66 @@ def _k3(S: State) -> None:
     # 402:3 decide(...)
     # 368:3 say
     # 369:3 for each p
-    t160 = ((1 << n) - 1)
-    for x_p_161 in _TURNS[0, t160, n, 1]:
+    t155 = ((1 << n) - 1)
+    for x_p_156 in _TURNS[0, t155, n, 1]:
         # 370:5 present(...)
         # 315:3 let meeting
-        t163 = 0
-        t165 = C[0].get(5)
-        if t165 is None:
-            t165 = D_requirement(S)
-        for x_c_162 in _BITS[Z[1 + x_p_161]]:
-            if (t165 & _K4[x_c_162] == 0):
-                t163 |= 1 << x_c_162
-        x_meeting_166 = t163
+        t158 = 0
+        t160 = C[0].get(5)
+        if t160 is None:
+            t160 = D_requirement(S)
+        for x_c_157 in _BITS[Z[1 + x_p_156]]:
+            if (t160 & _K4[x_c_157] == 0):
+                t158 |= 1 << x_c_157
+        x_meeting_161 = t158
         # 316:3 if
-        if (x_meeting_166 != 0):
+        if (x_meeting_161 != 0):
             # 317:5 move to presented
-            t168: int = 0
-            k169 = 0
-            t173 = C[0].get(2)
-            if t173 is None:
-                t173 = D_inverted(S)
-            for x_c_167 in _BITS[x_meeting_166]:
-                t171 = True
-                for x_d_170 in _BITS[x_meeting_166]:
-                    if not ((x_d_170 == x_c_167) or ((_K5[x_c_167] > _K5[x_d_170]) if t173 else (_K5[x_c_167] < _K5[x_d_170]))):
-                        t171 = False
+            t163: int = 0
+            k164 = 0
+            t168 = C[0].get(2)
+            if t168 is None:
+                t168 = D_inverted(S)
+            for x_c_162 in _BITS[x_meeting_161]:
+                t166 = True
+                for x_d_165 in _BITS[x_meeting_161]:
+                    if not ((x_d_165 == x_c_162) or ((_K5[x_c_162] > _K5[x_d_165]) if t168 else (_K5[x_c_162] < _K5[x_d_165]))):
+                        t166 = False
                         break
-                if t171:
-                    t168 = x_c_167
-                    k169 += 1
-            if k169 != 1:
-                _the_fail(k169, 309, 5)
-            t174 = 6 + x_p_161
-            b175 = 1 << t168
-            o176 = loc[t168]
-            Z[o176] ^= b175
-            Z[t174] |= b175
-            loc[t168] = t174
-            for g177 in _STALE[o176]:
-                if C[g177]:
-                    C[g177].clear()
+                if t166:
+                    t163 = x_c_162
+                    k164 += 1
+            if k164 != 1:
+                _the_fail(k164, 309, 5)
+            t169 = 6 + x_p_156
+            b170 = 1 << t163
+            o171 = loc[t163]
+            Z[o171] ^= b170
+            Z[t169] |= b170
+            loc[t163] = t169
+            for g172 in _STALE[o171]:
+                if C[g172]:
+                    C[g172].clear()
             if C[2]:
                 C[2].clear()
         else:
             # 321:5 move to presented
-            t178 = Z[1 + x_p_161]
-            t179 = 6 + x_p_161
-            t180 = 1 + x_p_161
-            Z[t180] ^= t178
-            for c181 in _BITS[t178]:
-                loc[c181] = t179
-            Z[t179] |= t178
+            t173 = Z[1 + x_p_156]
+            t174 = 6 + x_p_156
+            t175 = 1 + x_p_156
+            Z[t175] ^= t173
+            for c176 in _BITS[t173]:
+                loc[c176] = t174
+            Z[t174] |= t173
             if C[2]:
                 C[2].clear()
         # 323:3 say
     # 372:3 end
-    t182 = C[2].get(23)
-    if t182 is None:
-        t182 = D_winner(S, (372, 16))
-    t183 = (1 << t182)
-    S.w = t183
+    t177 = C[2].get(23)
+    if t177 is None:
+        t177 = D_winner(S, (372, 16))
+    t178 = (1 << t177)
+    S.w = t178
     S.pc = -1
     S.cp = -4
     S.o = None
@@ -2375,63 +2342,60 @@ def _k4(S: State) -> None:
     n = S.n
     # 543:7 determine(...)
     # 192:3 let who
-    t125 = C[1].get(7)
-    if t125 is None:
-        t125 = D_chip_choosers(S)
-    L5: Any = t125
+    t122 = C[1].get(7)
+    if t122 is None:
+        t122 = D_chip_choosers(S)
+    L5: Any = t122
     L[5] = L5
     # 193:3 choose each q: chip
-    per127: list[Any] = [None] * n
-    for x_q_128 in _BITS[L5]:
-        if (V[54 + x_q_128] == 0):
-            t129 = Z[10 + x_q_128]
+    per124: list[Any] = [None] * n
+    for x_q_125 in _BITS[L5]:
+        if (V[54 + x_q_125] == 0):
+            t126 = Z[10 + x_q_125]
         else:
-            t129 = (Z[10 + x_q_128] & 3932160)
-        if not t129:
-            _raise('incomplete', _pname(x_q_128) + ' must choose (shows) but has no option', 193, 3)
-        per127[x_q_128] = _BITS[t129]
+            t126 = (Z[10 + x_q_125] & 3932160)
+        if not t126:
+            _raise('incomplete', _pname(x_q_125) + ' must choose (shows) but has no option', 193, 3)
+        per124[x_q_125] = _BITS[t126]
     if L5:
         S.pc = 13
         S.cp = -2
-        S.o = per127
+        S.o = per124
         return
-    x_chip_126: tuple[Any, ...] = (None,) * n
+    x_chip_123: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t131 = 0
-    for x_q_130 in _BITS[L5]:
-        t133 = x_chip_126[x_q_130]
-        if t133 is None:
-            _raise('incomplete', 'this player made no choice here', 195, 35)
-        if _K3[t133]:
-            t131 |= 1 << x_q_130
-    x_vetoes_134 = t131
+    t128 = 0
+    for x_q_127 in _BITS[L5]:
+        if _K3[x_chip_123[x_q_127]]:
+            t128 |= 1 << x_q_127
+    x_vetoes_130 = t128
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_134 != 0):
+    if (x_vetoes_130 != 0):
         # 199:5 for each q
-        for x_q_135 in _BITS[x_vetoes_134]:
+        for x_q_131 in _BITS[x_vetoes_130]:
             # 200:7 move to on
-            t136 = x_chip_126[x_q_135]
-            if t136 is None:
+            t132 = x_chip_123[x_q_131]
+            if t132 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t137 = 15 + L4
-            b138 = 1 << t136
-            o139 = loc[t136]
-            Z[o139] ^= b138
-            Z[t137] |= b138
-            loc[t136] = t137
-            for g140 in _STALE[o139]:
-                if C[g140]:
-                    C[g140].clear()
+            t133 = 15 + L4
+            b134 = 1 << t132
+            o135 = loc[t132]
+            Z[o135] ^= b134
+            Z[t133] |= b134
+            loc[t132] = t133
+            for g136 in _STALE[o135]:
+                if C[g136]:
+                    C[g136].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t141 = (V[54 + x_q_135] + 1)
-            if t141 < 0 or t141 > 2:
-                _raise('range', "'no_uses' would become " + str(t141) + ', outside 0..2', 201, 7)
-            V[54 + x_q_135] = t141
+            t137 = (V[54 + x_q_131] + 1)
+            if t137 < 0 or t137 > 2:
+                _raise('range', "'no_uses' would become " + str(t137) + ', outside 0..2', 201, 7)
+            V[54 + x_q_131] = t137
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -2448,12 +2412,12 @@ def _k4(S: State) -> None:
         L[3] = L[1][L2]
         # 397:9 turn(...)
         # 267:3 choose c
-        t97 = Z[1 + L[3]]
-        if not t97:
+        t94 = Z[1 + L[3]]
+        if not t94:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t97
+        S.o = t94
         return
     L[0] += 1
     if L[0] < 2:
