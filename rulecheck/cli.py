@@ -231,12 +231,16 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if bad:
             raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {bad[0]}")
     if args.timeout <= 0:
-        raise UsageError("--timeout must be a positive number of seconds")
+        raise UsageError("--timeout must be a positive number of seconds", "e.g. --timeout 30")
+    jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
+    if jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, not {jobs}", "e.g. --jobs 2")
     from rulecheck.verifier.output import exit_code, render_text, to_json, to_sarif
     from rulecheck.verifier.verify import Options, ReplayMismatch, verify
 
     options = Options(timeout=args.timeout, readings=readings, players=players, loop_bound=args.loop_bound,
-                      sensitivity=not args.no_sensitivity)
+                      sensitivity=not args.no_sensitivity, jobs=jobs, params=parse_params(args.param, rules),
+                      param_labels={k.strip(): v.strip() for k, _, v in (i.partition("=") for i in args.param or [])})
     progress = _progress(err) if err.isatty() and args.format == "text" else None
     try:
         outcome = verify(rules, options, progress)
@@ -403,6 +407,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exit 1 when a finding has this severity or a higher one (default error)")
     v.add_argument("--loop-bound", type=int, default=3, metavar="K", help="passes through an open-ended loop to explore (default 3)")
     v.add_argument("--no-sensitivity", action="store_true", help="skip the checks against other values of the assumed data")
+    v.add_argument("--param", action="append", metavar="NAME=VALUE", help="set a parameter of the ruleset (repeatable), as for play")
+    v.add_argument("--jobs", type=int, default=None, metavar="J", help="checks run at once in worker processes (default: the machine's cores)")
     v.add_argument("--verbose", action="store_true", help="list every proven check")
     v.set_defaults(func=cmd_verify)
 

@@ -56,14 +56,8 @@ PROVEN = {
     "broken_invariant": "invariant",
 }
 
-#: Good rulesets the verifier currently gets wrong (see the reason). Their golden files hold the
-#: right answer: good/broken_invariant.expected was written by the verifier with the flaw fixed
-#: (in SymExec.draw, ``self.move(c, dst, tm.and_(active, b), count=False)``).
-WRONG_ON_GOOD = {
-    "broken_invariant": "false witness: the invariant holds in every game, but the solver's model 'draws' a card in a "
-    "draw the game never reaches (SymExec.draw moves a card under its selector alone, and selectors are constrained "
-    "only where the draw is active); the witness replayed shows a game where the invariant holds",
-}
+#: Good rulesets the verifier currently gets wrong (see the reason): a strict expected failure each.
+WRONG_ON_GOOD: dict[str, str] = {}
 
 FLAGGED = ("error", "warning")
 
@@ -313,9 +307,6 @@ def test_output_is_byte_identical_across_runs(fmt: str, name: str) -> None:
     assert outputs[0].decode("utf-8") == run_cli(*args[1:])[1], "the command prints what verify in-process renders"
 
 
-@pytest.mark.xfail(strict=True, reason="with --jobs 1 every finding is listed twice: Verifier.run_task rebinds "
-                   "self.findings to a new list per task, so after the in-process loop self.findings is the last "
-                   "task's list, and run() then extends that list with every task's results, itself included")
 def test_output_does_not_depend_on_jobs() -> None:
     """docs/verify.md: findings are sorted, so the output does not depend on the worker processes."""
     base = verify_args(HERE / "bad" / "conflicting_rules.rules", "--verbose")

@@ -859,7 +859,8 @@ class SymExec:
         dst = self.zone_id(s.dst, didx)
         src_id = self.zone_id(s.src, sidx)
         for c, b in d.sel.items():
-            self.move(c, dst, b, count=False)
+            # a selector is only constrained where its draw is reached: guard the move by that
+            self.move(c, dst, tm.and_(active, b), count=False)
         # exactly n cards leave the source and arrive at the destination (counted along the path:
         # where the game has stopped nothing is observed, so the count need not follow the stop)
         moved = tm.mul(n, tm.bool_to_int(struct))

@@ -214,13 +214,15 @@ class Verifier:
             tasks.extend(("reading", amb.name, r.name) for r in amb.readings if r.name != self.base_readings[amb.name])
         tasks += [("obligations",), ("invariants",), ("termination",), ("dead rules",)]
         results: dict[tuple[str, ...], list[Finding]] = {}
-        for i, (task, found, timing) in enumerate(self.run_tasks(tasks), start=1):
+        timing: dict[str, float] = {}
+        for i, (task, found, spent) in enumerate(self.run_tasks(tasks), start=1):
             results[task] = found
-            for k, secs in timing.items():
-                self.timing[k] = self.timing.get(k, 0.0) + secs
+            for k, secs in spent.items():
+                timing[k] = timing.get(k, 0.0) + secs
             self.progress(f"{i}/{len(tasks)} {' '.join(task)}")
-        for task in tasks:  # task order, not completion order: the output must not depend on timing
-            self.findings.extend(results[task])
+        self.timing = timing
+        # task order, not completion order: the output must not depend on timing
+        self.findings = [f for task in tasks for f in results[task]]
         self.timed("translation", self.check_translation)
         order = {k: i for i, k in enumerate(_KIND_ORDER)}
         sev = {"error": 0, "warning": 1, "note": 2}

@@ -30,14 +30,15 @@ class Result:
 
 
 class Translator:
-    def __init__(self) -> None:
+    def __init__(self, ctx: z3.Context) -> None:
+        self.ctx = ctx
         self.memo: dict[int, Any] = {}
         self.vars: dict[str, Any] = {}
 
     def const(self, v: bool | int) -> Any:
         if isinstance(v, bool):
-            return z3.BoolVal(v)
-        return z3.BitVecVal(v, WIDTH)
+            return z3.BoolVal(v, self.ctx)
+        return z3.BitVecVal(v, WIDTH, self.ctx)
 
     def __call__(self, t: Term) -> Any:
         if not isinstance(t, tm.T):
@@ -53,7 +54,7 @@ class Translator:
                 continue
             if node.op == "var":
                 name = str(node.args[0])
-                v = z3.Bool(name) if node.sort == tm.BOOL else z3.BitVec(name, WIDTH)
+                v = z3.Bool(name, self.ctx) if node.sort == tm.BOOL else z3.BitVec(name, WIDTH, self.ctx)
                 self.vars[name] = v
                 self.memo[node.id] = v
                 continue
@@ -94,7 +95,7 @@ class Translator:
                 out = out + x
             return out
         if op == "count":
-            one, zero = z3.BitVecVal(1, WIDTH), z3.BitVecVal(0, WIDTH)
+            one, zero = z3.BitVecVal(1, WIDTH, self.ctx), z3.BitVecVal(0, WIDTH, self.ctx)
             total = z3.If(a[0], one, zero)
             for x in a[1:]:
                 total = total + z3.If(x, one, zero)
@@ -116,7 +117,8 @@ class Session:
     gets a fresh finite-domain solver so z3 can preprocess the whole problem."""
 
     def __init__(self, background: Iterable[Term], timeout_s: float) -> None:
-        self.tr = Translator()
+        # a context of its own: z3's answers must not depend on what was asked before in the process
+        self.tr = Translator(z3.Context())
         self.timeout_ms = max(1, int(timeout_s * 1000))
         self.background = [self.tr(b) for b in background if b is not True]
 
@@ -124,7 +126,7 @@ class Session:
         goal = tm.and_all(goals)
         if goal is False:
             return Result("unsat")
-        solver = z3.SolverFor("QF_BV")
+        solver = z3.SolverFor("QF_BV", ctx=self.tr.ctx)
         solver.set("timeout", self.timeout_ms if timeout_s is None else max(1, int(timeout_s * 1000)))
         solver.set("random_seed", 0)
         solver.add(*self.background)

@@ -1,0 +1,110 @@
+"""Every witness of the committed verification of each shipped ruleset replays in a freshly
+generated engine: each reading's game is legal there and ends as the finding says, and the readings
+of an ambiguity witness really part (other results, or other moves at some step).
+
+The verification itself takes minutes, so it is not re-run here: docs/reports/NAME.verify.json is
+the output of `rulecheck verify --format json` (regenerated with the reports; the test of the
+committed reports fails when it is stale)."""
+
+from __future__ import annotations
+
+import json
+import types
+from functools import cache
+from typing import Any
+
+import pytest
+from conftest import ROOT
+
+from rulecheck.codegen.engine import generate, load_module
+from rulecheck.dsl import ir
+from rulecheck.dsl.loader import load_path
+from rulecheck.verifier.witness import first_difference, replay_engine
+
+REPORTS = ROOT / "docs" / "reports"
+SHIPPED = sorted(p.name.removesuffix(".verify.json") for p in REPORTS.glob("*.verify.json"))
+
+#: The families the Cinderella issue names: the rank-18 inversion and the NO!-chip interactions.
+CINDERELLA_MUST_WITNESS = {
+    "inversion_presentation", "inversion_numbers",
+    "vetoed_effect", "gray_two_player", "rank2_self_target", "rank3_targets", "rank3_gray",
+}
+
+
+@cache
+def _rules(name: str) -> ir.Ruleset:
+    loaded = load_path(str(ROOT / "rulesets" / f"{name}.rules"))
+    assert loaded.rules is not None
+    return loaded.rules
+
+
+@cache
+def _engine(name: str, readings: tuple[tuple[str, str], ...]) -> types.ModuleType:
+    program = ir.bind(_rules(name), dict(readings))
+    return load_module(generate(program), f"witness_{name}_{abs(hash(readings))}")
+
+
+def _doc(name: str) -> dict[str, Any]:
+    return json.loads((REPORTS / f"{name}.verify.json").read_text(encoding="utf-8"))
+
+
+def _witnesses(name: str) -> list[dict[str, Any]]:
+    return [f for f in _doc(name)["findings"] if f["witness"] is not None]
+
+
+def test_there_are_committed_verifications() -> None:
+    assert "cinderella" in SHIPPED
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_witness_replays_in_the_generated_engine(name: str) -> None:
+    doc = _doc(name)
+    params = ir_params(name, doc.get("params") or {})
+    found = _witnesses(name)
+    assert found, f"{name}: no witness to replay"
+    for f in found:
+        w = f["witness"]
+        for play in w["plays"]:
+            engine = _engine(name, tuple(sorted(play["readings"].items())))
+            winners, error = replay_engine(engine, w["players"], play["actions"], params)
+            assert (error is None) == (play["winners"] is not None), (f["subject"], play["label"], error)
+            if error is None:
+                assert winners == play["winners"], (f["subject"], play["label"])
+            else:
+                assert play["outcome"].startswith("the rules stop"), (f["subject"], play["label"], error)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_ambiguity_witnesses_show_the_readings_part(name: str) -> None:
+    doc = _doc(name)
+    params = ir_params(name, doc.get("params") or {})
+    for f in _witnesses(name):
+        if f["kind"] != "ambiguity":
+            continue
+        a, b = f["witness"]["plays"]
+        if a["outcome"] != b["outcome"]:
+            continue
+        # same results: the witness is about moves, and the replay must find the step
+        rules = _rules(name)
+        pa, pb = ir.bind(rules, a["readings"]), ir.bind(rules, b["readings"])
+        names = tuple(f["details"]["readings"])
+        where = first_difference(pa, pb, f["witness"]["players"], a["actions"], (names[0], names[1]), params)
+        assert where is not None, f["subject"]
+        assert where == f["witness"]["divergence"], f["subject"]
+
+
+def test_cinderella_families_have_witnesses() -> None:
+    status = {f["subject"]: f["status"] for f in _doc("cinderella")["findings"] if f["kind"] == "ambiguity"}
+    missing = {a for a in CINDERELLA_MUST_WITNESS if status.get(a) != "witness"}
+    assert not missing, f"no witness for {sorted(missing)}"
+    # every declared ambiguity is answered: witness, proof, or an honest unknown
+    assert set(status) == set(_rules("cinderella").ambiguities)
+
+
+def ir_params(name: str, labels: dict[str, str]) -> dict[str, ir.Value]:
+    """The parameters of the verification, as the command line parsed them."""
+    if not labels:
+        return {}
+    from rulecheck.cli import parse_params
+
+    return parse_params([f"{k}={v}" for k, v in labels.items()], _rules(name))
