@@ -1,4 +1,4 @@
-"""IR to Python: the expressions, the definitions and the resumable flow of a generated engine.
+"""IR to Python: the expressions, the definitions and the flow of a generated engine.
 
 The compiler reads only the IR (``rulecheck.dsl.ir.Program``) and writes fragments of Python that
 the templates put together.  Its choices, all of them about speed, none about any one game:
@@ -6,17 +6,25 @@ the templates put together.  Its choices, all of them about speed, none about an
 * **Values.** Sets of players, components, enum values and booleans are int bitmasks (bit ``v`` set
   when ``v`` is a member); sets of numbers are frozensets, since numbers can be negative or large.
   Zones are one bitmask per zone instance plus a location per component.
-* **Definitions** become plain functions; a definition without arguments is cached until the next
-  move or assignment, since expressions cannot change the state.
+* **Definitions** become plain functions, small ones are spelled in place, and a definition of
+  cases that overrides order completely is a plain conditional.  A definition without arguments is
+  remembered until something it reads changes, since expressions cannot change the state.  A
+  definition or a test that depends on no state (only on its arguments, of finite types or of
+  known ranges) is computed when the engine is generated: a table, or a bitmask per value of the
+  other locals; one on other numbers is remembered per arguments in a dict.
 * **Procedures** are inlined at every call (the checker forbids recursion).
-* **The flow** is one function that runs until the next decision and returns.  Every decision has a
-  number (a *point*); the state keeps the point it waits at, and locals that must survive a
-  decision live in a slot list ``L``, so clone and serialize copy a few flat lists.  Resuming runs
-  the same function again with ``r`` set to the point: guards skip what was already done, loops
-  take their position from their slots, and the decision reached sets ``r`` back to 0.
+* **The flow** is a set of functions, each running until the next decision or the end: ``_r0``
+  from the start, ``_rK`` from decision point K, resuming just after it.  The state keeps the
+  point it waits at, and locals that must survive a decision live in a slot list ``L``, so clone
+  and serialize copy a few flat lists.  A resume function holds the rest of its block and then
+  what follows (the next round of a loop, the statements after a procedure call or an ``if``);
+  continuations that are long are shared functions ``_kN``.  A draw of several components is
+  made by ``apply_action`` itself until the last one.
 * **Evaluation order and errors** follow ``interpreter/semantics.py`` exactly: operands left to
   right, short-circuit ``and``/``or``/``if``/``any``/``all``, the same ``RuleError`` kinds, messages
-  and statement positions, and the same step budget.
+  and statement positions, and the same step budget.  An expression is rearranged (a test moved
+  before a loop, members skipped, an operand evaluated early) only where analysis shows that no
+  part of it can fail, so the same errors happen at the same place.
 """
 
 from __future__ import annotations
