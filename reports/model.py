@@ -229,13 +229,18 @@ def verdict(f: Finding) -> str:
     """The status in words; "unknown" is said to be no proof, so it is never read as one."""
     bound = f" (checked: {f.bound})" if f.bound else ""
     if f.status == "witness":
+        if f.kind == "ambiguity" and f.details.get("differs_in") == "moves":
+            return ("Confirmed by a concrete game: in the game below the readings offer a player different moves "
+                    "at the same point (the results may still agree).")
         if f.kind == "ambiguity":
             return "Confirmed by a concrete game: the readings give different results in the game below."
         return "Confirmed by a concrete game: the game below shows it."
     if f.status == "proven":
         if f.kind == "ambiguity":
-            return f"Proven harmless: no game within the bound gives different results under the readings{bound}."
+            return f"Proven harmless: no game within the bound gives different results or offers different moves under the readings{bound}."
         return f"Proven not to happen within the bound{bound}."
+    if f.status == "unknown" and f.severity == "error":
+        return "Unknown: rulecheck could not decide this (see the explanation above). This is not a proof either way."
     if f.status == "unknown":
         return f"Unknown: the solver stopped before deciding. This is not a proof either way{bound}."
     return "Found by reading the rules; no game is needed to show it."
