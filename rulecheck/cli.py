@@ -29,6 +29,12 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
 
 
+#: The kinds of finding `verify --check` selects (verifier/findings.py KINDS without the
+#: edition comparison, which verify does not run).
+CHECK_KINDS = ("ambiguity", "incompleteness", "conflict", "non-termination", "exhaustion", "dead-rule", "sensitivity",
+               "translation", "invariant")
+
+
 class UsageError(Exception):
     def __init__(self, message: str, hint: str | None = None) -> None:
         super().__init__(message)
@@ -239,7 +245,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from rulecheck.verifier.verify import Options, ReplayMismatch, verify
 
     options = Options(timeout=args.timeout, readings=readings, players=players, loop_bound=args.loop_bound,
-                      sensitivity=not args.no_sensitivity, jobs=jobs, params=parse_params(args.param, rules),
+                      sensitivity=not args.no_sensitivity, jobs=jobs, checks=frozenset(args.check) if args.check else None, params=parse_params(args.param, rules),
                       param_labels={k.strip(): v.strip() for k, _, v in (i.partition("=") for i in args.param or [])})
     progress = _progress(err) if err.isatty() and args.format == "text" else None
     try:
@@ -346,7 +352,7 @@ def _verify_for_report(args: argparse.Namespace, rules: ir.Ruleset, err: TextIO)
     for n in players or []:
         if not g.min_players <= n <= g.max_players:
             raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {n}")
-    timeout = 30.0 if args.timeout is None else args.timeout
+    timeout = 10.0 if args.timeout is None else args.timeout
     if timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
     tty = err.isatty()
@@ -400,7 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("verify", help="find where the rules are ambiguous, incomplete or contradictory, with witnesses and proofs")
     v.add_argument("file", metavar="FILE")
     v.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default text)")
-    v.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="time limit of each solver call (default 30)")
+    v.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="time limit of each solver call (default 10)")
     v.add_argument("--reading", action="append", metavar="NAME=READING", help="fix the reading of an ambiguity (repeatable)")
     v.add_argument("--players", type=int, action="append", metavar="N", help="verify only this player count (repeatable)")
     v.add_argument("--fail-on", choices=("error", "warning", "note", "never"), default="error",
@@ -408,6 +414,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--loop-bound", type=int, default=3, metavar="K", help="passes through an open-ended loop to explore (default 3)")
     v.add_argument("--no-sensitivity", action="store_true", help="skip the checks against other values of the assumed data")
     v.add_argument("--param", action="append", metavar="NAME=VALUE", help="set a parameter of the ruleset (repeatable), as for play")
+    v.add_argument("--check", action="append", metavar="KIND", choices=CHECK_KINDS,
+                   help="run only the checks that give this kind of finding (repeatable): " + ", ".join(CHECK_KINDS))
     v.add_argument("--jobs", type=int, default=None, metavar="J", help="checks run at once in worker processes (default: the machine's cores)")
     v.add_argument("--verbose", action="store_true", help="list every proven check")
     v.set_defaults(func=cmd_verify)
@@ -420,7 +428,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--simulation", metavar="SIM.json", help="add how often each reading changes the result (`rulecheck simulate --format json` output)")
     rp.add_argument("--reading", action="append", metavar="NAME=READING", help="when verifying now: fix the reading of an ambiguity (repeatable)")
     rp.add_argument("--players", type=int, action="append", metavar="N", help="when verifying now: verify only this player count (repeatable)")
-    rp.add_argument("--timeout", type=float, metavar="SECONDS", help="when verifying now: time limit of each solver call (default 30)")
+    rp.add_argument("--timeout", type=float, metavar="SECONDS", help="when verifying now: time limit of each solver call (default 10)")
     rp.set_defaults(func=cmd_report)
 
     gn = sub.add_parser("gen", help="generate a standalone Python game engine for a ruleset")

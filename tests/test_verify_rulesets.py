@@ -312,3 +312,16 @@ def test_output_does_not_depend_on_jobs() -> None:
     base = verify_args(HERE / "bad" / "conflicting_rules.rules", "--verbose")
     one, two = run_cli(*base, "--jobs", "1"), run_cli(*base, "--jobs", "2")
     assert one == two
+
+
+def test_check_selects_the_kinds_of_finding() -> None:
+    """--check KIND runs only the checks that give that kind; the others are not reported."""
+    path = HERE / "bad" / "conflicting_rules.rules"
+    code, out, _ = run_cli(*verify_args(path, "--check", "non-termination", "--format", "json"))
+    kinds = {f["kind"] for f in json.loads(out)["findings"]}
+    assert kinds == {"non-termination"}
+    code, out, _ = run_cli(*verify_args(path, "--check", "conflict", "--format", "json"))
+    assert {f["kind"] for f in json.loads(out)["findings"]} == {"conflict"}
+    assert code == 1  # the conflict is an error
+    code, _, err = run_cli(*verify_args(path, "--check", "everything"))
+    assert code == 2 and "invalid choice" in err
