@@ -8,8 +8,11 @@ that none does within the bound of the traces.
 from __future__ import annotations
 
 from collections import defaultdict
+from copy import copy as shallow_copy
 from dataclasses import dataclass, field
 
+from rulecheck.dsl import ir
+from rulecheck.dsl.checker import walk_stmts
 from rulecheck.dsl.source import Span
 
 from . import terms as tm
@@ -173,3 +176,70 @@ def lasso(trace: Trace, sid: int) -> Term:
                     same.append(value_eq(va, vb))
             parts.append(tm.and_all(same))
     return tm.or_all(parts)
+
+
+def shrinking_zone(loop: ir.RepeatUntil | ir.While, procs: dict[str, ir.Procedure]) -> str | None:
+    """A zone whose size proves the loop ends whatever the number of passes: the loop goes on only
+    while the zone holds something (``while size(Z) > 0``, ``repeat until size(Z) == 0``), every
+    pass draws at least one card from it, and nothing in the loop ever puts a card into it. The
+    zone's size is then a measure that falls at every pass and cannot go below 0."""
+    zone = _emptiness_test(loop.cond, negated=isinstance(loop, ir.RepeatUntil))
+    if zone is None:
+        return None
+    body = _inline(loop.body, procs, set())
+    if body is None:
+        return None
+    for s in walk_stmts(body):
+        if isinstance(s, ir.Move) and s.zone == zone:
+            return None
+        if isinstance(s, ir.Draw) and s.dst == zone:
+            return None
+    # a draw from the zone on every pass: at the top level of the body, not under a branch
+    for s in body:
+        if (isinstance(s, ir.Draw) and s.src == zone and s.src_index is None
+                and isinstance(s.count, ir.Const) and isinstance(s.count.value, int) and s.count.value >= 1):
+            return zone
+    return None
+
+
+def _emptiness_test(cond: ir.Expr, negated: bool) -> str | None:
+    """Z when ``cond`` says "Z is not empty" (or, negated, "Z is empty")."""
+    if not isinstance(cond, ir.BinOp):
+        return None
+    left, right = cond.left, cond.right
+    if not (isinstance(left, ir.Builtin) and left.op == "size" and len(left.args) == 1
+            and isinstance(left.args[0], ir.ZoneRef) and left.args[0].index is None
+            and isinstance(right, ir.Const) and isinstance(right.value, int) and not isinstance(right.value, bool)):
+        return None
+    k = right.value
+    nonempty = (cond.op == ">" and k == 0) or (cond.op == ">=" and k == 1) or (cond.op == "!=" and k == 0)
+    empty = (cond.op == "==" and k == 0) or (cond.op == "<" and k == 1) or (cond.op == "<=" and k == 0)
+    return left.args[0].zone if (empty if negated else nonempty) else None
+
+
+def _inline(stmts: list[ir.Stmt], procs: dict[str, ir.Procedure], seen: set[str]) -> list[ir.Stmt] | None:
+    """The statements with every procedure call replaced by its body (None for recursion or a
+    procedure without one)."""
+    out: list[ir.Stmt] = []
+    for s in stmts:
+        if isinstance(s, ir.CallProc):
+            p = procs.get(s.name)
+            if p is None or p.body is None or s.name in seen:
+                return None
+            inner = _inline(p.body, procs, seen | {s.name})
+            if inner is None:
+                return None
+            out.extend(inner)
+            continue
+        copy = s
+        for f in ("then", "else_", "body"):
+            sub = getattr(s, f, None)
+            if isinstance(sub, list):
+                inner = _inline(sub, procs, seen)
+                if inner is None:
+                    return None
+                if copy is s:
+                    copy = shallow_copy(s)
+                setattr(copy, f, inner)
+        out.append(copy)
+    return out

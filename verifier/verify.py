@@ -30,6 +30,7 @@ from .conditions import (
     obligation_condition,
     obligation_groups,
     outcome_differs,
+    shrinking_zone,
 )
 from .findings import KINDS, Finding, Play, Quote, Witness
 from .symbolic import DEFAULT_LOOP_BOUND, AttrSource, SymExec, Trace, Unsupported
@@ -101,6 +102,7 @@ class Verifier:
         self.findings: list[Finding] = []
         self.timing: dict[str, float] = {}
         self.setups: dict[int, list[str]] = {}
+        self.cut: dict[int, bool] = {}  # player count -> a game can outrun the loop bound
         self.models: dict[int, tuple[dict[str, bool | int], set[str]]] = {}  # id(finding) -> witness model, decisions taken
 
     # ---- plumbing ---------------------------------------------------------------------------
@@ -169,13 +171,26 @@ class Verifier:
         self.timing[name] = self.timing.get(name, 0.0) + time.perf_counter() - start
 
     def span_line(self, n_list: list[int]) -> str:
+        """The player counts a statement covers, and the loop bound when some trace is cut by it
+        (a proof then covers the passes explored, not the games beyond them)."""
         if not n_list:
             return "no player count"
         if len(n_list) == 1:
-            return f"{n_list[0]} players"
-        if n_list == list(range(n_list[0], n_list[-1] + 1)):
-            return f"{n_list[0]} to {n_list[-1]} players"
-        return ", ".join(map(str, n_list)) + " players"
+            text = f"{n_list[0]} players"
+        elif n_list == list(range(n_list[0], n_list[-1] + 1)):
+            text = f"{n_list[0]} to {n_list[-1]} players"
+        else:
+            text = ", ".join(map(str, n_list)) + " players"
+        if any(self.cut_by_bound(n) for n in n_list):
+            text += f" (up to {self.o.loop_bound} passes of each open loop)"
+        return text
+
+    def cut_by_bound(self, n: int) -> bool:
+        """Can a game of n players run past the loop bound (not proven impossible)?"""
+        if n not in self.cut:
+            t = self.base(n)
+            self.cut[n] = t.truncated is not False and Session(t.constraints, self.o.timeout).check(t.truncated).status != "unsat"
+        return self.cut[n]
 
     # ---- witnesses --------------------------------------------------------------------------
 
@@ -383,6 +398,16 @@ class Verifier:
             self.check_loop(loop)
 
     def check_loop(self, loop: ir.RepeatUntil | ir.While) -> None:
+        zone = shrinking_zone(loop, self.program(self.base_readings).procs)
+        if zone is not None:
+            self.findings.append(Finding(
+                "non-termination", "note", "proven", "loop", "this loop always ends",
+                f"Every pass through this loop draws from '{zone}', nothing in it puts anything back into "
+                f"'{zone}', and the loop goes on only while '{zone}' holds something: it ends after at most "
+                f"as many passes as '{zone}' has components, in every game, however long.",
+                loop.span, _quotes(loop.source), bound="every game (any number of passes)",
+            ))
+            return
         sound_lasso = not any(isinstance(s, ir.Assign) and s.local for s in walk_stmts(loop.body))
         found = None
         proven: list[int] = []
