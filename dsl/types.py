@@ -7,13 +7,14 @@ sets as frozensets of those, and the result of ``choose each`` as a tuple indexe
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class Type:
-    def show(self) -> str:
-        raise NotImplementedError  # pragma: no cover - every subclass overrides
+class Type(ABC):
+    @abstractmethod
+    def show(self) -> str: ...
 
     def __str__(self) -> str:
         return self.show()

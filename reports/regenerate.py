@@ -183,7 +183,7 @@ def report_args(e: Entry, output: str) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m rulecheck.reports.regenerate", description=__doc__.split("\n\n")[0] if __doc__ else None)
-    p.add_argument("--only", action="append", metavar="NAME", help="regenerate only this ruleset (repeatable), e.g. cinderella")
+    p.add_argument("--only", action="append", metavar="NAME", help="regenerate only this ruleset, named as its file in rulesets/ without .rules (repeatable)")
     p.add_argument("--render-only", action="store_true", help="re-render the reports from the committed JSON; run nothing else")
     p.add_argument("--verify-args", metavar="ARGS", help="new verify options for the chosen rulesets, e.g. \"--players 2 --timeout 10\" (recorded)")
     p.add_argument("--simulate-args", metavar="ARGS", help="new simulate options for the chosen rulesets (recorded)")

@@ -28,6 +28,8 @@ EXIT_FINDINGS = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
 
+DEFAULT_TIMEOUT = 10.0  # seconds per solver call of verify (and of report when it verifies)
+
 
 #: The kinds of finding `verify --check` selects (verifier/findings.py KINDS without the
 #: edition comparison, which verify does not run).
@@ -221,6 +223,24 @@ def cmd_gen(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+def _verify_limits(args: argparse.Namespace, rules: ir.Ruleset) -> tuple[list[int] | None, float]:
+    """--players (None: every count the game allows) and --timeout of verify and report, checked."""
+    g = rules.game
+    players = sorted(set(args.players)) if args.players else None
+    bad = [p for p in players or [] if not g.min_players <= p <= g.max_players]
+    if bad:
+        raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {bad[0]}")
+    timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
+    if timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds", "e.g. --timeout 10")
+    return players, timeout
+
+
+def param_labels(items: Sequence[str] | None) -> dict[str, str]:
+    """--param NAME=VALUE as the user wrote them, for the output."""
+    return {k.strip(): v.strip() for k, _, v in (i.partition("=") for i in items or [])}
+
+
 def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     loaded = load_or_report(args.file, err, quiet_warnings=True)
     if not loaded.ok:
@@ -229,24 +249,16 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     assert rules is not None
     readings = parse_readings(args.reading)
     bind_program(rules, readings)  # reports an unknown reading as E0503
-    g = rules.game
-    players = None
-    if args.players:
-        players = sorted(set(args.players))
-        bad = [p for p in players if not g.min_players <= p <= g.max_players]
-        if bad:
-            raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {bad[0]}")
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be a positive number of seconds", "e.g. --timeout 30")
+    players, timeout = _verify_limits(args, rules)
     jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {jobs}", "e.g. --jobs 2")
     from rulecheck.verifier.output import exit_code, render_text, to_json, to_sarif
     from rulecheck.verifier.verify import Options, ReplayMismatch, verify
 
-    options = Options(timeout=args.timeout, readings=readings, players=players, loop_bound=args.loop_bound,
-                      sensitivity=not args.no_sensitivity, jobs=jobs, checks=frozenset(args.check) if args.check else None, params=parse_params(args.param, rules),
-                      param_labels={k.strip(): v.strip() for k, _, v in (i.partition("=") for i in args.param or [])})
+    options = Options(timeout=timeout, readings=readings, players=players, loop_bound=args.loop_bound,
+                      sensitivity=not args.no_sensitivity, jobs=jobs, checks=frozenset(args.check) if args.check else None,
+                      params=parse_params(args.param, rules), param_labels=param_labels(args.param))
     progress = _progress(err) if err.isatty() and args.format == "text" else None
     try:
         outcome = verify(rules, options, progress)
@@ -285,7 +297,7 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from rulecheck.reports import simulate as sim
 
     note = "" if args.players is not None else " (the most the game allows; --players to change)"
-    labels = {k.strip(): v.strip() for k, _, v in (i.partition("=") for i in args.param or [])}
+    labels = param_labels(args.param)
     try:
         result = sim.simulate(rules, games=args.games, seed=args.seed, players=players, jobs=jobs, fixed=readings, params=params,
                               param_labels=labels, level=args.level, max_steps=args.max_steps, players_note=note,
@@ -347,14 +359,7 @@ def _verify_for_report(args: argparse.Namespace, rules: ir.Ruleset, err: TextIO)
 
     readings = parse_readings(args.reading)
     bind_program(rules, readings)  # reports an unknown reading as E0503
-    players = sorted(set(args.players)) if args.players else None
-    g = rules.game
-    for n in players or []:
-        if not g.min_players <= n <= g.max_players:
-            raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {n}")
-    timeout = 10.0 if args.timeout is None else args.timeout
-    if timeout <= 0:
-        raise UsageError("--timeout must be a positive number of seconds")
+    players, timeout = _verify_limits(args, rules)
     tty = err.isatty()
 
     def progress(step: str) -> None:
@@ -406,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("verify", help="find where the rules are ambiguous, incomplete or contradictory, with witnesses and proofs")
     v.add_argument("file", metavar="FILE")
     v.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default text)")
-    v.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="time limit of each solver call (default 10)")
+    v.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS", help=f"time limit of each solver call (default {DEFAULT_TIMEOUT:g})")
     v.add_argument("--reading", action="append", metavar="NAME=READING", help="fix the reading of an ambiguity (repeatable)")
     v.add_argument("--players", type=int, action="append", metavar="N", help="verify only this player count (repeatable)")
     v.add_argument("--fail-on", choices=("error", "warning", "note", "never"), default="error",
@@ -428,7 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--simulation", metavar="SIM.json", help="add how often each reading changes the result (`rulecheck simulate --format json` output)")
     rp.add_argument("--reading", action="append", metavar="NAME=READING", help="when verifying now: fix the reading of an ambiguity (repeatable)")
     rp.add_argument("--players", type=int, action="append", metavar="N", help="when verifying now: verify only this player count (repeatable)")
-    rp.add_argument("--timeout", type=float, metavar="SECONDS", help="when verifying now: time limit of each solver call (default 10)")
+    rp.add_argument("--timeout", type=float, metavar="SECONDS", help=f"when verifying now: time limit of each solver call (default {DEFAULT_TIMEOUT:g})")
     rp.set_defaults(func=cmd_report)
 
     gn = sub.add_parser("gen", help="generate a standalone Python game engine for a ruleset")

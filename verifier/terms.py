@@ -120,36 +120,7 @@ def _complementary(x: T, whole: set[int]) -> bool:
 
 
 def and_all(items: Iterable[Term]) -> Term:
-    out: list[Term] = []
-    seen: set[int] = set()
-    whole: set[int] = set()
-    for x in items:
-        if x is True:
-            continue
-        if x is False:
-            return False
-        assert isinstance(x, T), x
-        if _complementary(x, whole):
-            return False
-        whole.add(x.id)
-        parts = x.args if x.op == "and" else (x,)
-        for p in parts:
-            assert isinstance(p, T)
-            if p.id in seen:
-                continue
-            if isinstance(p, T) and p.op == "not" and isinstance(p.args[0], T) and p.args[0].id in seen:
-                return False
-            neg = _table.get(("not", p.id))
-            if neg is not None and neg.id in seen:
-                return False
-            seen.add(p.id)
-            out.append(p)
-    if not out:
-        return True
-    if len(out) == 1:
-        return out[0]
-    out.sort(key=lambda t: t.id)  # type: ignore[union-attr]
-    return _mk("and", tuple(out), BOOL)
+    return _junction(items, "and", True)
 
 
 def or_(*items: Term) -> Term:
@@ -157,34 +128,40 @@ def or_(*items: Term) -> Term:
 
 
 def or_all(items: Iterable[Term]) -> Term:
+    return _junction(items, "or", False)
+
+
+def _junction(items: Iterable[Term], op: str, unit: bool) -> Term:
+    """``and`` (unit True) or ``or`` (unit False), flattened, without repeats, sorted: the unit
+    drops out, the other constant absorbs, and so does a part beside its own negation."""
+    absorbing = not unit
     out: list[Term] = []
     seen: set[int] = set()
     whole: set[int] = set()
     for x in items:
-        if x is False:
+        if x is unit:
             continue
-        if x is True:
-            return True
+        if x is absorbing:
+            return absorbing
         assert isinstance(x, T), x
         if _complementary(x, whole):
-            return True
+            return absorbing
         whole.add(x.id)
-        parts = x.args if x.op == "or" else (x,)
-        for p in parts:
+        for p in x.args if x.op == op else (x,):
             assert isinstance(p, T)
             if p.id in seen:
                 continue
             neg = _table.get(("not", p.id))
             if (neg is not None and neg.id in seen) or (p.op == "not" and isinstance(p.args[0], T) and p.args[0].id in seen):
-                return True
+                return absorbing
             seen.add(p.id)
             out.append(p)
     if not out:
-        return False
+        return unit
     if len(out) == 1:
         return out[0]
     out.sort(key=lambda t: t.id)  # type: ignore[union-attr]
-    return _mk("or", tuple(out), BOOL)
+    return _mk(op, tuple(out), BOOL)
 
 
 def implies(a: Term, b: Term) -> Term:

@@ -19,6 +19,7 @@ from typing import Any
 from rulecheck.dsl import ir
 from rulecheck.dsl.checker import walk_stmts
 from rulecheck.dsl.source import Span
+from rulecheck.dsl.values import num_distinct_actions
 
 from . import terms as tm
 from .conditions import (
@@ -103,6 +104,7 @@ class Verifier:
         self.timing: dict[str, float] = {}
         self.setups: dict[int, list[str]] = {}
         self.cut: dict[int, bool] = {}  # player count -> a game can outrun the loop bound
+        self.pass_action = num_distinct_actions(rules) - 1  # the action of a player who only passes
         self.models: dict[int, tuple[dict[str, bool | int], set[str]]] = {}  # id(finding) -> witness model, decisions taken
 
     # ---- plumbing ---------------------------------------------------------------------------
@@ -199,11 +201,8 @@ class Verifier:
         for the witness. ``after``: instead of the model's game, another reading's game followed
         as far as this reading allows and then continued with random legal moves."""
         program = self.program(trace.readings)
-        from rulecheck.dsl.values import num_distinct_actions
-
-        pass_action = num_distinct_actions(self.rules) - 1
         if after is None:
-            actions = actions_of(trace, model, n, pass_action)
+            actions = actions_of(trace, model, n, self.pass_action)
             if tm.evaluate(trace.truncated, model):
                 # the trace stops at the loop bound; the game goes on, with random legal moves
                 actions = continue_game(program, n, actions, self.o.params)
@@ -448,9 +447,7 @@ class Verifier:
             ))
 
     def _cycle_play(self, t: Trace, model: dict[str, bool | int], n: int) -> Play:
-        from rulecheck.dsl.values import num_distinct_actions
-
-        actions = actions_of(t, model, n, num_distinct_actions(self.rules) - 1)
+        actions = actions_of(t, model, n, self.pass_action)
         r = replay_interpreter(self.program(t.readings), n, actions, self.o.params)
         return Play("the game", dict(sorted(t.readings.items())), actions, r.log, "the state repeats", None, False)
 

@@ -143,26 +143,7 @@ def make_play(label: str, readings: dict[str, str], r: Replay, engine: tuple[lis
 def random_game(program: ir.Program, n: int, seed: int, params: dict[str, Any] | None = None, max_moves: int = 10_000) -> list[Any]:
     """The actions of one game between uniformly random players (chance uniform too), up to the
     point where the game ends or the rules stop."""
-    import random
-
-    rng = random.Random(seed)
-    state = Game(program, n, params).new_initial_state()
-    out: list[Any] = []
-    try:
-        while not state.is_terminal() and len(out) < max_moves:
-            if state.is_chance_node():
-                a: Any = rng.choice([x for x, _ in state.chance_outcomes()])
-                state.apply_action(a)
-            elif state.is_simultaneous_node():
-                a = [rng.choice(state.legal_actions(q)) for q in range(n)]
-                state.apply_actions(a)
-            else:
-                a = rng.choice(state.legal_actions())
-                state.apply_action(a)
-            out.append(a)
-    except RuleError:
-        pass
-    return out
+    return continue_game(program, n, [], params, seed, max_moves)
 
 
 def model_of_actions(trace: Trace, actions: list[Any]) -> dict[str, bool | int]:
