@@ -12,11 +12,11 @@ from copy import copy as shallow_copy
 from dataclasses import dataclass, field
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.checker import walk_stmts
+from rulecheck.dsl.checker import walk_exprs, walk_stmts
 from rulecheck.dsl.source import Span
 
 from . import terms as tm
-from .symbolic import AbstractCheck, Decision, Obligation, SymSet, Trace, value_eq
+from .symbolic import AbstractCheck, Decision, Obligation, SymSet, Trace, as_int, value_eq
 from .terms import Term
 
 
@@ -157,25 +157,142 @@ def _same_options(x: SymSet, y: SymSet) -> Term:
     return tm.and_all(tm.eq(x.mem.get(k, False), y.mem.get(k, False)) for k in keys)
 
 
-def lasso(trace: Trace, sid: int) -> Term:
+def lasso(trace: Trace, sid: int, counters: dict[str, int | None] | None = None) -> Term:
     """An open loop returns to a state it was in at an earlier iteration with the game going on:
-    then the same choices can repeat that round for ever."""
-    heads = trace.loop_heads.get(sid, [])
-    parts: list[Term] = []
-    for j in range(1, len(heads)):
-        for i in range(j):
-            same = [heads[j]["live"], heads[i]["live"]]
-            for la, lb in zip(heads[i]["loc"], heads[j]["loc"]):
-                for z in sorted(set(la) | set(lb)):
-                    same.append(tm.eq(la.get(z, False), lb.get(z, False)))
-            for name, va in heads[i]["vars"].items():
-                vb = heads[j]["vars"][name]
-                if isinstance(va, dict):
-                    same.extend(value_eq(va[k], vb[k]) for k in va)
+    then the same choices can repeat that round for ever. ``counters`` (see :func:`counters`) need
+    not repeat: it is enough that each has passed every number it is compared with."""
+    n = len(trace.loop_heads.get(sid, []))
+    return tm.or_all(lasso_at(trace, sid, i, j, counters) for j in range(1, n) for i in range(j))
+
+
+def lasso_at(trace: Trace, sid: int, i: int, j: int, counters: dict[str, int | None] | None = None) -> Term:
+    """The loop is going on at its i-th and j-th heads, in the same state (counters aside)."""
+    counters = counters or {}
+    heads = trace.loop_heads[sid]
+    same = [heads[j]["live"], heads[i]["live"]]
+    for la, lb in zip(heads[i]["loc"], heads[j]["loc"]):
+        for z in sorted(set(la) | set(lb)):
+            same.append(tm.eq(la.get(z, False), lb.get(z, False)))
+    for name, va in heads[i]["vars"].items():
+        vb = heads[j]["vars"][name]
+        if name in counters:
+            limit = counters[name]
+            if limit is not None:
+                same.append(tm.gt(as_int(va), limit))
+        elif isinstance(va, dict):
+            same.extend(value_eq(va[k], vb[k]) for k in va)
+        else:
+            same.append(value_eq(va, vb))
+    return tm.and_all(same)
+
+
+def repeat_pass(trace: Trace, sid: int, i: int) -> list[Term]:
+    """Pass i of a loop makes every decision (chance and choice) as pass i-1 did: a hint that
+    narrows the search for a lasso to rounds played twice alike. Not a proof obligation: a lasso
+    found with it is a lasso; none found with it proves nothing."""
+    heads = trace.loop_heads[sid]
+    now, before = heads[i]["prefix"], heads[i - 1]["prefix"]
+    earlier = {d.key: d for d in trace.decisions if d.key.startswith(before)}
+    out: list[Term] = []
+    for d in trace.decisions:
+        if not d.key.startswith(now):
+            continue
+        e = earlier.get(before + d.key[len(now):])
+        if e is None:
+            continue
+        same = tm.and_all(tm.eq(b, e.sel.get(k, False)) for k, b in sorted(d.sel.items()))
+        out.append(tm.implies(tm.and_(d.active, e.active), same))
+    return out
+
+
+_COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
+
+
+def counters(program: ir.Program, params: dict[str, object] | None = None) -> dict[str, int | None]:
+    """State variables that only count: every assignment adds a constant of at least 0 to the
+    variable, and every other use compares it with a constant or shows it in a message. Each maps
+    to the largest constant it is compared with (None when never compared). Once a counter is past
+    that constant, its value no longer changes what happens, so a loop that comes back to the same
+    state apart from its counters can repeat for ever. Cases of a definition that the parameters
+    rule out (``case short: length == short => …`` in a long game) are not looked at."""
+    roots: list[object] = [program.rules.flow]
+    for p in program.procs.values():
+        if p.body:
+            roots.append(p.body)
+    for d in program.defs.values():
+        roots.extend([d.body, d.otherwise])
+        for c in d.cases or []:
+            if _static(c.guard, params or {}) is not False:
+                roots.extend([c.guard, c.value])
+    uses: dict[str, int] = defaultdict(int)
+    fine: dict[str, int] = defaultdict(int)
+    limits: dict[str, int | None] = {}
+    bad: set[str] = set()
+
+    def plain(e: object) -> str | None:
+        return e.name if isinstance(e, ir.VarRef) and e.index is None else None
+
+    def const_int(e: object) -> int | None:
+        if isinstance(e, ir.Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
+            return e.value
+        return None
+
+    for root in roots:
+        for e in walk_exprs(root):
+            if isinstance(e, ir.VarRef):
+                uses[e.name] += 1
+            elif isinstance(e, ir.BinOp) and e.op in _COMPARISONS:
+                for var, k in ((plain(e.left), const_int(e.right)), (plain(e.right), const_int(e.left))):
+                    if var is not None and k is not None:
+                        fine[var] += 1
+                        old = limits.get(var)
+                        limits[var] = k if old is None else max(old, k)
+        if not isinstance(root, list):
+            continue
+        for s in walk_stmts(root):
+            if isinstance(s, ir.Say):
+                for part in s.parts:
+                    var = plain(part)
+                    if var is not None:
+                        fine[var] += 1
+            if isinstance(s, ir.Assign) and not s.local:
+                rhs = s.value
+                step = None
+                if isinstance(rhs, ir.BinOp) and rhs.op == "+" and s.index is None:
+                    if plain(rhs.left) == s.name:
+                        step = const_int(rhs.right)
+                    elif plain(rhs.right) == s.name:
+                        step = const_int(rhs.left)
+                if step is None or step < 0:
+                    bad.add(s.name)
                 else:
-                    same.append(value_eq(va, vb))
-            parts.append(tm.and_all(same))
-    return tm.or_all(parts)
+                    fine[s.name] += 1
+    out: dict[str, int | None] = {}
+    for name, info in program.rules.vars.items():
+        if info.index is None and name not in bad and uses[name] == fine[name] and uses[name] > 0:
+            out[name] = limits.get(name)
+    return out
+
+
+def _static(e: ir.Expr, params: dict[str, object]) -> object:
+    """The value of an expression made of parameters and constants only (None otherwise)."""
+    if isinstance(e, ir.Const):
+        return e.value
+    if isinstance(e, ir.ParamRef):
+        return params.get(e.name)
+    if isinstance(e, ir.Unary) and e.op == "not":
+        v = _static(e.operand, params)
+        return None if v is None else not v
+    if isinstance(e, ir.BinOp) and e.op in ("==", "!=", "and", "or"):
+        a, b = _static(e.left, params), _static(e.right, params)
+        if e.op == "and" and (a is False or b is False):
+            return False
+        if e.op == "or" and (a is True or b is True):
+            return True
+        if a is None or b is None:
+            return None
+        return {"==": a == b, "!=": a != b, "and": bool(a) and bool(b), "or": bool(a) or bool(b)}[e.op]
+    return None
 
 
 def shrinking_zone(loop: ir.RepeatUntil | ir.While, procs: dict[str, ir.Procedure]) -> str | None:

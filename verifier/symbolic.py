@@ -402,6 +402,9 @@ class SymExec:
         attrs: AttrSource | None = None,
         loop_bound: int = DEFAULT_LOOP_BOUND,
         watch_invariants: bool = True,
+        drained: dict[int, int] | None = None,
+        shadow: dict[str, ir.Definition] | None = None,
+        compare: frozenset[str] = frozenset(),
     ) -> None:
         from rulecheck.interpreter.semantics import resolve_params
 
@@ -412,6 +415,14 @@ class SymExec:
         self.params = values
         self.attrs = attrs or AttrSource(self.rules, attr_values)
         self.loop_bound = loop_bound
+        self.drained = drained or {}  # loop sid -> most passes, for loops proven to end
+        # Other versions of some definitions (``shadow``). A call of a definition in ``compare``
+        # (those definitions and some of their callers) from outside that set is evaluated twice
+        # in the same state, once with the other versions, and a "diverge" obligation records
+        # where the two values can disagree.
+        self.shadow = shadow or {}
+        self.compare = compare
+        self.mode = 0  # 0: plain; 1: inside a compared call (no nested comparing); 2: the other versions
         self.watch_invariants = watch_invariants
         self.zone_ids: dict[tuple[str, Any], int] = {}
         self.zone_domains: dict[str, list[int] | None] = {}
@@ -962,16 +973,19 @@ class SymExec:
         self.path.append(self.ordinals[s.sid])
         running = struct
         heads: list[dict[str, Any]] = []
-        for i in range(self.loop_bound + 1):
+        bound = self.drained.get(s.sid, self.loop_bound)
+        for i in range(bound + 1):
             live = self.live(running)
             heads.append(self.snapshot(live))
+            heads[-1]["prefix"] = "/".join([*self.path, f"it{i}"]) + "/"  # of the keys of this pass's decisions
             self.errs = []
             c = as_bool(self.ev(s.cond, env, live))
             ok = tm.and_(live, self.settle())
             more = tm.not_(c) if isinstance(s, ir.RepeatUntil) else c
             go = tm.and_(ok, more)
-            if i == self.loop_bound:
-                self.truncated = tm.or_(self.truncated, go)
+            if i == bound:
+                if s.sid not in self.drained:  # a drained loop cannot go on: proven by the caller
+                    self.truncated = tm.or_(self.truncated, go)
                 break
             self.reached(f"loop{s.sid}:{i}", s.span, "loop", f"iteration {i + 1} of this loop", go)
             self.path.append(f"it{i}")
@@ -1204,17 +1218,26 @@ class SymExec:
     def call(self, e: ir.CallDef, args: list[Value], g: Term) -> Value:
         """A definition, evaluated once per state and arguments; its obligations and reached
         cases are kept relative to the call, then placed under the caller's guard."""
-        d = self.p.defs[e.name]
-        key = (e.name, self.version, *(value_key(a) for a in args))
+        d = self.shadow[e.name] if self.mode == 2 and e.name in self.shadow else self.p.defs[e.name]
+        key = (self.mode, e.name, self.version, *(value_key(a) for a in args))
         cached = self.def_cache.get(key)
         if cached is None:
-            saved_errs, saved_obl, saved_reach = self.errs, self.obligations, self.reach
-            self.errs, self.obligations, self.reach = [], [], {}
+            saved_errs, saved_obl, saved_reach, saved_mode = self.errs, self.obligations, self.reach, self.mode
+            compared = self.mode == 0 and e.name in self.compare
             try:
+                if compared:
+                    self.errs, self.obligations, self.reach, self.mode = [], [], {}, 2
+                    other = self.def_body(self.shadow.get(e.name, d), args)
+                    other_errors = [o.cond for o in self.obligations]
+                    self.mode = 1
+                self.errs, self.obligations, self.reach = [], [], {}
                 value = self.def_body(d, args)
+                if compared:
+                    self.fail("diverge", d.span, e.name, f"the two versions of '{e.name}' disagree",
+                              tm.or_(tm.not_(value_eq(value, other)), tm.or_all(other_errors)))
                 cached = (value, [(o, o.cond) for o in self.obligations], [(r, r.cond) for r in self.reach.values()])
             finally:
-                self.errs, self.obligations, self.reach = saved_errs, saved_obl, saved_reach
+                self.errs, self.obligations, self.reach, self.mode = saved_errs, saved_obl, saved_reach, saved_mode
             self.def_cache[key] = cached
         value, obls, reaches = cached
         for o, cond in obls:

@@ -17,24 +17,28 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.checker import walk_stmts
+from rulecheck.dsl.checker import callees, walk_stmts
 from rulecheck.dsl.source import Span
 from rulecheck.dsl.values import num_distinct_actions
+from rulecheck.interpreter.semantics import resolve_params
 
 from . import terms as tm
 from .conditions import (
     Condition,
+    counters,
     invariant_conditions,
     lasso,
+    lasso_at,
     moves_condition,
     moves_differ,
     obligation_condition,
     obligation_groups,
     outcome_differs,
+    repeat_pass,
     shrinking_zone,
 )
 from .findings import KINDS, Finding, Play, Quote, Witness
-from .symbolic import DEFAULT_LOOP_BOUND, AttrSource, SymExec, Trace, Unsupported
+from .symbolic import DEFAULT_LOOP_BOUND, AttrSource, SymExec, Trace, Unsupported, statements
 from .witness import (
     actions_of,
     continue_game,
@@ -104,6 +108,8 @@ class Verifier:
         self.timing: dict[str, float] = {}
         self.setups: dict[int, list[str]] = {}
         self.cut: dict[int, bool] = {}  # player count -> a game can outrun the loop bound
+        self.ending: dict[int, bool] = {}  # player count -> some game ends within the loop bound
+        self.bounded: dict[tuple[int, int], Trace] = {}  # (players, loop bound) -> trace for non-termination
         self.pass_action = num_distinct_actions(rules) - 1  # the action of a player who only passes
         self.models: dict[int, tuple[dict[str, bool | int], set[str]]] = {}  # id(finding) -> witness model, decisions taken
 
@@ -116,11 +122,24 @@ class Verifier:
         # the default readings' trace watches the invariants anyway: one trace serves both
         invariants = invariants or readings == self.base_readings
         key = (n, tuple(sorted(readings.items())), invariants)
+        program = self.program(readings)
         if attrs is not None:
-            return SymExec(self.program(readings), n, params=self.o.params, attrs=attrs, loop_bound=self.o.loop_bound, watch_invariants=invariants).run()
+            return SymExec(program, n, params=self.o.params, attrs=attrs, loop_bound=self.o.loop_bound, watch_invariants=invariants).run()
         if key not in self.traces:
-            self.traces[key] = SymExec(self.program(readings), n, params=self.o.params, loop_bound=self.o.loop_bound, watch_invariants=invariants).run()
+            self.traces[key] = SymExec(program, n, params=self.o.params, loop_bound=self.o.loop_bound, watch_invariants=invariants).run()
         return self.traces[key]
+
+    def trace_bounded(self, n: int, bound: int) -> Trace:
+        """The default readings' game for the non-termination check: open loops cut after
+        ``bound`` passes, but loops proven to end by the zone they drain unrolled to their last
+        pass, so that a pass of an outer loop is whole. (The other checks keep such loops cut at
+        the loop bound: the larger traces cost more witnesses to time-outs than they add proofs.)"""
+        key = (n, bound)
+        if key not in self.bounded:
+            program = self.program(self.base_readings)
+            self.bounded[key] = SymExec(program, n, params=self.o.params, loop_bound=bound, drained=drained_loops(program),
+                                        watch_invariants=False).run()
+        return self.bounded[key]
 
     def engine(self, readings: dict[str, str]) -> types.ModuleType | None:
         if not self.o.engine:
@@ -186,6 +205,15 @@ class Verifier:
         if any(self.cut_by_bound(n) for n in n_list):
             text += f" (up to {self.o.loop_bound} passes of each open loop)"
         return text
+
+    def ends_within(self, n: int) -> bool:
+        """Does some game of n players end within the loop bound (proven possible)?"""
+        if n not in self.ending:
+            t = self.base(n)
+            # a game cut at the bound runs on past the loop symbolically: that is no end
+            ends = tm.and_(t.ended, tm.not_(t.truncated))
+            self.ending[n] = ends is not False and Session(t.constraints, self.o.timeout).check(ends).status == "sat"
+        return self.ending[n]
 
     def cut_by_bound(self, n: int) -> bool:
         """Can a game of n players run past the loop bound (not proven impossible)?"""
@@ -361,6 +389,16 @@ class Verifier:
                 (proven if r.status == "unsat" else unknown).append(n)
             desc = inv.desc or inv.name
             quotes = _quotes(inv.source)
+            # a final state no game reaches within the bound proves nothing about final states
+            endless = [n for n in proven if inv.at_end and not self.ends_within(n)]
+            if found is None and endless:
+                self.findings.append(Finding(
+                    "invariant", "warning", "unknown", inv.name, f"invariant '{inv.name}': not decided (no game ends within the bound)",
+                    f"{desc}: no game of {self.span_line(endless)} reaches its end within the bound, so no final state was checked"
+                    + (f"; the solver ran out of time for {self.span_line(unknown)}" if unknown else "") + ".",
+                    inv.span, quotes,
+                ))
+                continue
             if found is not None:
                 n, play = found
                 self.findings.append(Finding(
@@ -382,7 +420,7 @@ class Verifier:
                 ))
 
     def check_termination(self) -> None:
-        loops = [s for s in _all_statements(self.program(self.base_readings)) if isinstance(s, (ir.RepeatUntil, ir.While))]
+        loops = [s for s in statements(self.program(self.base_readings)) if isinstance(s, (ir.RepeatUntil, ir.While))]
         if not loops:
             longest = max(sum(1 for d in self.base(n).decisions) for n in self.players)
             self.findings.append(Finding(
@@ -408,28 +446,47 @@ class Verifier:
             ))
             return
         sound_lasso = not any(isinstance(s, ir.Assign) and s.local for s in walk_stmts(loop.body))
+        counting = counters(self.program(self.base_readings), resolve_params(self.rules, self.o.params)[0])
         found = None
         proven: list[int] = []
         unknown: list[int] = []
         for n in self.players:
-            t = self.base(n)
+            t = self.trace_bounded(n, self.o.loop_bound)
+            session = Session(t.constraints, self.o.timeout)
             if sound_lasso:
-                goal = lasso(t, loop.sid)
-                r = Session(t.constraints, self.o.timeout).check(goal)
-                if r.status == "sat":
-                    assert r.model is not None
-                    found = (n, t, r.model)
+                # first the small problems: games of k passes whose last pass is played exactly as
+                # the one before it and ends where it began (k = 2, 3, …); then any two passes of
+                # the full trace with any play between them
+                for k in range(2, self.o.loop_bound + 1):
+                    tk = self.trace_bounded(n, k)
+                    if loop.sid not in tk.loop_heads:
+                        break
+                    r = Session(tk.constraints, self.o.timeout).check(
+                        lasso_at(tk, loop.sid, k - 1, k, counting), *repeat_pass(tk, loop.sid, k - 1))
+                    if r.status == "sat":
+                        assert r.model is not None
+                        found = (n, tk, r.model)
+                        break
+                if found is None:
+                    r = session.check(lasso(t, loop.sid, counting))
+                    if r.status == "sat":
+                        assert r.model is not None
+                        found = (n, t, r.model)
+                if found:
                     break
-            r = Session(t.constraints, self.o.timeout).check(t.truncated)
+            r = session.check(t.truncated)
             (proven if r.status == "unsat" else unknown).append(n)
         src = _quotes(loop.source)
         if found is not None:
             n, t, model = found
             play = self._cycle_play(t, model, n)
+            counted = [f"'{v}'" for v in sorted(counting)]
+            apart = (f" (apart from {', '.join(counted)}, which only {'counts' if len(counted) == 1 else 'count'} "
+                     "up and is already past every number the rules compare it with)") if counted else ""
             self.findings.append(Finding(
                 "non-termination", "error", "witness", "loop", "play can go on for ever",
                 f"In a game of {n} players, a pass through this loop can end in exactly the state it began "
-                "in, with the loop going on; repeating the same moves, the game never ends.",
+                f"in{apart}, with the loop going on; repeating the same moves, the game never ends.",
                 loop.span, src, witness=self.witness([play], n, "the state repeats: the loop never ends"),
             ))
         elif unknown:
@@ -454,6 +511,7 @@ class Verifier:
     def check_dead_rules(self) -> None:
         labels: dict[str, Any] = {}
         covered: set[str] = set()
+        undecided: set[str] = set()  # the solver ran out of time for some player count
         for n in self.players:
             t = self.base(n)
             pending = [lab for lab, rch in sorted(t.reach.items()) if lab not in covered]
@@ -465,6 +523,8 @@ class Verifier:
                 if lab in covered:
                     continue
                 r = Session(t.constraints, self.o.timeout).check(t.reach[lab].cond)
+                if r.status == "unknown":
+                    undecided.add(lab)
                 if r.status != "sat":
                     continue
                 assert r.model is not None
@@ -474,6 +534,17 @@ class Verifier:
                 pending = [p for p in pending if p not in covered]
         for lab, rch in sorted(labels.items(), key=lambda kv: (kv[1].span.line, kv[1].span.col, kv[0])):
             if lab in covered or lab.startswith("loop"):
+                continue
+            cut = [n for n in self.players if self.cut_by_bound(n)]
+            if lab in undecided or cut:
+                # not reached in the games explored, but those are not all the games
+                why = "the solver ran out of time" if lab in undecided else f"games of {self.span_line(cut)} run past the loop bound"
+                self.findings.append(Finding(
+                    "dead-rule", "note", "unknown", rch.subject, f"{rch.what}: not reached within the bound",
+                    f"No game of {self.span_line(self.players)} that was explored reaches {rch.what}, but {why}: "
+                    "whether it can ever apply is not decided.",
+                    rch.span,
+                ))
                 continue
             self.findings.append(Finding(
                 "dead-rule", "warning", "proven", rch.subject, f"{rch.what} never applies",
@@ -497,6 +568,7 @@ class Verifier:
         proven: list[int] = []
         unknown: list[int] = []
         quotes = [q for s in amb.sources for q in _quotes(s)]
+        locally: list[int] = []
         for n in self.players:
             ta = self.trace(n, self.base_readings)
             tb = self.trace(n, alt)
@@ -538,7 +610,21 @@ class Verifier:
                 self.models[id(finding)] = (r.model, active)
                 self.findings.append(finding)
                 return
-            (proven if r.status == "unsat" else unknown).append(n)
+            if r.status == "unknown" and self.agree_where_used(amb, alt, n):
+                locally.append(n)
+            (proven if r.status == "unsat" or n in locally else unknown).append(n)
+        # results are compared only in games that end: where none ends within the bound, "the
+        # same in every game" covers the opening of the game alone, and is not a proof
+        endless = [n for n in proven if not self.ends_within(n)]
+        if endless:
+            self.findings.append(Finding(
+                "ambiguity", "warning", "unknown", amb.name, f"{amb.name}: not decided (no game ends within the bound) ({base} / {other})",
+                f"No game of {self.span_line(endless)} reaches its end within the bound, so the readings' results were not compared; "
+                f"within the bound the readings '{base}' and '{other}' offer the same choices"
+                + (f", and the solver ran out of time for {self.span_line(unknown)}" if unknown else "") + ".",
+                amb.span, quotes, details={"ambiguity": amb.name, "readings": [base, other]},
+            ))
+            return
         if unknown:
             self.findings.append(Finding(
                 "ambiguity", "warning", "unknown", amb.name, f"{amb.name}: not decided in time ({base} / {other})",
@@ -548,13 +634,51 @@ class Verifier:
                 details={"ambiguity": amb.name, "readings": [base, other]},
             ))
             return
+        names = sorted({*(amb.reading(base) or amb.default).defs, *(amb.reading(other) or amb.default).defs})
+        how = (f" Where the game uses {', '.join(repr(x) for x in names)}, both versions give the same value"
+               f"{'' if locally == proven else f' (for {self.span_line(locally)})'}, so every game goes exactly the same way."
+               if locally else "")
         self.findings.append(Finding(
             "ambiguity", "note", "proven", amb.name, f"{amb.name}: harmless ({base} / {other})",
             f"Proven harmless: in every game of {self.span_line(proven)} the readings '{base}' and '{other}' "
-            "give the same winners and scores and offer the same choices.",
+            "give the same winners and scores and offer the same choices." + how,
             amb.span, quotes, bound=f"every game of {self.span_line(proven)}",
             details={"ambiguity": amb.name, "readings": [base, other]},
         ))
+
+    def agree_where_used(self, amb: ir.Ambiguity, alt: dict[str, str], n: int) -> bool:
+        """A proof local to the rules that change: when two readings differ only in definitions,
+        evaluate the other reading's version beside this one's wherever a game of n players uses
+        them, in the same state. If the two can never disagree, both readings play every game
+        alike. Where the changed definitions themselves disagree, their callers may not (two
+        versions of a tie-break can pick different cards yet the same player), so the comparison
+        moves out one caller at a time. Small problems next to comparing two whole games; readings
+        that change a procedure are left to the whole-game search."""
+        ra, rb = amb.reading(self.base_readings[amb.name]), amb.reading(alt[amb.name])
+        if ra is None or rb is None or ra.procs or rb.procs:
+            return False
+        other = self.program(alt)
+        program = self.program(self.base_readings)
+        changed = sorted({*ra.defs, *rb.defs})
+        shadow = {name: other.defs[name] for name in changed}
+        callers: dict[str, set[str]] = {}
+        for d in program.defs.values():
+            for c in callees(d):
+                callers.setdefault(c, set()).add(d.name)
+        compare = frozenset(changed)
+        while True:
+            t = SymExec(program, n, params=self.o.params, loop_bound=self.o.loop_bound, shadow=shadow, compare=compare,
+                        watch_invariants=False).run()
+            goal = tm.or_all(o.cond for o in t.obligations if o.kind == "diverge")
+            status = Session(t.constraints, self.o.timeout).check(goal).status
+            if status == "unsat":
+                return True
+            if status == "unknown":  # a wider comparison is a larger problem still
+                return False
+            wider = compare | {c for name in compare for c in callers.get(name, ())}
+            if wider == compare:
+                return False
+            compare = wider
 
     def check_sensitivity(self) -> None:
         """For each ambiguity finding: does it hold for every value of the assumed and
@@ -584,8 +708,6 @@ class Verifier:
             ))
 
     def _attr_traces(self, n: int, alt: dict[str, str], symbolic: set[tuple[str, str]]) -> tuple[Trace, Trace]:
-        from rulecheck.interpreter.semantics import resolve_params
-
         _, values = resolve_params(self.rules, self.o.params)
         attrs_a = AttrSource(self.rules, values, symbolic)
         ta = self.trace(n, self.base_readings, attrs=attrs_a)
@@ -681,11 +803,23 @@ def _fix_decisions(trace: Trace, model: dict[str, bool | int], taken: set[str]) 
     return out
 
 
-def _all_statements(program: ir.Program) -> list[ir.Stmt]:
-    out = list(walk_stmts(program.rules.flow))
-    for p in program.procs.values():
-        if p.body:
-            out.extend(walk_stmts(p.body))
+#: A loop proven to end by the zone it drains is unrolled to its last possible pass (so traces are
+#: not cut inside it) when that zone holds at most this many components.
+DRAIN_UNROLL = 12
+
+
+def drained_loops(program: ir.Program) -> dict[int, int]:
+    """Loops that end because they drain a zone (see ``shrinking_zone``), each with the most passes
+    it can make: the number of components that zone can hold."""
+    out: dict[int, int] = {}
+    for s in statements(program):
+        if isinstance(s, (ir.RepeatUntil, ir.While)):
+            zone = shrinking_zone(s, program.procs)
+            if zone is not None:
+                kinds = program.rules.zones[zone].kinds
+                most = sum(1 for c in program.rules.components if c.kind in kinds)
+                if most <= DRAIN_UNROLL:
+                    out[s.sid] = most
     return out
 
 

@@ -207,31 +207,43 @@ def continue_game(program: ir.Program, n: int, actions: list[Any], params: dict[
     return out
 
 
+def _asks(s: State) -> str:
+    """What a state waits for, in words."""
+    p = s.pending
+    assert p is not None
+    label = f" ('{p.label}')" if p.label else ""
+    if p.kind == "chance":
+        return "a draw"
+    if p.kind == "simultaneous":
+        return f"a choice by every player at once{label}"
+    return f"a choice by {player_name(p.player)}{label}"
+
+
 def first_difference(a: ir.Program, b: ir.Program, n: int, actions: list[Any], names: tuple[str, str], params: dict[str, Any] | None = None) -> str | None:
-    """Where the same history first offers different moves under two readings, in words."""
+    """Where the same history first offers different moves under two readings, in words. Decisions
+    are counted from the start of the game, chance draws included."""
     sa, sb = Game(a, n, params).new_initial_state(), Game(b, n, params).new_initial_state()
     try:
         for step, act in enumerate(actions, start=1):
             if sa.is_terminal() or sb.is_terminal():
                 if sa.is_terminal() != sb.is_terminal():
                     ended, going = (names[0], names[1]) if sa.is_terminal() else (names[1], names[0])
-                    return f"after move {step - 1} the game is over under '{ended}' but goes on under '{going}'"
+                    return f"after decision {step - 1} the game is over under '{ended}' but goes on under '{going}'"
                 return None
-            if sa.is_chance_node() != sb.is_chance_node() or sa.is_simultaneous_node() != sb.is_simultaneous_node():
-                kinds = [("a draw" if s.is_chance_node() else "a choice") for s in (sa, sb)]
-                return f"at move {step} the game asks for {kinds[0]} under '{names[0]}' but {kinds[1]} under '{names[1]}'"
+            if _asks(sa) != _asks(sb):
+                return f"at decision {step} the game asks for {_asks(sa)} under '{names[0]}' but {_asks(sb)} under '{names[1]}'"
             if sa.is_chance_node():
                 ca = sorted(x for x, _ in sa.chance_outcomes())
                 cb = sorted(x for x, _ in sb.chance_outcomes())
                 if ca != cb:
-                    return (f"at move {step} the draw can give {_options(sa, -1, ca)} under '{names[0]}' "
+                    return (f"at decision {step} the draw can give {_options(sa, -1, ca)} under '{names[0]}' "
                             f"but {_options(sb, -1, cb)} under '{names[1]}'")
             else:
                 who = range(n) if sa.is_simultaneous_node() else [sa.current_player()]
                 for q in who:
                     la, lb = sa.legal_actions(q), sb.legal_actions(q)
                     if la != lb:
-                        return (f"at move {step}, {player_name(q)} may choose "
+                        return (f"at decision {step}, {player_name(q)} may choose "
                                 f"{_options(sa, q, la)} under '{names[0]}' but {_options(sb, q, lb)} under '{names[1]}'")
             for s in (sa, sb):
                 if isinstance(act, list):

@@ -126,7 +126,7 @@ class Session:
         goal = tm.and_all(goals)
         if goal is False:
             return Result("unsat")
-        solver = z3.SolverFor("QF_BV", ctx=self.tr.ctx)
+        solver = z3.SolverFor("QF_FD", ctx=self.tr.ctx)
         solver.set("timeout", self.timeout_ms if timeout_s is None else max(1, int(timeout_s * 1000)))
         solver.set("random_seed", 0)
         solver.add(*self.background)

@@ -1,0 +1,245 @@
+"""Pieces of the verifier's proofs that the golden rulesets do not single out:
+
+* which variables only count (``conditions.counters``): the lasso lets them differ, so a wrong
+  answer would turn a game that ends into a false non-termination witness;
+* proofs local to the rule an ambiguity changes (``Verifier.agree_where_used``): two versions of a
+  definition that disagree where they are used must never be called harmless, and versions that
+  disagree only inside a caller that hides it (a tie-break picking different cards, but the same
+  player) must be.
+"""
+
+from __future__ import annotations
+
+from rulecheck.dsl import ir
+from rulecheck.dsl.loader import load_text
+from rulecheck.interpreter.semantics import resolve_params
+from rulecheck.verifier.conditions import counters
+from rulecheck.verifier.verify import Options, Verifier
+
+
+def rules_of(text: str) -> ir.Ruleset:
+    loaded = load_text(text)
+    assert loaded.ok and loaded.rules is not None, [d.message for d in loaded.diagnostics.sorted()]
+    return loaded.rules
+
+
+COUNTING = """
+game "Counting" {
+  players 2..2
+}
+
+enum Length { short, long }
+param length: Length = long "how long the game is"
+
+var round_no: int = 0 "a round counter"
+var shown: int = 0 "only shown"
+var reset: int = 0 "counts up, but is set back"
+var doubled: int = 1 "grows, but not by adding a constant"
+var read: int = 0 "counts up, but is used in a sum"
+var score[player]: 0..9 = 0 score
+
+define done -> bool "the end" {
+  case short_game: length == short => round_no >= 5
+  case long_game: length == long => any(score[p] >= 9 for p in players)
+}
+
+flow {
+  repeat until round_no > 0 and done {
+    set round_no = round_no + 1
+    set shown = shown + 2
+    set reset = reset + 1
+    set doubled = doubled * 2
+    set read = read + 1
+    say "round {round_no}, {shown} shown"
+    if reset > 3 {
+      set reset = 0
+    }
+    for each p in players {
+      choose n from {0, 1} by p label "scores"
+      if score[p] + n + read - read <= 9 {
+        set score[p] = score[p] + n
+      }
+    }
+  }
+  end winners {p for p in players if score[p] >= 9}
+}
+"""
+
+
+def test_counters_are_the_variables_that_only_count() -> None:
+    rules = rules_of(COUNTING)
+    program = ir.bind(rules, {})
+    values, _ = resolve_params(rules, None)
+    # round_no: compared with 0 (the loop) and, in the short game only, with 5
+    assert counters(program, values) == {"round_no": 0, "shown": None}
+    short, _ = resolve_params(rules, {"length": 0})
+    assert counters(program, short) == {"round_no": 5, "shown": None}
+    # without parameters every case counts
+    assert counters(program) == {"round_no": 5, "shown": None}
+
+
+TIEBREAK = """
+game "Tie-break" {
+  players 2..3
+  source "Each player draws two cards; the highest sum wins. On equal sums, the highest single card wins."
+}
+
+card Card "{rank}" {
+  rank: 1..6
+}
+
+zone deck: Card hidden
+zone hand[player]: Card owner
+
+table Card in deck {
+  given rank
+  | rank |
+  | 1..6 |
+}
+
+define total(p: player) -> int "a player's sum" = sum(c.rank for c in hand[p])
+
+define best -> set of player "the players with the highest sum"
+  = {p for p in players if all(total(p) >= total(q) for q in players)}
+
+define tie_higher(a: Card, b: Card) -> bool "card a beats card b in the tie-break" varies by tiebreak
+
+define top_card(p: player) -> Card "a player's best single card"
+  = the(c for c in hand[p] if all(d == c or tie_higher(c, d) for d in hand[p]))
+
+define winners_of -> set of player "who wins"
+  = {p for p in best if all(q == p or tie_higher(top_card(p), top_card(q)) for q in best)}
+
+ambiguity tiebreak {
+  kind ambiguity
+  source "On equal sums, the highest single card wins."
+  question "Is the highest single card the largest number or the smallest?"
+  reading largest default "The largest number." {
+    define tie_higher(a: Card, b: Card) -> bool = a.rank > b.rank
+  }
+  reading smallest "The smallest number." {
+    define tie_higher(a: Card, b: Card) -> bool = a.rank < b.rank
+  }
+}
+
+ambiguity scope {
+  kind ambiguity
+  source "On equal sums, the highest single card wins."
+  question "Does the tie-break look at the tied players only?"
+  reading tied default "Only the tied players." {
+    define winners_of -> set of player = {p for p in best if all(q == p or tie_higher(top_card(p), top_card(q)) for q in best)}
+  }
+  reading everyone "Every player's best card." {
+    define winners_of -> set of player = {p for p in players if all(q == p or tie_higher(top_card(p), top_card(q)) for q in players)}
+  }
+}
+
+flow {
+  for each p in players {
+    draw 2 from deck to hand[p]
+  }
+  end winners winners_of
+}
+"""
+
+
+def agree(ambiguity: str, reading: str, n: int) -> bool:
+    rules = rules_of(TIEBREAK)
+    v = Verifier(rules, Options(players=[n], timeout=10.0, jobs=1))
+    alt = dict(v.base_readings)
+    alt[ambiguity] = reading
+    return v.agree_where_used(rules.ambiguities[ambiguity], alt, n)
+
+
+def test_a_tiebreak_that_picks_other_cards_but_the_same_player_is_proven_harmless() -> None:
+    # equal sums of two different cards: the pair with the larger card has the smaller one too
+    assert agree("tiebreak", "smallest", 2)
+    assert agree("tiebreak", "smallest", 3)
+
+
+def test_versions_that_disagree_where_the_game_uses_them_are_not_proven() -> None:
+    # everyone's best card decides: a player with a lower sum can win
+    assert not agree("scope", "everyone", 2)
+
+
+def test_loving_penguin_normal_and_long_games_can_go_on_for_ever() -> None:
+    """The issue's question: do the normal and long games always end? Two players who play the
+    same numbers cancel every trick, nobody scores, and the next round starts where the last one
+    did: a witness, although the round number grows."""
+    from conftest import ROOT
+
+    from rulecheck.cli import parse_params
+    from rulecheck.dsl.loader import load_path
+    from rulecheck.verifier.verify import verify
+
+    rules = load_path(str(ROOT / "rulesets" / "loving_penguin.rules")).rules
+    assert rules is not None
+    for length in ("normal", "long"):
+        params = parse_params([f"length={length}"], rules)
+        o = verify(rules, Options(players=[2], timeout=10.0, jobs=1, params=params, checks=frozenset({"non-termination"})))
+        rounds = [f for f in o.findings if f.kind == "non-termination" and "round_no" in f.message]
+        assert [f.status for f in rounds] == ["witness"], (length, [(f.title, f.status) for f in o.findings])
+        assert rounds[0].witness is not None and rounds[0].witness.plays[0].actions
+    params = parse_params(["length=short"], rules)
+    o = verify(rules, Options(players=[2], timeout=10.0, jobs=1, params=params, checks=frozenset({"non-termination"})))
+    assert all(f.status == "proven" for f in o.findings if f.kind == "non-termination"), [(f.title, f.status) for f in o.findings]
+
+
+LONG = """
+game "Long" {
+  players 2..2
+  source "Five rounds; each round every player may take a token. Most tokens wins; on a tie, nobody wins."
+}
+
+var round_no: 0..5 = 0 "the round"
+var tokens[player]: 0..5 = 0 score
+
+define leaders -> set of player "the players with the most tokens"
+  = {p for p in players if all(tokens[p] >= tokens[q] for q in players)}
+
+define winners_of -> set of player "who wins" varies by tie
+
+ambiguity tie {
+  kind gap
+  source "on a tie, nobody wins"
+  question "Does a tie give no winner, or do the tied players share the win?"
+  reading nobody default "Nobody wins." {
+    define winners_of -> set of player = {p for p in leaders if size(leaders) == 1}
+  }
+  reading shared "The tied players share the win." {
+    define winners_of -> set of player = leaders
+  }
+}
+
+flow {
+  repeat until round_no >= 5 {
+    set round_no = round_no + 1
+    for each p in players {
+      choose take from {true, false} by p label "takes a token"
+      if take {
+        set tokens[p] = tokens[p] + 1
+      }
+    }
+  }
+  if size(leaders) > 1 {
+    say "a tie"
+  }
+  end winners winners_of
+}
+"""
+
+
+def test_no_proof_from_a_bound_within_which_no_game_ends() -> None:
+    """Five rounds, a loop bound of 3: no game ends within the bound, so neither 'the readings
+    give the same results' nor 'the end of the game is never reached' may be called proven (the
+    tie rule does matter: both players taking every token tie). Before, the first was reported
+    proven harmless."""
+    from rulecheck.verifier.verify import verify
+
+    o = verify(rules_of(LONG), Options(timeout=10.0, jobs=1, loop_bound=3))
+    tie = [f for f in o.findings if f.kind == "ambiguity"]
+    assert [f.status for f in tie] == ["unknown"] and "no game ends within the bound" in tie[0].title
+    assert not [f for f in o.findings if f.kind == "dead-rule" and f.status == "proven"]
+    # with room for the whole game, the difference is found
+    o = verify(rules_of(LONG), Options(timeout=10.0, jobs=1, loop_bound=6))
+    assert [f.status for f in o.findings if f.kind == "ambiguity"] == ["witness"]
