@@ -10,11 +10,9 @@ depends on the seed and the number of games only, not on --jobs or on which work
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import multiprocessing
-import random
 import signal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -24,6 +22,7 @@ from types import ModuleType
 from typing import Any, TextIO
 
 from rulecheck import __version__
+from rulecheck.codegen.playout import CAPPED, ERROR, game_seed, play
 from rulecheck.dsl import ir
 
 from .model import ReadingFrequency, SimulationResults
@@ -33,12 +32,6 @@ SCHEMA_VERSION = 1
 LENGTH_UNIT = "decisions"
 DEFAULT_MAX_STEPS = 10_000  # nodes per game, chance draws included (as `rulecheck play --max-steps`)
 CHUNK = 25  # games per task: small enough for even progress, large enough to keep IPC cheap
-
-# Results other than a returns vector.  Each is a result of its own: equal to itself only.
-ERROR = "error"  # the rules stopped the game (a RuleError), or a node offered no option
-CAPPED = "capped"  # no end within max_steps nodes
-
-Outcome = tuple[float, ...] | str
 
 
 class SimulationFormatError(ValueError):
@@ -76,69 +69,6 @@ def variants(rules: ir.Ruleset, fixed: dict[str, str]) -> list[Variant]:
         for r in a.readings
         if not r.default
     ]
-
-
-def game_seed(seed: int, game: int) -> int:
-    """The seed of game ``game``'s stream: a function of (seed, game) only, whatever the job count."""
-    digest = hashlib.sha256(f"rulecheck-simulate/{seed}/{game}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
-
-
-# ---- one game -----------------------------------------------------------------------------------
-
-
-def _pick(options: list[int], u: float) -> int:
-    # u in [0, 1): the option at position floor(u * n); min() guards the float edge u*n == n
-    return options[min(int(u * len(options)), len(options) - 1)]
-
-
-def play(game: Any, rule_error: type[BaseException], stream_seed: int, max_steps: int) -> tuple[Outcome, int]:
-    """One game on the engine ``game``: its result and its length in decisions.
-
-    Node k of the game takes the k-th number u of the stream (a simultaneous node takes one per
-    seat, in seat order, even for seats that can only pass): a player takes legal_actions()[⌊u·n⌋];
-    chance takes the first outcome whose cumulative probability exceeds u."""
-    rand = random.Random(stream_seed).random
-    decisions = 0
-    try:
-        state = game.new_initial_state()
-        n = game.num_players()
-        for _ in range(max_steps):
-            if state.is_terminal():
-                return tuple(state.returns()), decisions
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                if not outcomes:
-                    return ERROR, decisions
-                u = rand()
-                chosen = outcomes[-1][0]  # when rounding leaves the cumulative sum just below 1
-                acc = 0.0
-                for action, p in outcomes:
-                    acc += p
-                    if u < acc:
-                        chosen = action
-                        break
-                state.apply_action(chosen)
-            elif state.is_simultaneous_node():
-                decisions += 1
-                joint = []
-                for q in range(n):
-                    options = state.legal_actions(q)
-                    if not options:
-                        return ERROR, decisions
-                    joint.append(_pick(options, rand()))
-                state.apply_actions(joint)
-            else:
-                decisions += 1
-                options = state.legal_actions()
-                if not options:
-                    return ERROR, decisions
-                state.apply_action(_pick(options, rand()))
-        if state.is_terminal():
-            return tuple(state.returns()), decisions
-        return CAPPED, decisions
-    except rule_error:
-        return ERROR, decisions
 
 
 # ---- counting -------------------------------------------------------------------------------------

@@ -253,12 +253,15 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {jobs}", "e.g. --jobs 2")
+    if args.random_games < 0:
+        raise UsageError(f"--random-games must be at least 0, not {args.random_games}", "0 turns random play off")
     from rulecheck.verifier.output import exit_code, render_text, to_json, to_sarif
     from rulecheck.verifier.verify import Options, ReplayMismatch, verify
 
     options = Options(timeout=timeout, readings=readings, players=players, loop_bound=args.loop_bound,
                       sensitivity=not args.no_sensitivity, jobs=jobs, checks=frozenset(args.check) if args.check else None,
-                      params=parse_params(args.param, rules), param_labels=param_labels(args.param))
+                      params=parse_params(args.param, rules), param_labels=param_labels(args.param),
+                      random_games=args.random_games)
     progress = _progress(err) if err.isatty() and args.format == "text" else None
     try:
         outcome = verify(rules, options, progress)
@@ -417,6 +420,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--fail-on", choices=("error", "warning", "note", "never"), default="error",
                    help="exit 1 when a finding has this severity or a higher one (default error)")
     v.add_argument("--loop-bound", type=int, default=3, metavar="K", help="passes through an open-ended loop to explore (default 3)")
+    v.add_argument("--random-games", type=int, default=200, metavar="N",
+                   help="random games tried for an ambiguity the solver leaves open or cannot follow to the end (default 200; 0: none)")
     v.add_argument("--no-sensitivity", action="store_true", help="skip the checks against other values of the assumed data")
     v.add_argument("--param", action="append", metavar="NAME=VALUE", help="set a parameter of the ruleset (repeatable), as for play")
     v.add_argument("--check", action="append", metavar="KIND", choices=CHECK_KINDS,

@@ -236,10 +236,18 @@ def test_no_proof_from_a_bound_within_which_no_game_ends() -> None:
     proven harmless."""
     from rulecheck.verifier.verify import verify
 
-    o = verify(rules_of(LONG), Options(timeout=10.0, jobs=1, loop_bound=3))
+    o = verify(rules_of(LONG), Options(timeout=10.0, jobs=1, loop_bound=3, random_games=0))
     tie = [f for f in o.findings if f.kind == "ambiguity"]
     assert [f.status for f in tie] == ["unknown"] and "no game ends within the bound" in tie[0].title
     assert not [f for f in o.findings if f.kind == "dead-rule" and f.status == "proven"]
-    # with room for the whole game, the difference is found
-    o = verify(rules_of(LONG), Options(timeout=10.0, jobs=1, loop_bound=6))
-    assert [f.status for f in o.findings if f.kind == "ambiguity"] == ["witness"]
+    # with room for the whole game, the solver finds the difference
+    o = verify(rules_of(LONG), Options(timeout=10.0, jobs=1, loop_bound=6, random_games=0))
+    tie = [f for f in o.findings if f.kind == "ambiguity"]
+    assert [f.status for f in tie] == ["witness"] and "found_by" not in tie[0].details
+    # beyond the solver's bound, random games find it, replayed like any witness
+    o = verify(rules_of(LONG), Options(timeout=10.0, jobs=1, loop_bound=3))
+    tie = [f for f in o.findings if f.kind == "ambiguity"]
+    assert [f.status for f in tie] == ["witness"] and tie[0].details["found_by"] == "random play"
+    assert tie[0].witness is not None
+    a, b = tie[0].witness.plays
+    assert a.replayed and b.replayed and a.outcome != b.outcome

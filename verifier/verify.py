@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from rulecheck.codegen.playout import game_seed, play
 from rulecheck.dsl import ir
 from rulecheck.dsl.checker import callees, walk_stmts
 from rulecheck.dsl.source import Span
@@ -40,6 +41,7 @@ from .conditions import (
 from .findings import KINDS, Finding, Play, Quote, Witness
 from .symbolic import DEFAULT_LOOP_BOUND, AttrSource, SymExec, Trace, Unsupported, statements
 from .witness import (
+    Replay,
     actions_of,
     continue_game,
     first_difference,
@@ -80,6 +82,7 @@ class Options:
     param_labels: dict[str, str] = field(default_factory=dict)  # the same as the user wrote them
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)  # worker processes
     checks: frozenset[str] | None = None  # finding kinds to check (None: all)
+    random_games: int = 200  # ambiguities the solver leaves open: random games tried for a witness
     guided_tries: int = 4  # random deals tried before the open search
     guided_timeout: float = 3.0  # seconds for each of them
 
@@ -236,19 +239,50 @@ class Verifier:
                 actions = continue_game(program, n, actions, self.o.params)
         else:
             actions = continue_game(program, n, after, self.o.params)
-        r = replay_interpreter(program, n, actions, self.o.params)
-        module = self.engine(trace.readings)
-        eng = replay_engine(module, n, actions, self.o.params) if module is not None else None
-        play = make_play(label, trace.readings, r, eng)
-        self.setups[id(play)] = r.setup
-        if not r.legal:
-            raise ReplayMismatch(f"the solver's game is not legal in the interpreter ({label}): {r.error}")
-        if module is not None and not play.replayed:
-            raise ReplayMismatch(f"the generated engine does not reproduce the interpreter's game ({label}): {eng}")
+        play, r = self.play_actions(trace.readings, actions, n, label)
         expected = _model_winners(trace, model) if after is None else None
         if r.error is None and expected is not None and r.winners != expected:
             raise ReplayMismatch(f"the solver claimed winners {expected}, the game gives {r.winners} ({label})")
         return play
+
+    def play_actions(self, readings: dict[str, str], actions: list[Any], n: int, label: str) -> tuple[Play, Replay]:
+        """A game given by its actions, replayed in the interpreter and the generated engine,
+        which must agree; with the interpreter's replay."""
+        program = self.program(readings)
+        r = replay_interpreter(program, n, actions, self.o.params)
+        module = self.engine(readings)
+        eng = replay_engine(module, n, actions, self.o.params) if module is not None else None
+        play = make_play(label, readings, r, eng)
+        self.setups[id(play)] = r.setup
+        if not r.legal:
+            raise ReplayMismatch(f"the witness game is not legal in the interpreter ({label}): {r.error}")
+        if module is not None and not play.replayed:
+            raise ReplayMismatch(f"the generated engine does not reproduce the interpreter's game ({label}): {eng}")
+        return play, r
+
+    def random_witness(self, alt: dict[str, str], n: int, labels: tuple[str, str]) -> tuple[Play, Play] | None:
+        """Games played at random on the two readings' engines, one random stream per game shared
+        by both (the same choices until the rules part): the first whose results differ, replayed
+        and checked like any witness. For differences the solver cannot reach: games longer than
+        its loop bound, or problems it does not settle in time. Deterministic: fixed seeds."""
+        ma, mb = self.engine(self.base_readings), self.engine(alt)
+        if ma is None or mb is None or self.o.random_games <= 0:
+            return None
+        ga = ma.load_game({"players": n, **self.o.params})
+        gb = mb.load_game({"players": n, **self.o.params})
+        for g in range(self.o.random_games):
+            seed = game_seed(0, g)
+            acts_a: list[Any] = []
+            acts_b: list[Any] = []
+            oa, _ = play(ga, ma.RuleError, seed, RANDOM_MAX_STEPS, acts_a)
+            ob, _ = play(gb, mb.RuleError, seed, RANDOM_MAX_STEPS, acts_b)
+            if isinstance(oa, str) or isinstance(ob, str) or oa == ob:
+                continue
+            pa, ra = self.play_actions(self.base_readings, acts_a, n, labels[0])
+            pb, rb = self.play_actions(alt, acts_b, n, labels[1])
+            if ra.error is None and rb.error is None and None not in (ra.winners, rb.winners) and ra.winners != rb.winners:
+                return pa, pb
+        return None
 
     def witness(self, plays: list[Play], n: int, divergence: str) -> Witness:
         return Witness(n, self.setups.get(id(plays[0]), []), plays, divergence)
@@ -610,6 +644,21 @@ class Verifier:
                 self.models[id(finding)] = (r.model, active)
                 self.findings.append(finding)
                 return
+            if r.status == "unknown" or self.cut_by_bound(n):
+                # beyond the solver's reach (time, or games longer than its bound): random games
+                label_a = f"reading {base} (default)" if base == amb.default.name else f"reading {base}"
+                got = self.random_witness(alt, n, (label_a, f"reading {other}"))
+                if got is not None:
+                    pa, pb = got
+                    div = f"{pa.outcome} under '{base}'; {pb.outcome} under '{other}'"
+                    self.findings.append(Finding(
+                        "ambiguity", "warning", "witness", amb.name, f"{amb.name}: the readings give different results ({base} / {other})",
+                        f"{amb.question or 'The readings differ.'} A game of {n} players, found by random play, shows it: {div}.",
+                        amb.span, quotes, witness=self.witness([pa, pb], n, div),
+                        details={"ambiguity": amb.name, "readings": [base, other], "differs_in": "outcome", "players": n,
+                                 "found_by": "random play"},
+                    ))
+                    return
             if r.status == "unknown" and self.agree_where_used(amb, alt, n):
                 locally.append(n)
             (proven if r.status == "unsat" or n in locally else unknown).append(n)
@@ -692,6 +741,8 @@ class Verifier:
             base, other = f.details["readings"]
             alt = dict(self.base_readings)
             alt[amb.name] = other
+            if f.status == "witness" and id(f) not in self.models:
+                continue  # found by random play: no solver game to make the data symbolic in
             if f.status == "witness":
                 assert f.witness is not None
                 n = f.witness.players
@@ -802,6 +853,9 @@ def _fix_decisions(trace: Trace, model: dict[str, bool | int], taken: set[str]) 
             out.append(tm.implies(d.active, tm.and_all(chosen)))
     return out
 
+
+#: Nodes (chance draws included) after which a random game that has not ended is dropped.
+RANDOM_MAX_STEPS = 5_000
 
 #: A loop proven to end by the zone it drains is unrolled to its last possible pass (so traces are
 #: not cut inside it) when that zone holds at most this many components.
