@@ -69,7 +69,8 @@ class InputError(ValueError):
         self.hint = hint
 
 
-def _read(path: str, what: str) -> str:
+def read_input(path: str, what: str) -> str:
+    """A UTF-8 file a command reads (a rulebook, a findings file …), or an InputError that names it."""
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -89,7 +90,7 @@ def _same_ruleset(header: dict[str, Any], rules: ir.Ruleset, path: str, rerun: s
 def findings_file(path: str, rules: ir.Ruleset, rules_path: str) -> list[Finding]:
     """The findings of a ``rulecheck verify --format json`` file made from exactly this ruleset."""
     try:
-        header, findings = load_findings_json(_read(path, "findings file"))
+        header, findings = load_findings_json(read_input(path, "findings file"))
     except LoadError as exc:
         raise InputError(f"{path}: {exc}", "give the output of rulecheck verify --format json") from None
     _same_ruleset(header, rules, path, f"rulecheck verify {rules_path} --format json > {path}")
@@ -99,7 +100,7 @@ def findings_file(path: str, rules: ir.Ruleset, rules_path: str) -> list[Finding
 def simulation_file(path: str, rules: ir.Ruleset, rules_path: str) -> SimulationResults:
     """The results of a ``rulecheck simulate --format json`` file made from exactly this ruleset."""
     try:
-        header, results = read_simulation_json(_read(path, "simulation file"))
+        header, results = read_simulation_json(read_input(path, "simulation file"))
     except LoadError as exc:
         raise InputError(f"{path}: {exc}", "give the output of rulecheck simulate --format json") from None
     _same_ruleset(header, rules, path, f"rulecheck simulate {rules_path} --format json > {path}")

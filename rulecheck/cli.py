@@ -77,12 +77,12 @@ def load_or_report(path: str, err: TextIO, rulebook: str | None = None, quiet_wa
 
 
 def _read_rulebook(path: str) -> str:
+    from rulecheck.reports.make import InputError, read_input
+
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"no such rulebook: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the rulebook {path}: {exc}") from None
+        return read_input(path, "rulebook")
+    except InputError as exc:
+        raise UsageError(exc.message, exc.hint) from None
 
 
 def parse_readings(items: Sequence[str] | None) -> dict[str, str]:

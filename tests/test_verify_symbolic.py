@@ -486,23 +486,6 @@ def parts(v: Any, model: dict[str, bool | int]) -> list[tuple[tm.Term, bool | in
     return [(x, tm.evaluate(x, model)) for x in terms if isinstance(x, tm.T)]
 
 
-def free_vars(terms: list[tm.Term]) -> dict[str, str]:
-    """The variables of some terms, with their sorts."""
-    out: dict[str, str] = {}
-    seen: set[int] = set()
-    stack = [x for x in terms if isinstance(x, tm.T)]
-    while stack:
-        t = stack.pop()
-        if t.id in seen:
-            continue
-        seen.add(t.id)
-        if t.op == "var":
-            out[str(t.args[0])] = t.sort
-        else:
-            stack.extend(a for a in t.args if isinstance(a, tm.T))
-    return out
-
-
 def z3_reads_as_evaluate(checked: list[tuple[tm.Term, bool | int]], model: dict[str, bool | int]) -> None:
     """With every variable fixed to its model value, z3 gives no term another value.
 
@@ -515,7 +498,7 @@ def z3_reads_as_evaluate(checked: list[tuple[tm.Term, bool | int]], model: dict[
     tr = Translator(ctx)
     solver = z3.SolverFor("QF_BV", ctx=ctx)
     solver.set("timeout", 20_000)
-    for name, sort in sorted(free_vars([x for x, _ in checked]).items()):
+    for name, sort in sorted(tm.free_vars([x for x, _ in checked]).items()):
         if sort == tm.BOOL:
             solver.add(z3.Bool(name, ctx) == z3.BoolVal(bool(model.get(name, False)), ctx))
         else:

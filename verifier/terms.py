@@ -505,19 +505,18 @@ def _apply(op: str, v: list[bool | int]) -> bool | int:
     raise AssertionError(op)  # pragma: no cover
 
 
-def variables(term: Term) -> set[str]:
-    out: set[str] = set()
-    if not isinstance(term, T):
-        return out
+def free_vars(terms: list[Term]) -> dict[str, str]:
+    """The variables of some terms, with their sorts."""
+    out: dict[str, str] = {}
     seen: set[int] = set()
-    stack = [term]
+    stack = [x for x in terms if isinstance(x, T)]
     while stack:
         t = stack.pop()
         if t.id in seen:
             continue
         seen.add(t.id)
         if t.op == "var":
-            out.add(str(t.args[0]))
-            continue
-        stack.extend(a for a in t.args if isinstance(a, T))
+            out[str(t.args[0])] = t.sort
+        else:
+            stack.extend(a for a in t.args if isinstance(a, T))
     return out

@@ -495,7 +495,7 @@ class Verifier:
                     tk = self.trace_bounded(n, k)
                     if loop.sid not in tk.loop_heads:
                         break
-                    r = Session(tk.constraints, self.o.timeout).check(
+                    r = (session if tk is t else Session(tk.constraints, self.o.timeout)).check(
                         lasso_at(tk, loop.sid, k - 1, k, counting), *repeat_pass(tk, loop.sid, k - 1))
                     if r.status == "sat":
                         assert r.model is not None
@@ -602,6 +602,8 @@ class Verifier:
         proven: list[int] = []
         unknown: list[int] = []
         quotes = [q for s in amb.sources for q in _quotes(s)]
+        label_a = f"reading {base} (default)" if base == amb.default.name else f"reading {base}"
+        label_b = f"reading {other}"
         locally: list[int] = []
         for n in self.players:
             ta = self.trace(n, self.base_readings)
@@ -609,16 +611,14 @@ class Verifier:
             both = ta.constraints + tb.constraints
             background, moves = moves_condition(ta, tb)
             kind_of, r = self.search([ta, tb], [("outcome", both, outcome_differs(ta, tb)), ("moves", background, moves)], n)
+            found_by, where = "", None
             if r.status == "sat":
                 assert r.model is not None
-                pa = self.play_of(ta, r.model, n, f"reading {base} (default)" if base == amb.default.name else f"reading {base}")
+                pa = self.play_of(ta, r.model, n, label_a)
                 if kind_of == "outcome":
-                    pb = self.play_of(tb, r.model, n, f"reading {other}")
-                    what = "the readings give different results"
-                    div = f"{pa.outcome} under '{base}'; {pb.outcome} under '{other}'"
+                    pb = self.play_of(tb, r.model, n, label_b)
                 else:
-                    pb = self.play_of(tb, r.model, n, f"reading {other}", after=pa.actions)
-                    what = "the readings allow different moves"
+                    pb = self.play_of(tb, r.model, n, label_b, after=pa.actions)
                     where = first_difference(self.program(ta.readings), self.program(tb.readings), n, pa.actions, (base, other), self.o.params)
                     if where is None:
                         # the solver's claim does not replay: the symbolic model over-approximates
@@ -633,32 +633,33 @@ class Verifier:
                             amb.span, quotes, details={"ambiguity": amb.name, "readings": [base, other]},
                         ))
                         return
+            elif r.status == "unknown" or self.cut_by_bound(n):
+                # beyond the solver's reach (time, or games longer than its bound): random games
+                got = self.random_witness(alt, n, (label_a, label_b))
+                if got is not None:
+                    (pa, pb), kind_of, found_by = got, "outcome", "random play"
+            if r.status == "sat" or found_by:
+                if kind_of == "outcome":
+                    what = "the readings give different results"
+                    div = f"{pa.outcome} under '{base}'; {pb.outcome} under '{other}'"
+                else:
+                    assert where is not None
+                    what = "the readings allow different moves"
                     div = where
+                details = {"ambiguity": amb.name, "readings": [base, other], "differs_in": kind_of, "players": n}
+                if found_by:
+                    details["found_by"] = found_by
                 finding = Finding(
                     "ambiguity", "warning", "witness", amb.name, f"{amb.name}: {what} ({base} / {other})",
-                    f"{amb.question or 'The readings differ.'} A game of {n} players shows it: {div}.",
-                    amb.span, quotes, witness=self.witness([pa, pb], n, div),
-                    details={"ambiguity": amb.name, "readings": [base, other], "differs_in": kind_of, "players": n},
+                    f"{amb.question or 'The readings differ.'} A game of {n} players{f', found by {found_by},' if found_by else ''} "
+                    f"shows it: {div}.",
+                    amb.span, quotes, witness=self.witness([pa, pb], n, div), details=details,
                 )
-                active = {d.key for t in (ta, tb) for d in t.decisions if tm.evaluate(d.active, r.model)}
-                self.models[id(finding)] = (r.model, active)
+                if r.model is not None and not found_by:
+                    active = {d.key for t in (ta, tb) for d in t.decisions if tm.evaluate(d.active, r.model)}
+                    self.models[id(finding)] = (r.model, active)
                 self.findings.append(finding)
                 return
-            if r.status == "unknown" or self.cut_by_bound(n):
-                # beyond the solver's reach (time, or games longer than its bound): random games
-                label_a = f"reading {base} (default)" if base == amb.default.name else f"reading {base}"
-                got = self.random_witness(alt, n, (label_a, f"reading {other}"))
-                if got is not None:
-                    pa, pb = got
-                    div = f"{pa.outcome} under '{base}'; {pb.outcome} under '{other}'"
-                    self.findings.append(Finding(
-                        "ambiguity", "warning", "witness", amb.name, f"{amb.name}: the readings give different results ({base} / {other})",
-                        f"{amb.question or 'The readings differ.'} A game of {n} players, found by random play, shows it: {div}.",
-                        amb.span, quotes, witness=self.witness([pa, pb], n, div),
-                        details={"ambiguity": amb.name, "readings": [base, other], "differs_in": "outcome", "players": n,
-                                 "found_by": "random play"},
-                    ))
-                    return
             if r.status == "unknown" and self.agree_where_used(amb, alt, n):
                 locally.append(n)
             (proven if r.status == "unsat" or n in locally else unknown).append(n)
