@@ -251,3 +251,159 @@ def test_no_proof_from_a_bound_within_which_no_game_ends() -> None:
     assert tie[0].witness is not None
     a, b = tie[0].witness.plays
     assert a.replayed and b.replayed and a.outcome != b.outcome
+
+
+WORTH = """
+game "Worth" {
+  players 2..2
+  source "Five rounds; each round every player may draw a token. The most worth wins; on a tie, nobody wins."
+}
+
+piece Token "token {k}" {
+  k: 1..10
+  worth: 1..3 source "each token is worth some points"
+}
+
+table Token in pile {
+  given k
+  unspecified worth default 1 because "The rule does not print the tokens' worth."
+  | k     | worth |
+  | 1..10 | ?     |
+}
+
+zone pile: Token public "the tokens not drawn"
+zone taken[player]: Token public "the tokens a player drew"
+
+var round_no: 0..5 = 0 "the round"
+
+define total(p: player) -> int "a player's points" = sum(t.worth for t in taken[p])
+
+define leaders -> set of player "the players with the most points"
+  = {p for p in players if all(total(p) >= total(q) for q in players)}
+
+define winners_of -> set of player "who wins" varies by tie
+
+ambiguity tie {
+  kind gap
+  source "on a tie, nobody wins"
+  question "Does a tie give no winner, or do the tied players share the win?"
+  reading nobody default "Nobody wins." {
+    define winners_of -> set of player = {p for p in leaders if size(leaders) == 1}
+  }
+  reading shared "The tied players share the win." {
+    define winners_of -> set of player = leaders
+  }
+}
+
+flow {
+  repeat until round_no >= 5 {
+    set round_no = round_no + 1
+    for each p in players {
+      choose take from {true, false} by p label "draws a token"
+      if take {
+        draw 1 from pile to taken[p]
+      }
+    }
+  }
+  end winners winners_of
+}
+"""
+
+
+def test_random_play_witness_replayed_with_other_tables_of_the_unspecified_data() -> None:
+    """A witness found by random play lies beyond the solver's traces, so its sensitivity is
+    checked by replaying the same game with other tables of the unspecified column: a tie under
+    the default worths is no tie with some other table, and the finding says which."""
+    from rulecheck.verifier.verify import verify
+
+    o = verify(rules_of(WORTH), Options(timeout=10.0, jobs=1, loop_bound=3))
+    [amb] = [f for f in o.findings if f.kind == "ambiguity"]
+    assert amb.status == "witness" and amb.details["found_by"] == "random play"
+    [sens] = [f for f in o.findings if f.kind == "sensitivity"]
+    assert sens.status == "witness" and "depends on" in sens.title
+    assert "Token.worth: token 1 = " in sens.message and "the same winners under both readings" in sens.message
+    # the table it names does remove the difference: both readings give the same winners
+    assert amb.witness is not None
+    rules = rules_of(WORTH)
+    cid = {c.display: c.cid for c in rules.components_of("Token")}
+    named = sens.message.split("Token.worth: ", 1)[1].split(" the same game")[0]
+    table = {cid[name]: int(value) for name, value in (part.split(" = ") for part in named.split(", "))}
+    assert len(table) == 10
+    from rulecheck.verifier.witness import replay_interpreter
+
+    a, b = amb.witness.plays
+    ra = replay_interpreter(ir.bind(rules, a.readings), 2, a.actions, {"Token.worth": table})
+    rb = replay_interpreter(ir.bind(rules, b.readings), 2, b.actions, {"Token.worth": table})
+    assert ra.legal and rb.legal and ra.winners is not None and ra.winners == rb.winners
+    assert a.winners != b.winners  # with the default worths they differ
+    # with the worth fixed by a parameter, there is no unspecified column left to vary
+    o = verify(rules_of(WORTH), Options(timeout=10.0, jobs=1, loop_bound=3, params={"Token.worth": 1}))
+    assert not [f for f in o.findings if f.kind == "sensitivity"]
+
+
+CONSERVED = """
+game "Pass It On" {
+  players 2..2
+  source "Draw two cards each; then discard one."
+}
+
+card Card "{rank}" {
+  rank: 1..6
+}
+
+zone deck: Card hidden
+zone hand[player]: Card owner
+zone discard: Card public
+
+table Card in deck {
+  given rank source "Six cards."
+  | rank |
+  | 1..6 |
+}
+
+invariant everywhere "every card is somewhere" always:
+  all(c in deck or c in discard or any(c in hand[p] for p in players) for c in Card)
+  and size(deck) + size(discard) + sum(size(hand[p]) for p in players) == 6
+
+invariant weighted "twice the cards, counted twice" always:
+  size(deck) + size(deck) + 2 * size(discard) + sum(size(hand[p]) + size(hand[p]) for p in players) == 12
+
+invariant no_discard "the deck and the hands hold every card" always:
+  size(deck) + sum(size(hand[p]) for p in players) == 6
+
+invariant in_hand_or_deck "every card is in the deck or a hand" always:
+  all(c in deck or any(c in hand[p] for p in players) for c in Card)
+
+flow {
+  for each p in players {
+    draw 2 from deck to hand[p]
+  }
+  for each p in players {
+    choose c from hand[p] by p label "discards"
+    move c to discard
+  }
+  end winners players
+}
+"""
+
+
+def test_counts_of_a_partition_need_no_solver() -> None:
+    """A sum of zone sizes over every zone a component can be in is a number, and "in one of
+    these zones" over all of them is true: each component is in exactly one zone. The trace says
+    so directly (no solver question at all); leave a zone out and the invariant is broken, with a
+    witness, as before."""
+    from rulecheck.verifier.symbolic import SymExec
+    from rulecheck.verifier.verify import verify
+
+    rules = rules_of(CONSERVED)
+    t = SymExec(ir.bind(rules, {}), 2).run()
+    conds: dict[str, list[object]] = {}
+    for inv, cond in t.invariant_violations:
+        conds.setdefault(inv.name, []).append(cond)
+    assert set(conds["everywhere"]) == {False}
+    # 2 * size(...) is not a plain sum of sizes: evaluated the ordinary way, and still proven
+    assert any(c is not False for c in conds["weighted"])
+    assert any(c is not False for c in conds["no_discard"]) and any(c is not False for c in conds["in_hand_or_deck"])
+    o = verify(rules, Options(timeout=10.0, jobs=1))
+    status = {f.subject: f.status for f in o.findings if f.kind == "invariant"}
+    assert status == {"everywhere": "proven", "weighted": "proven", "no_discard": "witness", "in_hand_or_deck": "witness"}

@@ -54,7 +54,7 @@ def obligation_groups(trace: Trace) -> list[ObligationGroup]:
 
 def obligation_condition(trace: Trace, group: ObligationGroup) -> Condition:
     goal = tm.or_all(o.cond for o in group.items)
-    shortcuts: list[tuple[list[Term], Term]] = [([], goal)]
+    shortcuts: list[tuple[list[Term], Term]] = []
     by_site: dict[int, list[Obligation]] = defaultdict(list)
     for o in group.items:
         by_site[o.site].append(o)
@@ -70,6 +70,8 @@ def obligation_condition(trace: Trace, group: ObligationGroup) -> Condition:
         )
         rest = tm.or_all(o.cond for o in group.items if o.site not in covered)
         shortcuts.append((lemmas + trace.constraints if rest is not False else lemmas, tm.or_(abstract_goal, rest)))
+    # the abstract states first: small problems, and where they exist the ones that settle it
+    shortcuts.append(([], goal))
     return Condition(goal, trace.constraints, shortcuts)
 
 
@@ -78,16 +80,22 @@ def invariant_conditions(trace: Trace) -> dict[str, Condition]:
     for inv, cond in trace.invariant_violations:
         goals[inv.name].append(cond)
     abstract: dict[str, tuple[list[Term], list[Term]]] = defaultdict(lambda: ([], []))
+    at_end: set[str] = set()
     for inv, lemmas, violated in trace.invariant_abstract:
         abstract[inv.name][0].extend(lemmas)
         abstract[inv.name][1].append(violated)
+        if inv.at_end:
+            at_end.add(inv.name)
     out = {}
     for name, conds in goals.items():
         goal = tm.or_all(conds)
         shortcuts: list[tuple[list[Term], Term]] = [([], goal)]
         if name in abstract:
-            # every point's abstract state, each with its own atoms: unsat proves every point
-            shortcuts.append((abstract[name][0], tm.or_all(abstract[name][1])))
+            # every point's abstract state, each with its own atoms: unsat proves every point.
+            # The smaller problem first: the one final state before the bare goal, but the
+            # lemmas of every point of the game after it
+            abstract_shortcut = (abstract[name][0], tm.or_all(abstract[name][1]))
+            shortcuts.insert(0 if name in at_end else 1, abstract_shortcut)
         out[name] = Condition(goal, trace.constraints, shortcuts)
     return out
 

@@ -1076,11 +1076,17 @@ class SymExec:
 
     def binop(self, e: ir.BinOp, env: Env, g: Term) -> Value:
         op = e.op
+        if op in ("+", "-"):
+            total = self.zone_total(e, env, g)
+            if total is not None:
+                return total
         if op == "and":
             a = as_bool(self.ev(e.left, env, g))
             if a is False:
                 return False
             return tm.and_(a, as_bool(self.ev(e.right, env, tm.and_(g, a))))
+        if op == "or" and self.in_some_zone(e, env, g):
+            return True
         if op == "or":
             a = as_bool(self.ev(e.left, env, g))
             if a is True:
@@ -1152,6 +1158,10 @@ class SymExec:
         raise AssertionError(op)  # pragma: no cover
 
     def agg(self, e: ir.Agg, env: Env, g: Term) -> Value:
+        if e.op == "sum":
+            total = self.zone_total(e, env, g)
+            if total is not None:
+                return total
         coll = self.ev(e.coll, env, g)
         assert isinstance(coll, SymSet)
         op = e.op
@@ -1214,6 +1224,95 @@ class SymExec:
                 out.origin, out.ver = coll.origin, coll.ver
             return out
         raise AssertionError(op)  # pragma: no cover
+
+    def zone_total(self, e: ir.Expr, env: Env, g: Term) -> int | None:
+        """A sum of the sizes of several zones (``size(deck) + sum(size(hand[p]) for p in
+        players)``) is a number whenever every component that can be in one of them counts the
+        same wherever it is: each component is in exactly one zone. Counted per zone, the solver
+        would have to rediscover that through every move of the game; None when the sum is not
+        of that form, or some component's weight depends on where it is."""
+        form = self.zone_form(e, env, g)
+        if form is None or len(form[0]) < 2:
+            return None
+        weights, total = form
+        for loc in self.loc:
+            ws = {weights.get(z, 0) for z in loc}
+            if len(ws) != 1:
+                return None
+            total += ws.pop()
+        return total
+
+    def known_zone(self, z: ir.ZoneRef, env: Env, g: Term) -> int | None:
+        """The zone instance a reference names, when the game does not choose it."""
+        zid = self.zone_id(z.zone, self.ev(z.index, env, g) if z.index is not None else None)
+        return zid if isinstance(zid, int) else None
+
+    def in_some_zone(self, e: ir.Expr, env: Env, g: Term) -> bool:
+        """``c in deck or c in field or any(c in hand[p] for p in players)`` holds whenever those
+        zones include every zone the component ``c`` can be in (it is always somewhere)."""
+        cover = self.zone_cover(e, env, g)
+        if cover is None:
+            return False
+        x, zones = cover
+        return isinstance(x, int) and not isinstance(x, bool) and set(self.loc[x]) <= zones
+
+    def zone_cover(self, e: ir.Expr, env: Env, g: Term) -> tuple[Value, set[int]] | None:
+        """``e`` as "x is in one of these zones" (the zones known), or None."""
+        if isinstance(e, ir.BinOp) and e.op == "in" and isinstance(e.right, ir.ZoneRef):
+            zid = self.known_zone(e.right, env, g)
+            return None if zid is None else (self.ev(e.left, env, g), {zid})
+        parts: list[tuple[Value, set[int]] | None] = []
+        if isinstance(e, ir.BinOp) and e.op == "or":
+            parts = [self.zone_cover(e.left, env, g), self.zone_cover(e.right, env, g)]
+        elif isinstance(e, ir.Agg) and e.op == "any" and e.filt is None:
+            coll = self.ev(e.coll, env, g)
+            if not isinstance(coll, SymSet) or any(m is not True for m in coll.mem.values()):
+                return None
+            inner = env.new_child()
+            for k in sorted(coll.mem):
+                inner[e.var] = k
+                parts.append(self.zone_cover(e.elem, inner, g))
+        if not parts or any(p is None for p in parts):
+            return None
+        xs = [p[0] for p in parts if p is not None]
+        if any(not isinstance(x, int) or x != xs[0] for x in xs):
+            return None
+        return xs[0], set().union(*(p[1] for p in parts if p is not None))
+
+    def zone_form(self, e: ir.Expr, env: Env, g: Term) -> tuple[dict[int, int], int] | None:
+        """``e`` as a weighted sum of zone sizes plus a constant, the zones known (not chosen in
+        the game), or None."""
+        if isinstance(e, ir.Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
+            return {}, e.value
+        if isinstance(e, ir.Builtin) and e.op == "size" and isinstance(e.args[0], ir.ZoneRef):
+            zid = self.known_zone(e.args[0], env, g)
+            return None if zid is None else ({zid: 1}, 0)
+        if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
+            a, b = self.zone_form(e.left, env, g), self.zone_form(e.right, env, g)
+            if a is None or b is None:
+                return None
+            sign = 1 if e.op == "+" else -1
+            both = dict(a[0])
+            for zid, w in b[0].items():
+                both[zid] = both.get(zid, 0) + sign * w
+            return both, a[1] + sign * b[1]
+        if isinstance(e, ir.Agg) and e.op == "sum" and e.filt is None:
+            coll = self.ev(e.coll, env, g)
+            if not isinstance(coll, SymSet) or any(m is not True for m in coll.mem.values()):
+                return None
+            weights: dict[int, int] = {}
+            total = 0
+            inner = env.new_child()
+            for k in sorted(coll.mem):
+                inner[e.var] = k
+                part = self.zone_form(e.elem, inner, g)
+                if part is None:
+                    return None
+                for zid, w in part[0].items():
+                    weights[zid] = weights.get(zid, 0) + w
+                total += part[1]
+            return weights, total
+        return None
 
     def call(self, e: ir.CallDef, args: list[Value], g: Term) -> Value:
         """A definition, evaluated once per state and arguments; its obligations and reached
@@ -1317,8 +1416,9 @@ def _upper_bound(t: Type, default: int) -> int:
 
 def iter_decisions(trace: Trace, assignment: dict[str, bool | int]) -> Iterator[Decision]:
     """The decisions a concrete game takes, in order."""
+    active = tm.Evaluator(assignment)
     for d in trace.decisions:
-        if tm.evaluate(d.active, assignment):
+        if active(d.active):
             yield d
 
 

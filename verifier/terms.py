@@ -445,30 +445,48 @@ def min_of(a: Term, b: Term) -> Term:
 
 def evaluate(term: Term, assignment: dict[str, bool | int], default: bool | int = 0) -> bool | int:
     """The value of a term when its variables take the given values (missing ones: ``default``
-    for ints, False for booleans). Iterative, so deep terms cannot overflow the stack."""
-    if not isinstance(term, T):
-        return term
-    memo: dict[int, bool | int] = {}
-    stack: list[tuple[T, bool]] = [(term, False)]
-    while stack:
-        t, ready = stack.pop()
-        if t.id in memo:
-            continue
-        if t.op == "var":
-            name = t.args[0]
-            assert isinstance(name, str)
-            v = assignment.get(name)
-            memo[t.id] = v if v is not None else (False if t.sort == BOOL else default)
-            continue
-        if not ready:
-            stack.append((t, True))
-            for a in t.args:
-                if isinstance(a, T) and a.id not in memo:
-                    stack.append((a, False))
-            continue
-        vals = [memo[a.id] if isinstance(a, T) else a for a in t.args]
-        memo[t.id] = _apply(t.op, vals)
-    return memo[term.id]
+    for ints, False for booleans)."""
+    return Evaluator(assignment, default)(term)
+
+
+class Evaluator:
+    """``evaluate`` for many terms under one assignment, sharing the values of common subterms.
+    The assignment may grow between calls only with variables no term evaluated so far contains
+    (a game's decisions, assigned in the order they were created). Iterative, so deep terms
+    cannot overflow the stack."""
+
+    def __init__(self, assignment: dict[str, bool | int], default: bool | int = 0) -> None:
+        self.assignment = assignment
+        self.default = default
+        self.memo: dict[int, bool | int] = {}
+
+    def __call__(self, term: Term) -> bool | int:
+        if not isinstance(term, T):
+            return term
+        memo, assignment = self.memo, self.assignment
+        got = memo.get(term.id)
+        if got is not None:
+            return got
+        stack: list[tuple[T, bool]] = [(term, False)]
+        while stack:
+            t, ready = stack.pop()
+            if t.id in memo:
+                continue
+            if t.op == "var":
+                name = t.args[0]
+                assert isinstance(name, str)
+                v = assignment.get(name)
+                memo[t.id] = v if v is not None else (False if t.sort == BOOL else self.default)
+                continue
+            if not ready:
+                stack.append((t, True))
+                for a in t.args:
+                    if isinstance(a, T) and a.id not in memo:
+                        stack.append((a, False))
+                continue
+            vals = [memo[a.id] if isinstance(a, T) else a for a in t.args]
+            memo[t.id] = _apply(t.op, vals)
+        return memo[term.id]
 
 
 def _apply(op: str, v: list[bool | int]) -> bool | int:

@@ -20,6 +20,7 @@ from rulecheck.codegen.playout import game_seed, play
 from rulecheck.dsl import ir
 from rulecheck.dsl.checker import callees, walk_stmts
 from rulecheck.dsl.source import Span
+from rulecheck.dsl.types import TInt
 from rulecheck.dsl.values import num_distinct_actions
 from rulecheck.interpreter.semantics import resolve_params
 
@@ -51,7 +52,7 @@ from .witness import (
     replay_engine,
     replay_interpreter,
 )
-from .z3backend import Result, Session
+from .z3backend import Result, Session, Translator
 
 #: Obligation kinds of the symbolic executor and the finding kind they become.
 OBLIGATION_KINDS = {"incomplete": "incompleteness", "conflict": "conflict", "exhaustion": "exhaustion", "range": "exhaustion"}
@@ -64,6 +65,18 @@ TASK_KINDS = {
     "termination": frozenset({"non-termination"}),
     "dead rules": frozenset({"dead-rule"}),
 }
+
+
+#: Sensitivity findings by status: a witness is a table with which the finding does not hold.
+SENSITIVITY_TITLES = {"proven": "holds whatever", "witness": "depends on", "unknown": "not decided whether it depends on"}
+
+#: Random tables of the unspecified data a random-play witness is replayed with (besides each
+#: column's ends), to see whether the difference depends on the data.
+SENSITIVITY_TABLES = 20
+
+#: Most seconds for each cheap over-approximation tried before a whole-game question (a shortcut
+#: that does not settle it by then is not waited for: the whole game is asked anyway).
+SHORTCUT_TIMEOUT = 10.0
 
 
 class ReplayMismatch(Exception):
@@ -115,6 +128,7 @@ class Verifier:
         self.bounded: dict[tuple[int, int], Trace] = {}  # (players, loop bound) -> trace for non-termination
         self.pass_action = num_distinct_actions(rules) - 1  # the action of a player who only passes
         self.models: dict[int, tuple[dict[str, bool | int], set[str]]] = {}  # id(finding) -> witness model, decisions taken
+        self.tr: Translator | None = None  # the z3 context of the check running (see session)
 
     # ---- plumbing ---------------------------------------------------------------------------
 
@@ -155,14 +169,23 @@ class Verifier:
             self.engines[key] = load_module(generate(self.program(readings)), name)
         return self.engines[key]
 
+    def session(self, background: list[tm.Term], timeout: float | None = None) -> Session:
+        """A solver session sharing this check's z3 context: the traces' terms are translated
+        once per check, not once per question."""
+        if self.tr is None:
+            self.tr = Translator()
+        return Session(background, self.o.timeout if timeout is None else timeout, self.tr)
+
     def solve(self, cond: Condition) -> Result:
         """Cheap over-approximations first (an UNSAT there is a proof), then the whole game."""
-        quick = min(self.o.timeout, 10.0)
+        quick = min(self.o.timeout, SHORTCUT_TIMEOUT)
+        if cond.goal is False:
+            return Result("unsat")
         for background, goal in cond.shortcuts:
-            r = Session(background, quick).check(goal)
+            r = self.session(background, quick).check(goal)
             if r.status == "unsat":
                 return r
-        return Session(cond.background, self.o.timeout).check(cond.goal)
+        return self.session(cond.background).check(cond.goal)
 
     def search(self, traces: list[Trace], goals: list[tuple[str, list[tm.Term], tm.Term]], n: int) -> tuple[str, Result]:
         """Look for a game where one of the goals holds (each with its background): first with the
@@ -172,14 +195,19 @@ class Verifier:
         goals = [g for g in goals if g[2] is not False]
         if not goals:
             return "", Result("unsat")
-        sessions = [Session(bg, self.o.timeout) for _, bg, _ in goals]
+        sessions = [self.session(bg) for _, bg, _ in goals]
         program = self.program(traces[0].readings)
+        stuck: set[str] = set()  # goals a fixed deal did not settle: other deals will not either
         for k in range(self.o.guided_tries):
             fixed = deal_constraints(traces[0], model_of_actions(traces[0], random_game(program, n, seed=k, params=self.o.params)))
             for (name, _, goal), session in zip(goals, sessions):
+                if name in stuck:
+                    continue
                 r = session.check(goal, *fixed, timeout_s=min(self.o.guided_timeout, self.o.timeout))
                 if r.status == "sat":
                     return name, r
+                if r.status == "unknown":
+                    stuck.add(name)
         unknown = None
         for (name, _, goal), session in zip(goals, sessions):
             r = session.check(goal)
@@ -215,15 +243,28 @@ class Verifier:
             t = self.base(n)
             # a game cut at the bound runs on past the loop symbolically: that is no end
             ends = tm.and_(t.ended, tm.not_(t.truncated))
-            self.ending[n] = ends is not False and Session(t.constraints, self.o.timeout).check(ends).status == "sat"
+            self.ending[n] = ends is not False and (
+                self.random_play_shows(t, ends) or self.session(t.constraints).check(ends).status == "sat")
         return self.ending[n]
 
     def cut_by_bound(self, n: int) -> bool:
         """Can a game of n players run past the loop bound (not proven impossible)?"""
         if n not in self.cut:
             t = self.base(n)
-            self.cut[n] = t.truncated is not False and Session(t.constraints, self.o.timeout).check(t.truncated).status != "unsat"
+            self.cut[n] = t.truncated is not False and (
+                self.random_play_shows(t, t.truncated) or self.session(t.constraints).check(t.truncated).status != "unsat")
         return self.cut[n]
+
+    def random_play_shows(self, t: Trace, goal: tm.Term, games: int = 4) -> bool:
+        """Does one of a few random games of the trace's readings make ``goal`` true? (A cheap
+        example before asking the solver for one: the game's assignment must satisfy the trace's
+        constraints too, so it is a model the solver would accept.)"""
+        program = self.program(t.readings)
+        for seed in range(games):
+            value = tm.Evaluator(model_of_actions(t, random_game(program, t.players, seed=seed, params=self.o.params)))
+            if value(goal) and all(value(c) for c in t.constraints):
+                return True
+        return False
 
     # ---- witnesses --------------------------------------------------------------------------
 
@@ -303,7 +344,9 @@ class Verifier:
         tasks += [(name,) for name, kinds in TASK_KINDS.items() if wanted & kinds]
         results: dict[tuple[str, ...], list[Finding]] = {}
         timing: dict[str, float] = {}
-        for i, (task, found, spent) in enumerate(self.run_tasks(tasks), start=1):
+        # the checks over every player count (the longest) start first, the readings fill in
+        started = sorted(tasks, key=lambda t: t[0] == "reading")
+        for i, (task, found, spent) in enumerate(self.run_tasks(started), start=1):
             results[task] = found
             for k, secs in spent.items():
                 timing[k] = timing.get(k, 0.0) + secs
@@ -327,13 +370,16 @@ class Verifier:
             return
         _ACTIVE = self
         try:
-            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            # a fresh worker for each check, forked after the shared traces: which checks ran
+            # before in a worker must not matter (terms are interned in creation order, and the
+            # order of their parts reaches the solver), so the output does not depend on timing
+            with multiprocessing.get_context("fork").Pool(jobs, maxtasksperchild=1) as pool:
                 yield from pool.imap_unordered(_run_task, tasks)
         finally:
             _ACTIVE = None
 
     def run_task(self, task: tuple[str, ...]) -> tuple[tuple[str, ...], list[Finding], dict[str, float]]:
-        self.findings, self.timing = [], {}
+        self.findings, self.timing, self.tr = [], {}, None
         if task[0] == "reading":
             amb = self.rules.ambiguities[task[1]]
             name = f"ambiguity {amb.name}={task[2]}"
@@ -486,7 +532,7 @@ class Verifier:
         unknown: list[int] = []
         for n in self.players:
             t = self.trace_bounded(n, self.o.loop_bound)
-            session = Session(t.constraints, self.o.timeout)
+            session = self.session(t.constraints)
             if sound_lasso:
                 # first the small problems: games of k passes whose last pass is played exactly as
                 # the one before it and ends where it began (k = 2, 3, …); then any two passes of
@@ -495,7 +541,7 @@ class Verifier:
                     tk = self.trace_bounded(n, k)
                     if loop.sid not in tk.loop_heads:
                         break
-                    r = (session if tk is t else Session(tk.constraints, self.o.timeout)).check(
+                    r = (session if tk is t else self.session(tk.constraints)).check(
                         lasso_at(tk, loop.sid, k - 1, k, counting), *repeat_pass(tk, loop.sid, k - 1))
                     if r.status == "sat":
                         assert r.model is not None
@@ -556,14 +602,15 @@ class Verifier:
                 lab = pending.pop(0)
                 if lab in covered:
                     continue
-                r = Session(t.constraints, self.o.timeout).check(t.reach[lab].cond)
+                r = self.session(t.constraints).check(t.reach[lab].cond)
                 if r.status == "unknown":
                     undecided.add(lab)
                 if r.status != "sat":
                     continue
                 assert r.model is not None
+                value = tm.Evaluator(r.model)
                 for other in [*pending, lab]:
-                    if tm.evaluate(t.reach[other].cond, r.model):
+                    if value(t.reach[other].cond):
                         covered.add(other)
                 pending = [p for p in pending if p not in covered]
         for lab, rch in sorted(labels.items(), key=lambda kv: (kv[1].span.line, kv[1].span.col, kv[0])):
@@ -656,7 +703,8 @@ class Verifier:
                     amb.span, quotes, witness=self.witness([pa, pb], n, div), details=details,
                 )
                 if r.model is not None and not found_by:
-                    active = {d.key for t in (ta, tb) for d in t.decisions if tm.evaluate(d.active, r.model)}
+                    value = tm.Evaluator(r.model)
+                    active = {d.key for t in (ta, tb) for d in t.decisions if value(d.active)}
                     self.models[id(finding)] = (r.model, active)
                 self.findings.append(finding)
                 return
@@ -720,7 +768,7 @@ class Verifier:
             t = SymExec(program, n, params=self.o.params, loop_bound=self.o.loop_bound, shadow=shadow, compare=compare,
                         watch_invariants=False).run()
             goal = tm.or_all(o.cond for o in t.obligations if o.kind == "diverge")
-            status = Session(t.constraints, self.o.timeout).check(goal).status
+            status = self.session(t.constraints).check(goal).status
             if status == "unsat":
                 return True
             if status == "unknown":  # a wider comparison is a larger problem still
@@ -743,8 +791,10 @@ class Verifier:
             alt = dict(self.base_readings)
             alt[amb.name] = other
             if f.status == "witness" and id(f) not in self.models:
-                continue  # found by random play: no solver game to make the data symbolic in
-            if f.status == "witness":
+                # found by random play, beyond the solver's traces: the same game replayed with
+                # other tables of the unspecified data
+                res = self.sensitivity_by_replay(alt, f)
+            elif f.status == "witness":
                 assert f.witness is not None
                 n = f.witness.players
                 res = self.sensitivity_of_witness(n, alt, f, symbolic)
@@ -754,7 +804,7 @@ class Verifier:
                 continue
             status, message = res
             self.findings.append(Finding(
-                "sensitivity", "note", status, amb.name, f"{amb.name}: {'depends on' if 'only' in message else 'holds whatever'} the assumed data",
+                "sensitivity", "note", status, amb.name, f"{amb.name}: {SENSITIVITY_TITLES[status]} the assumed data",
                 message + f" (assumed or unspecified: {', '.join(names)}).", amb.span,
                 details={"ambiguity": amb.name, "readings": [base, other], "data": names},
             ))
@@ -777,12 +827,49 @@ class Verifier:
         # the same choices wherever the same decision arises, but any table: can the difference vanish?
         model, taken = self.models[id(f)]
         fixed = _fix_decisions(ta, model, taken) + _fix_decisions(tb, model, taken)
-        r = Session(ta.constraints + tb.constraints + fixed, self.o.timeout).check(tm.not_(differs))
+        r = self.session(ta.constraints + tb.constraints + fixed).check(tm.not_(differs))
         if r.status == "unsat":
             return "proven", "The witness game shows the difference with every possible table of the assumed data"
         if r.status == "sat":
             return "witness", "The witness game shows the difference only with some tables: with other values of the assumed data the same game does not"
         return "unknown", "Whether the witness depends on the assumed data was not decided in time"
+
+    def sensitivity_by_replay(self, alt: dict[str, str], f: Finding) -> tuple[str, str] | None:
+        """A witness game replayed, both readings, with other values of the unspecified data (the
+        ones a parameter can set): each column at the ends of its domain, then random tables. A
+        table with which the readings give the same winners shows the witness depends on the
+        data; none found is no proof, and said so."""
+        assert f.witness is not None
+        columns = [(k, a, t) for k in self.rules.kinds.values() for a, t in sorted(k.attrs.items())
+                   if k.provenance.get(a) is not None and k.provenance[a].kind == "unspecified" and isinstance(t, TInt)
+                   and t.lo is not None and t.hi is not None and not any(q.startswith(f"{k.name}.{a}") for q in self.o.params)]
+        if not columns:
+            return None
+        import random
+
+        rng = random.Random(0)
+        tables: list[dict[str, Any]] = []
+        for kind, attr, t in columns:
+            tables += [{f"{kind.name}.{attr}": t.lo}, {f"{kind.name}.{attr}": t.hi}]
+        for _ in range(SENSITIVITY_TABLES):
+            tables.append({f"{kind.name}.{attr}": {c.cid: rng.randint(t.lo, t.hi) for c in self.rules.components_of(kind.name)}  # type: ignore[arg-type]
+                           for kind, attr, t in columns})
+        n = f.witness.players
+        pa, pb = f.witness.plays
+        names = ", ".join(f"{k.name}.{a}" for k, a, _ in columns)
+        tried = 0
+        for table in tables:
+            params = {**self.o.params, **table}
+            ra = replay_interpreter(self.program(self.base_readings), n, pa.actions, params)
+            rb = replay_interpreter(self.program(alt), n, pb.actions, params)
+            if not (ra.legal and rb.legal) or ra.error or rb.error or None in (ra.winners, rb.winners):
+                continue  # with these values the game goes otherwise: it says nothing
+            tried += 1
+            if ra.winners == rb.winners:
+                return "witness", (f"The witness game shows the difference only with some tables: with {_describe_table(self.rules, table)} "
+                                   f"the same game gives the same winners under both readings")
+        return "unknown", (f"The witness game shows the difference with each of {tried} tables of {names} tried "
+                           "(every value at the ends of its domain, and random tables); that is no proof for every table")
 
     def sensitivity_of_proof(self, alt: dict[str, str], symbolic: set[tuple[str, str]]) -> tuple[str, str] | None:
         for n in self.players:
@@ -791,7 +878,7 @@ class Verifier:
             except Unsupported:
                 return None
             both = ta.constraints + tb.constraints
-            r = Session(both, self.o.timeout).check(tm.or_(outcome_differs(ta, tb), moves_differ(ta, tb)))
+            r = self.session(both).check(tm.or_(outcome_differs(ta, tb), moves_differ(ta, tb)))
             if r.status == "sat":
                 return "witness", f"Harmless only with the assumed values: with other values of the assumed data a game of {n} players tells the readings apart"
             if r.status == "unknown":
@@ -810,6 +897,18 @@ _KIND_ORDER = (
 )
 
 
+def _describe_table(rules: ir.Ruleset, table: dict[str, Any]) -> str:
+    parts = []
+    for column, value in table.items():
+        if isinstance(value, dict):
+            kind = column.split(".")[0]
+            names = {c.cid: c.display for c in rules.components_of(kind)}
+            parts.append(f"{column}: " + ", ".join(f"{names[cid]} = {v}" for cid, v in sorted(value.items())))
+        else:
+            parts.append(f"every {column} = {value}")
+    return "; ".join(parts)
+
+
 def _obligation_what(kind: str, subject: str, message: str) -> str:
     if kind == "conflict":
         return f"'{subject}': two cases disagree"
@@ -825,16 +924,18 @@ def _quotes(src: ir.Source | None) -> list[Quote]:
 
 
 def _model_winners(trace: Trace, model: dict[str, bool | int]) -> list[int] | None:
-    if not tm.evaluate(trace.ended, model) or tm.evaluate(trace.stopped, model):
+    value = tm.Evaluator(model)
+    if not value(trace.ended) or value(trace.stopped):
         return None
-    return [q for q, m in sorted(trace.winners.mem.items()) if tm.evaluate(m, model)]
+    return [q for q, m in sorted(trace.winners.mem.items()) if value(m)]
 
 
 def deal_constraints(trace: Trace, model: dict[str, bool | int]) -> list[tm.Term]:
     """The chance decisions a concrete game takes before its first player decision, fixed."""
     out: list[tm.Term] = []
+    active = tm.Evaluator(model)
     for d in trace.decisions:
-        if not tm.evaluate(d.active, model):
+        if not active(d.active):
             continue
         if d.kind not in ("chance", "deal"):
             break

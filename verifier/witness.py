@@ -32,23 +32,24 @@ def actions_of(trace: Trace, model: dict[str, bool | int], n: int, pass_action: 
     out: list[Any] = []
     node_done: set[int] = set()
     by_node: dict[int, list[Any]] = {}
+    value = tm.Evaluator(model)
     for d in trace.decisions:
         if d.kind == "simultaneous":
             by_node.setdefault(d.node, []).append(d)
     for d in trace.decisions:
-        if not tm.evaluate(d.active, model):
+        if not value(d.active):
             if d.kind != "simultaneous":
                 continue
         if d.kind == "simultaneous":
             if d.node in node_done:
                 continue
             members = by_node[d.node]
-            if not any(tm.evaluate(x.active, model) for x in members):
+            if not any(value(x.active) for x in members):
                 continue
             node_done.add(d.node)
             joint = [pass_action] * n
             for x in members:
-                if tm.evaluate(x.active, model):
+                if value(x.active):
                     v = decision_value(x, model)
                     joint[int(x.player)] = v[0]
             out.append(joint)
@@ -148,15 +149,17 @@ def random_game(program: ir.Program, n: int, seed: int, params: dict[str, Any] |
 
 def model_of_actions(trace: Trace, actions: list[Any]) -> dict[str, bool | int]:
     """The inverse of ``actions_of``: the decision variables of the trace that describe a concrete
-    game. Decisions come in game order, so each one's ``active`` only needs earlier choices."""
+    game. Decisions come in game order, so each one's ``active`` only needs earlier choices (and
+    one evaluator serves them all: later choices are in no term it has seen)."""
     model: dict[str, bool | int] = {}
+    active = tm.Evaluator(model)
     queue = list(actions)
     joint: list[int] | None = None
     node = -1
     for d in trace.decisions:
         if d.kind != "simultaneous" or d.node != node:
             joint = None
-        if not tm.evaluate(d.active, model):
+        if not active(d.active):
             continue
         if d.kind == "simultaneous":
             if joint is None:

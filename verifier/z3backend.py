@@ -30,8 +30,8 @@ class Result:
 
 
 class Translator:
-    def __init__(self, ctx: z3.Context) -> None:
-        self.ctx = ctx
+    def __init__(self, ctx: z3.Context | None = None) -> None:
+        self.ctx = ctx or z3.Context()
         self.memo: dict[int, Any] = {}
         self.vars: dict[str, Any] = {}
 
@@ -116,9 +116,11 @@ class Session:
     """A fixed background (legality of the games compared), asked many questions; each question
     gets a fresh finite-domain solver so z3 can preprocess the whole problem."""
 
-    def __init__(self, background: Iterable[Term], timeout_s: float) -> None:
-        # a context of its own: z3's answers must not depend on what was asked before in the process
-        self.tr = Translator(z3.Context())
+    def __init__(self, background: Iterable[Term], timeout_s: float, tr: Translator | None = None) -> None:
+        # a context of its own, or one shared by the sessions of one check (terms common to its
+        # questions are translated once): z3's answers must not depend on what other checks
+        # asked before in the process
+        self.tr = tr or Translator()
         self.timeout_ms = max(1, int(timeout_s * 1000))
         self.background = [self.tr(b) for b in background if b is not True]
 
