@@ -407,3 +407,24 @@ def test_counts_of_a_partition_need_no_solver() -> None:
     o = verify(rules, Options(timeout=10.0, jobs=1))
     status = {f.subject: f.status for f in o.findings if f.kind == "invariant"}
     assert status == {"everywhere": "proven", "weighted": "proven", "no_discard": "witness", "in_hand_or_deck": "witness"}
+
+
+def test_nothing_after_a_loop_cut_at_the_bound_is_live() -> None:
+    """A game cut at the loop bound has left the model: the decisions after the cut loop would be
+    made from a state the game does not reach there, so none of them is active in a cut game (a
+    moves witness built on them did not replay: Loving Penguin's discarded_present)."""
+    from rulecheck.verifier import terms as tm
+    from rulecheck.verifier.symbolic import SymExec
+    from rulecheck.verifier.z3backend import Session
+
+    rules = rules_of(LONG.replace("  if size(leaders) > 1 {", '  choose last from {true, false} by player(1) label "a last word"\n  if size(leaders) > 1 {'))
+    t = SymExec(ir.bind(rules, {}), 2, loop_bound=3).run()
+    after = [d for d in t.decisions if d.key == "choose:a last word#1"]
+    assert len(after) == 1
+    assert t.truncated is not False
+    for d in after:
+        assert Session(t.constraints, 10.0).check(tm.and_(d.active, t.truncated)).status == "unsat"
+    # with room for the whole loop, the last decision is reached
+    t = SymExec(ir.bind(rules, {}), 2, loop_bound=6).run()
+    last = [d for d in t.decisions if d.key == "choose:a last word#1"]
+    assert last and Session(t.constraints, 10.0).check(last[0].active).status == "sat"

@@ -542,7 +542,10 @@ class SymExec:
     # ---- guards, errors, reach ------------------------------------------------------------
 
     def live(self, g: Term) -> Term:
-        return tm.and_(g, tm.not_(self.ended), tm.not_(self.stopped))
+        # a game cut at the loop bound has left the model: what follows the cut loop would run
+        # from a state the game never reaches there, so nothing after it is live (its decisions
+        # are no moves to compare, its failures no findings)
+        return tm.and_(g, tm.not_(self.ended), tm.not_(self.stopped), tm.not_(self.truncated))
 
     def fail(self, kind: str, span: Span, subject: str, message: str, cond: Term) -> None:
         if cond is False:

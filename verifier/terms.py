@@ -17,7 +17,7 @@ INT = "Int"
 class T:
     """A non-constant term. Build terms with the functions below, never directly."""
 
-    __slots__ = ("_hash", "args", "id", "op", "sort")
+    __slots__ = ("_hash", "args", "id", "neg", "op", "sort")
 
     def __init__(self, op: str, args: tuple[Term, ...], sort: str, tid: int) -> None:
         self.op = op
@@ -25,6 +25,7 @@ class T:
         self.sort = sort
         self.id = tid
         self._hash = hash((op, args))
+        self.neg: T | None = None  # the term "not this", once built (and/or look for pairs)
 
     def __hash__(self) -> int:
         return self._hash
@@ -53,11 +54,13 @@ def _key(x: Term) -> object:
 
 
 def _mk(op: str, args: tuple[Term, ...], sort: str) -> T:
-    key = (op, *map(_key, args))
+    key = (op, *[a.id if a.__class__ is T else _key(a) for a in args])
     t = _table.get(key)
     if t is None:
         t = T(op, args, sort, len(_table))
         _table[key] = t
+        if op == "not":
+            args[0].neg = t  # type: ignore[union-attr]
     return t
 
 
@@ -115,8 +118,7 @@ def and_(*items: Term) -> Term:
 def _complementary(x: T, whole: set[int]) -> bool:
     if x.op == "not" and isinstance(x.args[0], T) and x.args[0].id in whole:
         return True
-    neg = _table.get(("not", x.id))
-    return neg is not None and neg.id in whole
+    return x.neg is not None and x.neg.id in whole
 
 
 def and_all(items: Iterable[Term]) -> Term:
@@ -151,8 +153,7 @@ def _junction(items: Iterable[Term], op: str, unit: bool) -> Term:
             assert isinstance(p, T)
             if p.id in seen:
                 continue
-            neg = _table.get(("not", p.id))
-            if (neg is not None and neg.id in seen) or (p.op == "not" and isinstance(p.args[0], T) and p.args[0].id in seen):
+            if (p.neg is not None and p.neg.id in seen) or (p.op == "not" and isinstance(p.args[0], T) and p.args[0].id in seen):
                 return absorbing
             seen.add(p.id)
             out.append(p)

@@ -250,10 +250,13 @@ class Verifier:
     def cut_by_bound(self, n: int) -> bool:
         """Can a game of n players run past the loop bound (not proven impossible)?"""
         if n not in self.cut:
-            t = self.base(n)
-            self.cut[n] = t.truncated is not False and (
-                self.random_play_shows(t, t.truncated) or self.session(t.constraints).check(t.truncated).status != "unsat")
+            self.cut[n] = self.can_be_cut(self.base(n))
         return self.cut[n]
+
+    def can_be_cut(self, t: Trace) -> bool:
+        """Can a game of the trace run past its loop bound (not proven impossible)?"""
+        return t.truncated is not False and (
+            self.random_play_shows(t, t.truncated) or self.session(t.constraints).check(t.truncated).status != "unsat")
 
     def random_play_shows(self, t: Trace, goal: tm.Term, games: int = 4) -> bool:
         """Does one of a few random games of the trace's readings make ``goal`` true? (A cheap
@@ -592,31 +595,25 @@ class Verifier:
         labels: dict[str, Any] = {}
         covered: set[str] = set()
         undecided: set[str] = set()  # the solver ran out of time for some player count
+        cut: list[int] = []  # player counts whose games can outrun every trace explored
+        drained = drained_loops(self.program(self.base_readings))
         for n in self.players:
-            t = self.base(n)
-            pending = [lab for lab, rch in sorted(t.reach.items()) if lab not in covered]
-            for lab in pending:
-                labels.setdefault(lab, t.reach[lab])
-            # one game that reaches a rule usually reaches many: evaluate them all on each model
-            while pending:
-                lab = pending.pop(0)
-                if lab in covered:
-                    continue
-                r = self.session(t.constraints).check(t.reach[lab].cond)
-                if r.status == "unknown":
-                    undecided.add(lab)
-                if r.status != "sat":
-                    continue
-                assert r.model is not None
-                value = tm.Evaluator(r.model)
-                for other in [*pending, lab]:
-                    if value(t.reach[other].cond):
-                        covered.add(other)
-                pending = [p for p in pending if p not in covered]
+            # the base trace, then (for what it does not reach) the trace with the loops that
+            # drain a zone unrolled whole: what follows such a loop is cut off in the first
+            traces = [self.base(n)] + ([self.trace_bounded(n, self.o.loop_bound)] if drained else [])
+            open_here: set[str] = set()  # out of time in the last trace that asked
+            for t in traces:
+                pending = [lab for lab, rch in sorted(t.reach.items()) if lab not in covered]
+                for lab in pending:
+                    labels.setdefault(lab, t.reach[lab])
+                open_here -= set(pending)
+                self.cover(t, pending, covered, open_here)
+            undecided |= open_here
+            if self.can_be_cut(traces[-1]) if drained else self.cut_by_bound(n):
+                cut.append(n)
         for lab, rch in sorted(labels.items(), key=lambda kv: (kv[1].span.line, kv[1].span.col, kv[0])):
             if lab in covered or lab.startswith("loop"):
                 continue
-            cut = [n for n in self.players if self.cut_by_bound(n)]
             if lab in undecided or cut:
                 # not reached in the games explored, but those are not all the games
                 why = "the solver ran out of time" if lab in undecided else f"games of {self.span_line(cut)} run past the loop bound"
@@ -632,6 +629,25 @@ class Verifier:
                 f"In no game of {self.span_line(self.players)} does {rch.what} apply.",
                 rch.span, bound=f"every game of {self.span_line(self.players)}",
             ))
+
+    def cover(self, t: Trace, pending: list[str], covered: set[str], undecided: set[str]) -> None:
+        """Which of the pending rules some game of the trace reaches; one game that reaches a rule
+        usually reaches many, so each model is evaluated on all of them."""
+        while pending:
+            lab = pending.pop(0)
+            if lab in covered:
+                continue
+            r = self.session(t.constraints).check(t.reach[lab].cond)
+            if r.status == "unknown":
+                undecided.add(lab)
+            if r.status != "sat":
+                continue
+            assert r.model is not None
+            value = tm.Evaluator(r.model)
+            for other in [*pending, lab]:
+                if value(t.reach[other].cond):
+                    covered.add(other)
+            pending[:] = [p for p in pending if p not in covered]
 
     def check_ambiguities(self) -> None:
         for amb in self.rules.ambiguities.values():
