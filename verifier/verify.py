@@ -258,16 +258,20 @@ class Verifier:
         return t.truncated is not False and (
             self.random_play_shows(t, t.truncated) or self.session(t.constraints).check(t.truncated).status != "unsat")
 
-    def random_play_shows(self, t: Trace, goal: tm.Term, games: int = 4) -> bool:
+    def random_play_shows(self, t: Trace, goal: tm.Term) -> bool:
         """Does one of a few random games of the trace's readings make ``goal`` true? (A cheap
-        example before asking the solver for one: the game's assignment must satisfy the trace's
-        constraints too, so it is a model the solver would accept.)"""
+        example before asking the solver for one.)"""
+        return any(value(goal) for value in self.random_models(t))
+
+    def random_models(self, t: Trace, games: int = 4) -> Iterator[tm.Evaluator]:
+        """A few random games as assignments of the trace's variables; only those that satisfy
+        the trace's constraints (as any game within its bound does), so each is a model the solver
+        would accept."""
         program = self.program(t.readings)
         for seed in range(games):
             value = tm.Evaluator(model_of_actions(t, random_game(program, t.players, seed=seed, params=self.o.params)))
-            if value(goal) and all(value(c) for c in t.constraints):
-                return True
-        return False
+            if all(value(c) for c in t.constraints):
+                yield value
 
     # ---- witnesses --------------------------------------------------------------------------
 
@@ -632,7 +636,11 @@ class Verifier:
 
     def cover(self, t: Trace, pending: list[str], covered: set[str], undecided: set[str]) -> None:
         """Which of the pending rules some game of the trace reaches; one game that reaches a rule
-        usually reaches many, so each model is evaluated on all of them."""
+        usually reaches many, so each model is evaluated on all of them: first those of a few
+        random games (the rules every game goes through, without the solver), then the solver's."""
+        for value in self.random_models(t, games=16):
+            covered.update(lab for lab in pending if value(t.reach[lab].cond))
+        pending[:] = [p for p in pending if p not in covered]
         while pending:
             lab = pending.pop(0)
             if lab in covered:
