@@ -606,7 +606,8 @@ class SymExec:
             if not inv.at_end:
                 ok = self.eval_pure(inv.expr, ChainMap(), g)
                 self.invariant_violations.append((inv, tm.and_(g, tm.not_(ok))))
-                self.abstract_invariant(inv)
+                if ok is not True:  # true here whatever the game: nothing to prove abstractly
+                    self.abstract_invariant(inv)
 
     def abstract_invariant(self, inv: ir.Invariant) -> None:
         """The invariant over the abstract state of this point (once per state version): when it
@@ -1234,6 +1235,8 @@ class SymExec:
         same wherever it is: each component is in exactly one zone. Counted per zone, the solver
         would have to rediscover that through every move of the game; None when the sum is not
         of that form, or some component's weight depends on where it is."""
+        if not _sum_shape(e):
+            return None
         form = self.zone_form(e, env, g)
         if form is None or len(form[0]) < 2:
             return None
@@ -1253,7 +1256,7 @@ class SymExec:
     def in_some_zone(self, e: ir.Expr, env: Env, g: Term) -> bool:
         """``c in deck or c in field or any(c in hand[p] for p in players)`` holds whenever those
         zones include every zone the component ``c`` can be in (it is always somewhere)."""
-        cover = self.zone_cover(e, env, g)
+        cover = self.zone_cover(e, env, g) if _cover_shape(e) else None
         if cover is None:
             return False
         x, zones = cover
@@ -1401,6 +1404,27 @@ def _abstract(v: Value, t: Type, name: str, lemmas: list[Term]) -> Value:
             lemmas.append(tm.le(x, t.hi))
         return x
     return v
+
+
+def _sum_shape(e: ir.Expr) -> bool:
+    """Is ``e`` written as a sum of zone sizes and numbers (see SymExec.zone_total)? Read off
+    the syntax, so that other sums cost nothing extra."""
+    if isinstance(e, ir.Const):
+        return True
+    if isinstance(e, ir.Builtin):
+        return e.op == "size" and isinstance(e.args[0], ir.ZoneRef)
+    if isinstance(e, ir.BinOp):
+        return e.op in ("+", "-") and _sum_shape(e.left) and _sum_shape(e.right)
+    return isinstance(e, ir.Agg) and e.op == "sum" and e.filt is None and _sum_shape(e.elem)
+
+
+def _cover_shape(e: ir.Expr) -> bool:
+    """Is ``e`` written as "x in one of these zones" (see SymExec.in_some_zone)?"""
+    if isinstance(e, ir.BinOp):
+        if e.op == "in":
+            return isinstance(e.right, ir.ZoneRef)
+        return e.op == "or" and _cover_shape(e.left) and _cover_shape(e.right)
+    return isinstance(e, ir.Agg) and e.op == "any" and e.filt is None and _cover_shape(e.elem)
 
 
 def merge_counts(zid: FD, counts: dict[int, Term]) -> FD | Term:

@@ -136,12 +136,12 @@ class Verifier:
         return ir.bind(self.rules, readings)
 
     def trace(self, n: int, readings: dict[str, str], invariants: bool = False, attrs: AttrSource | None = None) -> Trace:
-        # the default readings' trace watches the invariants anyway: one trace serves both
-        invariants = invariants or readings == self.base_readings
-        key = (n, tuple(sorted(readings.items())), invariants)
         program = self.program(readings)
         if attrs is not None:
             return SymExec(program, n, params=self.o.params, attrs=attrs, loop_bound=self.o.loop_bound, watch_invariants=invariants).run()
+        # the default readings' trace watches the invariants anyway: one trace serves both
+        invariants = invariants or readings == self.base_readings
+        key = (n, tuple(sorted(readings.items())), invariants)
         if key not in self.traces:
             self.traces[key] = SymExec(program, n, params=self.o.params, loop_bound=self.o.loop_bound, watch_invariants=invariants).run()
         return self.traces[key]
