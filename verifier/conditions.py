@@ -89,13 +89,12 @@ def invariant_conditions(trace: Trace) -> dict[str, Condition]:
     out = {}
     for name, conds in goals.items():
         goal = tm.or_all(conds)
-        shortcuts: list[tuple[list[Term], Term]] = [([], goal)]
+        # the bare goal (no legality at all) settles an invariant of every point, never one of
+        # the final state, which only holds of games played by the rules
+        shortcuts: list[tuple[list[Term], Term]] = [] if name in at_end else [([], goal)]
         if name in abstract:
-            # every point's abstract state, each with its own atoms: unsat proves every point.
-            # The smaller problem first: the one final state before the bare goal, but the
-            # lemmas of every point of the game after it
-            abstract_shortcut = (abstract[name][0], tm.or_all(abstract[name][1]))
-            shortcuts.insert(0 if name in at_end else 1, abstract_shortcut)
+            # every point's abstract state, each with its own atoms: unsat proves every point
+            shortcuts.append((abstract[name][0], tm.or_all(abstract[name][1])))
         out[name] = Condition(goal, trace.constraints, shortcuts)
     return out
 
