@@ -892,8 +892,10 @@ class Verifier:
             if ra.winners == rb.winners:
                 return "witness", (f"The witness game shows the difference only with some tables: with {_describe_table(self.rules, table)} "
                                    f"the same game gives the same winners under both readings")
-        return "unknown", (f"The witness game shows the difference with each of {tried} tables of {names} tried "
-                           "(every value at the ends of its domain, and random tables); that is no proof for every table")
+        others = "" if tried == len(tables) else "; with the others the game goes otherwise, so they say nothing"
+        return "unknown", (f"The witness game shows the difference with every table of {names} with which it can be replayed "
+                           f"({tried} of the {len(tables)} tried: each column at the ends of its domain, then random tables{others}); "
+                           "that is no proof for every table")
 
     def sensitivity_of_proof(self, alt: dict[str, str], symbolic: set[tuple[str, str]]) -> tuple[str, str] | None:
         for n in self.players:
