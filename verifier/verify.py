@@ -370,16 +370,17 @@ class Verifier:
 
     def run_tasks(self, tasks: list[tuple[str, ...]]) -> Iterator[tuple[tuple[str, ...], list[Finding], dict[str, float]]]:
         global _ACTIVE
-        jobs = min(self.o.jobs, len(tasks))
-        if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        jobs = max(1, min(self.o.jobs, len(tasks)))
+        if "fork" not in multiprocessing.get_all_start_methods():
             for task in tasks:
                 yield self.run_task(task)
             return
         _ACTIVE = self
         try:
-            # a fresh worker for each check, forked after the shared traces: which checks ran
-            # before in a worker must not matter (terms are interned in creation order, and the
-            # order of their parts reaches the solver), so the output does not depend on timing
+            # a fresh worker for each check, forked after the shared traces, even with one job:
+            # which checks ran before in a process must not matter (terms are interned in
+            # creation order, and the order of their parts reaches the solver), so the output
+            # depends neither on timing nor on --jobs
             with multiprocessing.get_context("fork").Pool(jobs, maxtasksperchild=1) as pool:
                 yield from pool.imap_unordered(_run_task, tasks)
         finally:
