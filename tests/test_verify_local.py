@@ -185,18 +185,8 @@ def test_loving_penguin_normal_and_long_games_can_go_on_for_ever() -> None:
     assert all(f.status == "proven" for f in o.findings if f.kind == "non-termination"), [(f.title, f.status) for f in o.findings]
 
 
-LONG = """
-game "Long" {
-  players 2..2
-  source "Five rounds; each round every player may take a token. Most tokens wins; on a tie, nobody wins."
-}
-
-var round_no: 0..5 = 0 "the round"
-var tokens[player]: 0..5 = 0 score
-
-define leaders -> set of player "the players with the most tokens"
-  = {p for p in players if all(tokens[p] >= tokens[q] for q in players)}
-
+#: The tie rule of the small rulesets below: nobody wins a tie, or the tied players share the win.
+TIE = """
 define winners_of -> set of player "who wins" varies by tie
 
 ambiguity tie {
@@ -210,7 +200,22 @@ ambiguity tie {
     define winners_of -> set of player = leaders
   }
 }
+"""
 
+
+LONG = """
+game "Long" {
+  players 2..2
+  source "Five rounds; each round every player may take a token. Most tokens wins; on a tie, nobody wins."
+}
+
+var round_no: 0..5 = 0 "the round"
+var tokens[player]: 0..5 = 0 score
+
+define leaders -> set of player "the players with the most tokens"
+  = {p for p in players if all(tokens[p] >= tokens[q] for q in players)}
+
+""" + TIE + """
 flow {
   repeat until round_no >= 5 {
     set round_no = round_no + 1
@@ -281,20 +286,7 @@ define total(p: player) -> int "a player's points" = sum(t.worth for t in taken[
 define leaders -> set of player "the players with the most points"
   = {p for p in players if all(total(p) >= total(q) for q in players)}
 
-define winners_of -> set of player "who wins" varies by tie
-
-ambiguity tie {
-  kind gap
-  source "on a tie, nobody wins"
-  question "Does a tie give no winner, or do the tied players share the win?"
-  reading nobody default "Nobody wins." {
-    define winners_of -> set of player = {p for p in leaders if size(leaders) == 1}
-  }
-  reading shared "The tied players share the win." {
-    define winners_of -> set of player = leaders
-  }
-}
-
+""" + TIE + """
 flow {
   repeat until round_no >= 5 {
     set round_no = round_no + 1

@@ -77,21 +77,20 @@ def obligation_condition(trace: Trace, group: ObligationGroup) -> Condition:
 
 def invariant_conditions(trace: Trace) -> dict[str, Condition]:
     goals: dict[str, list[Term]] = defaultdict(list)
+    at_end: dict[str, bool] = {}
     for inv, cond in trace.invariant_violations:
         goals[inv.name].append(cond)
+        at_end[inv.name] = inv.at_end
     abstract: dict[str, tuple[list[Term], list[Term]]] = defaultdict(lambda: ([], []))
-    at_end: set[str] = set()
     for inv, lemmas, violated in trace.invariant_abstract:
         abstract[inv.name][0].extend(lemmas)
         abstract[inv.name][1].append(violated)
-        if inv.at_end:
-            at_end.add(inv.name)
     out = {}
     for name, conds in goals.items():
         goal = tm.or_all(conds)
         # the bare goal (no legality at all) settles an invariant of every point, never one of
         # the final state, which only holds of games played by the rules
-        shortcuts: list[tuple[list[Term], Term]] = [] if name in at_end else [([], goal)]
+        shortcuts: list[tuple[list[Term], Term]] = [] if at_end[name] else [([], goal)]
         if name in abstract:
             # every point's abstract state, each with its own atoms: unsat proves every point
             shortcuts.append((abstract[name][0], tm.or_all(abstract[name][1])))

@@ -1271,19 +1271,24 @@ class SymExec:
         if isinstance(e, ir.BinOp) and e.op == "or":
             parts = [self.zone_cover(e.left, env, g), self.zone_cover(e.right, env, g)]
         elif isinstance(e, ir.Agg) and e.op == "any" and e.filt is None:
-            coll = self.ev(e.coll, env, g)
-            if not isinstance(coll, SymSet) or any(m is not True for m in coll.mem.values()):
+            envs = self.each_known(e, env, g)
+            if envs is None:
                 return None
-            inner = env.new_child()
-            for k in sorted(coll.mem):
-                inner[e.var] = k
-                parts.append(self.zone_cover(e.elem, inner, g))
+            parts = [self.zone_cover(e.elem, inner, g) for inner in envs]
         if not parts or any(p is None for p in parts):
             return None
         xs = [p[0] for p in parts if p is not None]
         if any(not isinstance(x, int) or x != xs[0] for x in xs):
             return None
         return xs[0], set().union(*(p[1] for p in parts if p is not None))
+
+    def each_known(self, e: ir.Agg, env: Env, g: Term) -> list[Env] | None:
+        """The environments of an aggregate's elements, one per element, when its collection is
+        known in full (every element surely in it); None otherwise."""
+        coll = self.ev(e.coll, env, g)
+        if not isinstance(coll, SymSet) or any(m is not True for m in coll.mem.values()):
+            return None
+        return [env.new_child({e.var: k}) for k in sorted(coll.mem)]
 
     def zone_form(self, e: ir.Expr, env: Env, g: Term) -> tuple[dict[int, int], int] | None:
         """``e`` as a weighted sum of zone sizes plus a constant, the zones known (not chosen in
@@ -1303,14 +1308,12 @@ class SymExec:
                 both[zid] = both.get(zid, 0) + sign * w
             return both, a[1] + sign * b[1]
         if isinstance(e, ir.Agg) and e.op == "sum" and e.filt is None:
-            coll = self.ev(e.coll, env, g)
-            if not isinstance(coll, SymSet) or any(m is not True for m in coll.mem.values()):
+            envs = self.each_known(e, env, g)
+            if envs is None:
                 return None
             weights: dict[int, int] = {}
             total = 0
-            inner = env.new_child()
-            for k in sorted(coll.mem):
-                inner[e.var] = k
+            for inner in envs:
                 part = self.zone_form(e.elem, inner, g)
                 if part is None:
                     return None

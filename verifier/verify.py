@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import random
 import time
 import types
 from collections.abc import Callable, Iterator
@@ -865,28 +866,27 @@ class Verifier:
         table with which the readings give the same winners shows the witness depends on the
         data; none found is no proof, and said so."""
         assert f.witness is not None
-        columns = [(k, a, t) for k in self.rules.kinds.values() for a, t in sorted(k.attrs.items())
+        # (parameter name, kind, lowest, highest) of each column a parameter can set
+        columns = [(f"{k.name}.{a}", k.name, t.lo, t.hi) for k in self.rules.kinds.values() for a, t in sorted(k.attrs.items())
                    if k.provenance.get(a) is not None and k.provenance[a].kind == "unspecified" and isinstance(t, TInt)
-                   and t.lo is not None and t.hi is not None and not any(q.startswith(f"{k.name}.{a}") for q in self.o.params)]
+                   and t.lo is not None and t.hi is not None and f"{k.name}.{a}" not in self.o.params]
         if not columns:
             return None
-        import random
-
         rng = random.Random(0)
         tables: list[dict[str, Any]] = []
-        for kind, attr, t in columns:
-            tables += [{f"{kind.name}.{attr}": t.lo}, {f"{kind.name}.{attr}": t.hi}]
+        for name, _, lo, hi in columns:
+            tables += [{name: lo}, {name: hi}]
         for _ in range(SENSITIVITY_TABLES):
-            tables.append({f"{kind.name}.{attr}": {c.cid: rng.randint(t.lo, t.hi) for c in self.rules.components_of(kind.name)}  # type: ignore[arg-type]
-                           for kind, attr, t in columns})
+            tables.append({name: {c.cid: rng.randint(lo, hi) for c in self.rules.components_of(kind)} for name, kind, lo, hi in columns})
         n = f.witness.players
         pa, pb = f.witness.plays
-        names = ", ".join(f"{k.name}.{a}" for k, a, _ in columns)
+        names = ", ".join(name for name, *_ in columns)
         tried = 0
+        program_a, program_b = self.program(self.base_readings), self.program(alt)
         for table in tables:
             params = {**self.o.params, **table}
-            ra = replay_interpreter(self.program(self.base_readings), n, pa.actions, params)
-            rb = replay_interpreter(self.program(alt), n, pb.actions, params)
+            ra = replay_interpreter(program_a, n, pa.actions, params)
+            rb = replay_interpreter(program_b, n, pb.actions, params)
             if not (ra.legal and rb.legal) or ra.error or rb.error or None in (ra.winners, rb.winners):
                 continue  # with these values the game goes otherwise: it says nothing
             tried += 1
