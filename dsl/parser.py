@@ -1171,8 +1171,13 @@ def _report_chunks(src: SourceFile, diags: Diagnostics) -> None:
         if reported == MAX_SYNTAX_ERRORS:
             diags.items[-1].notes.append(f"rulecheck stops after {MAX_SYNTAX_ERRORS} syntax errors; fix these and check again")
             return
-        reported += 1
         ends_early = isinstance(err, UnexpectedToken) and err.token.type == "$END"
+        merged = _merge_inner(src.text, chunks, i) if ends_early else None
+        if merged is not None:
+            # declarations inside this one's braces that belong there (a reading's procedure)
+            skip.update(range(i + 1, merged + 1))
+            continue
+        reported += 1
         if ends_early and i + 1 < len(chunks) and chunks[i + 1][2] and _complete_then_more(error_of(i + 1)):
             # a declaration written inside this one's braces: one error, not a missing '}' and a stray rest
             _nested_declaration(src, diags, chunks[i], chunks[i + 1])
@@ -1189,6 +1194,24 @@ def _complete_then_more(err: UnexpectedInput | None) -> bool:
     return isinstance(err, UnexpectedToken) and err.token.type != "$END" and "$END" in _accepts(err)
 
 
+def _merge_inner(text: str, chunks: list[tuple[int, int, bool]], i: int) -> int | None:
+    """The last of the chunks that start inside chunk i's braces with which it parses whole, if
+    any: a keyword at the start of a line splits a chunk even inside braces, to recover from a
+    missing '}', so a reading's procedure was cut off its ambiguity."""
+    k = i + 1
+    while k < len(chunks) and chunks[k][2]:
+        try:
+            _parse_text(text[chunks[i][0]:chunks[k][1]], "item_only")
+            return k
+        except UnexpectedInput:
+            k += 1
+    return None
+
+
+def _a(noun: str) -> str:
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
 def _nested_declaration(src: SourceFile, diags: Diagnostics, outer: tuple[int, int, bool], inner: tuple[int, int, bool]) -> None:
     word = re.match(r"[A-Za-z_]+", src.text[inner[0] :])
     keyword = word.group() if word else "declaration"
@@ -1196,7 +1219,7 @@ def _nested_declaration(src: SourceFile, diags: Diagnostics, outer: tuple[int, i
     outer_what = _DECL_WORDS.get(outer_word.group(), "declaration") if outer_word else "declaration"
     line, col = _position(src, inner[0])
     d = diags.error(
-        "E0102", f"a {_DECL_WORDS.get(keyword, 'declaration')} cannot be declared inside a {outer_what}",
+        "E0102", f"a {_DECL_WORDS.get(keyword, 'declaration')} cannot be declared inside {_a(outer_what)}",
         Span(line, col, line, col + len(keyword)),
         hint=f"move it out: '{keyword}' and the other declarations go at the top level, outside every '{{ … }}'",
     )

@@ -179,6 +179,18 @@ def describe_action(rules: ir.Ruleset, p: Pending, player: int, action: int, pas
     return f"{p.label}: {show(value, p.type, rules)}"
 
 
+def _sees(z: ir.ZoneInfo, idx: Any, player: int | None) -> bool:
+    """Does a player see the faces of a zone's components (``player`` None: everything)?"""
+    return player is None or z.visibility == "public" or (z.visibility == "owner" and idx == player)
+
+
+def seen(m: Machine, player: int | None) -> dict[int, str]:
+    """The components whose faces a player sees at the table now, each with its zone's label
+    (``player`` None: every component)."""
+    return {c: m.zone_label((z.name, idx)) for z in m.rules.zones.values() for idx in m.zone_indexes(z)
+            if _sees(z, idx, player) for c in m.contents[(z.name, idx)]}
+
+
 def observation(m: Machine, player: int | None) -> str:
     """What a player sees at the table now (``player`` None: everything, for debugging)."""
     rules = m.rules
@@ -187,8 +199,7 @@ def observation(m: Machine, player: int | None) -> str:
         for idx in m.zone_indexes(z):
             items = sorted(m.contents[(z.name, idx)])
             label = m.zone_label((z.name, idx))
-            visible = player is None or z.visibility == "public" or (z.visibility == "owner" and idx == player)
-            if visible:
+            if _sees(z, idx, player):
                 lines.append(f"{label}: {', '.join(rules.components[c].display for c in items) or 'empty'}")
             else:
                 lines.append(f"{label}: {len(items)} hidden")

@@ -232,6 +232,9 @@ def verdict(f: Finding) -> str:
         if f.kind == "ambiguity" and f.details.get("differs_in") == "moves":
             return ("Confirmed by a concrete game: in the game below the readings offer a player different moves "
                     "at the same point (the results may still agree).")
+        if f.kind == "ambiguity" and f.details.get("differs_in") == "information":
+            return ("Confirmed by a concrete game: in the game below a player sees a card or piece under one reading "
+                    "that the player never sees under the other (the results may still agree).")
         if f.kind == "ambiguity":
             return "Confirmed by a concrete game: the readings give different results in the game below."
         return "Confirmed by a concrete game: the game below shows it."

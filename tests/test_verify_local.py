@@ -420,3 +420,145 @@ def test_nothing_after_a_loop_cut_at_the_bound_is_live() -> None:
     t = SymExec(ir.bind(rules, {}), 2, loop_bound=6).run()
     last = [d for d in t.decisions if d.key == "choose:a last word#1"]
     assert last and Session(t.constraints, 10.0).check(last[0].active).status == "sat"
+
+
+SEEN = """
+game "Seen" {
+  players 2..2
+  source "Each player draws two tokens and keeps one; the other is discarded. The highest token kept wins."
+}
+
+piece Token "token {k}" {
+  k: 1..6
+}
+
+table Token in pile {
+  given k
+  | k    |
+  | 1..6 |
+}
+
+zone pile: Token hidden "the tokens not drawn"
+zone offered[player]: Token owner "the tokens a player drew"
+zone kept[player]: Token owner "the token a player keeps"
+zone face_down: Token hidden "discarded tokens, face down"
+zone face_up: Token public "discarded tokens, face up"
+
+procedure put_away(p: player) "a player's other token is discarded" varies by discarded
+
+ambiguity discarded {
+  kind translation
+  source "the other is discarded"
+  question "Is the other token discarded face down or face up?"
+  reading down default "Face down." {
+    procedure put_away(p: player) {
+      move offered[p] to face_down
+    }
+  }
+  reading up "Face up, for all to see." {
+    procedure put_away(p: player) {
+      move offered[p] to face_up
+    }
+  }
+}
+
+define best(p: player) -> int "a player's kept token" = sum(t.k for t in kept[p])
+
+define leaders -> set of player "the players with the highest kept token"
+  = {p for p in players if all(best(p) >= best(q) for q in players)}
+
+flow {
+  shuffle pile
+  for each p in players {
+    draw 2 from pile to offered[p]
+    choose t from offered[p] by p label "keeps"
+    move t to kept[p]
+    put_away(p)
+  }
+  end winners leaders
+}
+"""
+
+
+def test_readings_that_differ_only_in_what_players_see_are_not_harmless() -> None:
+    """Readings that put a card face up or face down give the same winners and moves in every
+    game, and that is proven; but a player sees the other's discarded token under one and not
+    under the other, which a game shows, checked in both engines. With random play turned off
+    only the proof is left, titled harmless as before."""
+    from rulecheck.verifier.verify import verify
+    from rulecheck.verifier.witness import first_seen_difference
+
+    rules = rules_of(SEEN)
+    o = verify(rules, Options(timeout=10.0, jobs=1))
+    [amb] = [f for f in o.findings if f.kind == "ambiguity"]
+    assert amb.status == "witness" and amb.details["differs_in"] == "information"
+    assert "show players different things" in amb.title
+    assert "Player 2 sees token" in amb.message and "(in 'face_up') under 'up', never under 'down'" in amb.message
+    assert "In every game of 2 players they give the same winners and scores and offer the same choices." in amb.message
+    assert amb.witness is not None and all(p.replayed for p in amb.witness.plays)
+    assert not [f for f in o.findings if f.kind == "sensitivity"]
+    o = verify(rules, Options(timeout=10.0, jobs=1, random_games=0))
+    [amb] = [f for f in o.findings if f.kind == "ambiguity"]
+    assert amb.status == "proven" and "harmless" in amb.title
+    # one reading against itself: nothing differs
+    program = ir.bind(rules, {})
+    from rulecheck.verifier.witness import random_game
+
+    actions = random_game(program, 2, seed=1)
+    assert first_seen_difference(program, program, 2, actions, ("down", "down")) is None
+    diff = first_seen_difference(program, ir.bind(rules, {"discarded": "up"}), 2, actions, ("down", "up"))
+    assert diff is not None and diff.observations[0] != diff.observations[1]
+
+
+VOID = """
+game "Void" {
+  players 2..3
+  source "Each player bids or passes; the bidders win, and if nobody bids everybody wins. If more than two players pass, the round is void."
+}
+
+var bid[player]: bool = false "the player bid"
+
+define bidders -> set of player "the players who bid" = {p for p in players if bid[p]}
+
+define winners_of -> set of player "who wins" varies by void
+
+ambiguity void {
+  kind ambiguity
+  source "If more than two players pass, the round is void."
+  question "Does a void round leave nobody a winner?"
+  reading nobody default "A void round has no winner." {
+    define winners_of -> set of player
+      = if size(players) - size(bidders) > 2 then {} else (if size(bidders) > 0 then bidders else players)
+  }
+  reading replay "'Void' changes nothing for the result." {
+    define winners_of -> set of player = if size(bidders) > 0 then bidders else players
+  }
+}
+
+flow {
+  for each p in players {
+    choose b from {true, false} by p label "bids"
+    set bid[p] = b
+  }
+  end winners winners_of
+}
+"""
+
+
+def test_random_play_tries_the_player_counts_the_solver_did_not() -> None:
+    """The readings agree in every game of 2 players (proven), and differ only when three pass:
+    asked for 2 players, verify still shows the 3-player game that tells them apart, found by
+    random play and saying what the solver proved."""
+    from rulecheck.verifier.verify import verify
+
+    rules = rules_of(VOID)
+    o = verify(rules, Options(timeout=10.0, jobs=1, players=[2]))
+    [amb] = [f for f in o.findings if f.kind == "ambiguity"]
+    assert amb.status == "witness" and amb.details["players"] == 3 and amb.details["found_by"] == "random play"
+    assert "The solver checked 2 players: no game of 2 players shows a difference." in amb.message
+    assert amb.witness is not None and amb.witness.players == 3
+    a, b = amb.witness.plays
+    assert a.replayed and b.replayed and a.winners == [] and b.winners == [0, 1, 2]
+    o = verify(rules, Options(timeout=10.0, jobs=1, players=[2], random_games=0))
+    [amb] = [f for f in o.findings if f.kind == "ambiguity"]
+    assert amb.status == "proven" and amb.bound == "every game of 2 players"

@@ -22,7 +22,7 @@ from rulecheck.dsl import ir
 from rulecheck.dsl.checker import callees, walk_stmts
 from rulecheck.dsl.source import Span
 from rulecheck.dsl.types import TInt
-from rulecheck.dsl.values import num_distinct_actions
+from rulecheck.dsl.values import num_distinct_actions, player_name
 from rulecheck.interpreter.semantics import resolve_params
 
 from . import terms as tm
@@ -47,8 +47,11 @@ from .witness import (
     actions_of,
     continue_game,
     first_difference,
+    first_seen_difference,
+    first_state_difference,
     make_play,
     model_of_actions,
+    observe_engine,
     random_game,
     replay_engine,
     replay_interpreter,
@@ -309,10 +312,10 @@ class Verifier:
             raise ReplayMismatch(f"the generated engine does not reproduce the interpreter's game ({label}): {eng}")
         return play, r
 
-    def random_witness(self, alt: dict[str, str], n: int, labels: tuple[str, str]) -> tuple[Play, Play] | None:
+    def random_witness(self, alt: dict[str, str], n: int, labels: tuple[str, str], names: tuple[str, str]) -> tuple[Play, Play, str] | None:
         """Games played at random on the two readings' engines, one random stream per game shared
         by both (the same choices until the rules part): the first whose results differ, replayed
-        and checked like any witness. For differences the solver cannot reach: games longer than
+        and checked like any witness, with the results and where the two games first part. For differences the solver cannot reach: games longer than
         its loop bound, or problems it does not settle in time. Deterministic: fixed seeds."""
         ma, mb = self.engine(self.base_readings), self.engine(alt)
         if ma is None or mb is None or self.o.random_games <= 0:
@@ -330,7 +333,9 @@ class Verifier:
             pa, ra = self.play_actions(self.base_readings, acts_a, n, labels[0])
             pb, rb = self.play_actions(alt, acts_b, n, labels[1])
             if ra.error is None and rb.error is None and None not in (ra.winners, rb.winners) and ra.winners != rb.winners:
-                return pa, pb
+                div = f"{pa.outcome} under '{names[0]}'; {pb.outcome} under '{names[1]}'"
+                where = first_state_difference(self.program(self.base_readings), self.program(alt), n, (acts_a, acts_b), names, self.o.params)
+                return pa, pb, div + (f"; the games first part {where}" if where else "")
         return None
 
     def witness(self, plays: list[Play], n: int, divergence: str) -> Witness:
@@ -708,31 +713,22 @@ class Verifier:
                         return
             elif r.status == "unknown" or self.cut_by_bound(n):
                 # beyond the solver's reach (time, or games longer than its bound): random games
-                got = self.random_witness(alt, n, (label_a, label_b))
+                got = self.random_witness(alt, n, (label_a, label_b), (base, other))
                 if got is not None:
-                    (pa, pb), kind_of, found_by = got, "outcome", "random play"
+                    (pa, pb, div), kind_of, found_by = got, "outcome", "random play"
             if r.status == "sat" or found_by:
                 if kind_of == "outcome":
                     what = "the readings give different results"
-                    div = f"{pa.outcome} under '{base}'; {pb.outcome} under '{other}'"
+                    if not found_by:
+                        div = f"{pa.outcome} under '{base}'; {pb.outcome} under '{other}'"
                 else:
                     assert where is not None
-                    what = "the readings allow different moves"
-                    div = where
-                details = {"ambiguity": amb.name, "readings": [base, other], "differs_in": kind_of, "players": n}
-                if found_by:
-                    details["found_by"] = found_by
-                finding = Finding(
-                    "ambiguity", "warning", "witness", amb.name, f"{amb.name}: {what} ({base} / {other})",
-                    f"{amb.question or 'The readings differ.'} A game of {n} players{f', found by {found_by},' if found_by else ''} "
-                    f"shows it: {div}.",
-                    amb.span, quotes, witness=self.witness([pa, pb], n, div), details=details,
-                )
+                    what, div = "the readings allow different moves", where
+                finding = self.ambiguity_witness(amb, (base, other), n, kind_of, what, div, (pa, pb), found_by)
                 if r.model is not None and not found_by:
                     value = tm.Evaluator(r.model)
                     active = {d.key for t in (ta, tb) for d in t.decisions if value(d.active)}
                     self.models[id(finding)] = (r.model, active)
-                self.findings.append(finding)
                 return
             if r.status == "unknown" and self.agree_where_used(amb, alt, n):
                 locally.append(n)
@@ -740,6 +736,29 @@ class Verifier:
         # results are compared only in games that end: where none ends within the bound, "the
         # same in every game" covers the opening of the game alone, and is not a proof
         endless = [n for n in proven if not self.ends_within(n)]
+        settled = [n for n in proven if n not in endless]
+        checked = (f" The solver checked {self.span_line(self.players)}"
+                   + (f": no game of {self.span_line(settled)} shows a difference." if settled else ", without an answer."))
+        # the question is whether the readings ever differ: random games of the player counts
+        # the solver did not take show it too, and cost little next to a solver question
+        g = self.rules.game
+        for n in [k for k in range(g.min_players, g.max_players + 1) if k not in self.players]:
+            got = self.random_witness(alt, n, (label_a, label_b), (base, other))
+            if got is not None:
+                pa, pb, div = got
+                self.ambiguity_witness(amb, (base, other), n, "outcome", "the readings give different results", div, (pa, pb),
+                                       "random play", checked)
+                return
+        seen = self.seen_witness(alt, self.players[0], (label_a, label_b), (base, other))
+        if seen is not None:
+            pa, pb, div = seen
+            if unknown or endless:
+                same = " Whether they also change results or moves was not decided."
+            else:
+                same = f" In every game of {self.span_line(proven)} they give the same winners and scores and offer the same choices."
+            self.ambiguity_witness(amb, (base, other), self.players[0], "information", "the readings show players different things",
+                                   div, (pa, pb), "random play", same)
+            return
         if endless:
             self.findings.append(Finding(
                 "ambiguity", "warning", "unknown", amb.name, f"{amb.name}: not decided (no game ends within the bound) ({base} / {other})",
@@ -769,6 +788,43 @@ class Verifier:
             amb.span, quotes, bound=f"every game of {self.span_line(proven)}",
             details={"ambiguity": amb.name, "readings": [base, other]},
         ))
+
+    def ambiguity_witness(self, amb: ir.Ambiguity, readings: tuple[str, str], n: int, kind_of: str, what: str, div: str,
+                          plays: tuple[Play, Play], found_by: str, more: str = "") -> Finding:
+        details: dict[str, Any] = {"ambiguity": amb.name, "readings": list(readings), "differs_in": kind_of, "players": n}
+        if found_by:
+            details["found_by"] = found_by
+        finding = Finding(
+            "ambiguity", "warning", "witness", amb.name, f"{amb.name}: {what} ({readings[0]} / {readings[1]})",
+            f"{amb.question or 'The readings differ.'} A game of {n} players{f', found by {found_by},' if found_by else ''} "
+            f"shows it: {div}.{more}",
+            amb.span, [q for src in amb.sources for q in _quotes(src)], witness=self.witness(list(plays), n, div), details=details,
+        )
+        self.findings.append(finding)
+        return finding
+
+    def seen_witness(self, alt: dict[str, str], n: int, labels: tuple[str, str], names: tuple[str, str]) -> tuple[Play, Play, str] | None:
+        """A few random games played alike under both readings, watched for a point where a
+        player sees other components' faces under one reading than under the other (what goes
+        face up, and when). Replayed in both engines, whose view of the table must match the
+        interpreter's there."""
+        if self.o.random_games <= 0:
+            return None
+        program_a, program_b = self.program(self.base_readings), self.program(alt)
+        for g in range(SEEN_GAMES):
+            actions = random_game(program_a, n, seed=game_seed(0, g), params=self.o.params)
+            diff = first_seen_difference(program_a, program_b, n, actions, names, self.o.params)
+            if diff is None:
+                continue
+            for readings, view in ((self.base_readings, diff.observations[0]), (alt, diff.observations[1])):
+                module = self.engine(readings)
+                if module is not None and observe_engine(module, n, actions[:diff.step], diff.player, self.o.params) != view:
+                    raise ReplayMismatch(f"the generated engine shows {player_name(diff.player)} another table than the interpreter "
+                                         f"after decision {diff.step}")
+            pa, _ = self.play_actions(self.base_readings, actions, n, labels[0])
+            pb, _ = self.play_actions(alt, continue_game(program_b, n, actions, self.o.params), n, labels[1])
+            return pa, pb, diff.text
+        return None
 
     def agree_where_used(self, amb: ir.Ambiguity, alt: dict[str, str], n: int) -> bool:
         """A proof local to the rules that change: when two readings differ only in definitions,
@@ -811,7 +867,9 @@ class Verifier:
         if not symbolic:
             return
         names = sorted(f"{k}.{a}" for k, a in symbolic)
-        for f in [f for f in self.findings if f.kind == "ambiguity" and f.status in ("witness", "proven")]:
+        # a difference in what players see is one of where components go, not of the data's values
+        for f in [f for f in self.findings if f.kind == "ambiguity" and f.status in ("witness", "proven")
+                  and f.details.get("differs_in") != "information"]:
             amb = self.rules.ambiguities[f.subject]
             base, other = f.details["readings"]
             alt = dict(self.base_readings)
@@ -985,6 +1043,7 @@ def _fix_decisions(trace: Trace, model: dict[str, bool | int], taken: set[str]) 
 
 #: Nodes (chance draws included) after which a random game that has not ended is dropped.
 RANDOM_MAX_STEPS = 5_000
+SEEN_GAMES = 3  # random games watched for a difference in what players see: it shows in most games or none
 
 #: A loop proven to end by the zone it drains is unrolled to its last possible pass (so traces are
 #: not cut inside it) when that zone holds at most this many components.

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.values import player_name
+from rulecheck.dsl.values import player_name, show
 from rulecheck.interpreter.semantics import RuleError
-from rulecheck.interpreter.state import Game, State
+from rulecheck.interpreter.state import Game, State, observation, seen
 
 from . import terms as tm
 from .findings import Play
@@ -120,6 +120,20 @@ def replay_engine(module: types.ModuleType, n: int, actions: list[Any], params: 
         return None, f"{err.kind}: {err.message}"
     except ValueError as err:
         return None, f"illegal move: {err}"
+
+
+def observe_engine(module: types.ModuleType, n: int, actions: list[Any], player: int, params: dict[str, Any] | None = None) -> str | None:
+    """What a player sees after the actions, in a generated engine (None: they do not replay)."""
+    try:
+        state = module.load_game({"players": n, **(params or {})}).new_initial_state()
+        for a in actions:
+            if isinstance(a, list):
+                state.apply_actions(a)
+            else:
+                state.apply_action(a)
+        return str(state.observation_string(player))
+    except (module.RuleError, ValueError):
+        return None
 
 
 def outcome_text(r: Replay) -> str:
@@ -256,6 +270,103 @@ def first_difference(a: ir.Program, b: ir.Program, n: int, actions: list[Any], n
     except (RuleError, ValueError):
         return None
     return None
+
+
+@dataclass
+class SeenDifference:
+    """Where the same game shows a player different things under two readings."""
+
+    step: int  # decisions applied before it (chance draws counted)
+    player: int
+    text: str
+    observations: tuple[str, str]  # the player's view of the table under each reading
+
+
+def first_seen_difference(a: ir.Program, b: ir.Program, n: int, actions: list[Any], names: tuple[str, str],
+                          params: dict[str, Any] | None = None) -> SeenDifference | None:
+    """The first point of a game, played alike under two readings, where a player has seen the
+    face of a component under one reading and never under the other (what a player once saw, the
+    player knows: a card turned face down after its owner held it is no news). Only while both
+    readings offer the same moves: past that the games differ anyway (``first_difference``)."""
+    sa, sb = Game(a, n, params).new_initial_state(), Game(b, n, params).new_initial_state()
+    rules = a.rules
+    known: list[list[set[int]]] = [[set() for _ in range(n)], [set() for _ in range(n)]]
+    try:
+        for step in range(len(actions) + 1):
+            for q in range(n):
+                views = seen(sa.machine, q), seen(sb.machine, q)
+                for side in (0, 1):
+                    known[side][q].update(views[side])
+                news = [views[0].keys() - known[1][q], views[1].keys() - known[0][q]]
+                if news[0] or news[1]:
+                    when = "at the start of the game" if step == 0 else f"after decision {step}"
+                    pieces = [f"{_faces(rules, views[side], news[side])} under '{names[side]}', never under '{names[1 - side]}'"
+                              for side in (0, 1) if news[side]]
+                    text = f"{when}, {player_name(q)} sees " + "; and ".join(pieces)
+                    return SeenDifference(step, q, text, (observation(sa.machine, q), observation(sb.machine, q)))
+            if step == len(actions) or sa.is_terminal() or sb.is_terminal() or _asks(sa) != _asks(sb):
+                return None
+            act = actions[step]
+            if sa.is_chance_node():
+                if sorted(x for x, _ in sa.chance_outcomes()) != sorted(x for x, _ in sb.chance_outcomes()):
+                    return None
+            else:
+                who = range(n) if sa.is_simultaneous_node() else [sa.current_player()]
+                if any(sa.legal_actions(q) != sb.legal_actions(q) for q in who):
+                    return None
+            for s in (sa, sb):
+                if isinstance(act, list):
+                    s.apply_actions(act)
+                else:
+                    s.apply_action(act)
+    except (RuleError, ValueError):
+        return None
+    return None
+
+
+def first_state_difference(a: ir.Program, b: ir.Program, n: int, actions: tuple[list[Any], list[Any]], names: tuple[str, str],
+                           params: dict[str, Any] | None = None) -> str | None:
+    """Where two readings' games, the same moves so far, first leave the table in different
+    states: the decision, and the components and variables that differ, in words. A random-play
+    witness is a whole game; this is the place in it to look at."""
+    sa, sb = Game(a, n, params).new_initial_state(), Game(b, n, params).new_initial_state()
+    rules = a.rules
+    try:
+        for step in range(min(len(actions[0]), len(actions[1])) + 1):
+            wa, wb = seen(sa.machine, None), seen(sb.machine, None)
+            moved = [c for c in sorted(wa) if wa[c] != wb.get(c)]
+            changed = [v for v in rules.vars.values() if sa.machine.vars[v.name] != sb.machine.vars[v.name]]
+            if moved or changed:
+                parts = [f"{rules.components[c].display} is in '{wa[c]}' under '{names[0]}', in '{wb[c]}' under '{names[1]}'"
+                         for c in moved[:3]]
+                for v in changed[:3]:
+                    xa, xb = sa.machine.vars[v.name], sb.machine.vars[v.name]
+                    if v.index is None:
+                        parts.append(f"'{v.name}' is {show(xa, v.type, rules)} under '{names[0]}', {show(xb, v.type, rules)} under '{names[1]}'")
+                    else:
+                        i = next(k for k in xa if xa[k] != xb[k])
+                        parts.append(f"'{v.name}[{show(i, v.index, rules)}]' is {show(xa[i], v.type, rules)} under '{names[0]}', "
+                                     f"{show(xb[i], v.type, rules)} under '{names[1]}'")
+                more = len(moved) + len(changed) - len(parts)
+                return (f"after decision {step}, " + "; ".join(parts)) + (f" (and {more} more)" if more > 0 else "")
+            if step == min(len(actions[0]), len(actions[1])) or actions[0][step] != actions[1][step]:
+                return None
+            for s, act in ((sa, actions[0][step]), (sb, actions[1][step])):
+                if isinstance(act, list):
+                    s.apply_actions(act)
+                else:
+                    s.apply_action(act)
+    except (RuleError, ValueError):
+        return None
+    return None
+
+
+def _faces(rules: ir.Ruleset, where: dict[int, str], comps: Any) -> str:
+    """Components with the zones they lie in: "a, b (in 'x')"."""
+    by_zone: dict[str, list[str]] = {}
+    for c in sorted(comps):
+        by_zone.setdefault(where[c], []).append(rules.components[c].display)
+    return "; ".join(f"{', '.join(names)} (in '{z}')" for z, names in sorted(by_zone.items()))
 
 
 def _options(state: State, player: int, actions: list[int]) -> str:
