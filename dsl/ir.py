@@ -501,6 +501,24 @@ class Program:
     procs: dict[str, Procedure]
 
 
+# Names of the places where a rule applies, shared by the interpreter's coverage and the
+# verifier's dead-rule check, so that a game played in one is a game of the other.
+def label_if(sid: int, then: bool) -> str:
+    return f"if{sid}:{'then' if then else 'else'}"
+
+
+def label_proc(name: str, reading: tuple[str, str] | None) -> str:
+    return f"proc:{name}:{reading}"
+
+
+def label_end(sid: int) -> str:
+    return f"end{sid}"
+
+
+def label_case(definition: str, case: str, reading: tuple[str, str] | None) -> str:
+    return f"case:{definition}:{case}:{reading}"
+
+
 class ReadingError(Exception):
     """A --reading that names no ambiguity or reading; carries a 'did you mean' hint."""
 

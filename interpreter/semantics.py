@@ -63,7 +63,9 @@ Env = ChainMap[str, Any]
 class Machine:
     """One game in progress under one Program, player count and parameter values."""
 
-    def __init__(self, program: ir.Program, num_players: int, params: dict[str, ir.Value] | None = None, log: bool = False) -> None:
+    def __init__(self, program: ir.Program, num_players: int, params: dict[str, ir.Value] | None = None, log: bool = False,
+                 covered: set[str] | None = None) -> None:
+        self.covered = covered  # when given, receives the label of every rule that applies (ir.label_*)
         rules = program.rules
         if not rules.game.min_players <= num_players <= rules.game.max_players:
             raise ValueError(
@@ -203,10 +205,10 @@ class Machine:
                 shown = "; ".join(f"{show(q, TPlayer(), self.rules)} {show(result[q], s.type, self.rules)}" for q in who)
                 self.say(f"{s.label}: {shown}")
         elif isinstance(s, ir.If):
-            if self.ev(s.cond, env):
-                yield from self.block(s.then, env)
-            else:
-                yield from self.block(s.else_, env)
+            taken = bool(self.ev(s.cond, env))
+            if self.covered is not None:
+                self.covered.add(ir.label_if(s.sid, taken))
+            yield from self.block(s.then if taken else s.else_, env)
         elif isinstance(s, ir.ForEach):
             coll = self.ev(s.coll, env)
             order = sorted(coll)
@@ -228,11 +230,15 @@ class Machine:
         elif isinstance(s, ir.CallProc):
             proc = self.program.procs[s.name]
             args = [self.ev(a, env) for a in s.args]
+            if self.covered is not None:
+                self.covered.add(ir.label_proc(s.name, proc.reading))
             assert proc.body is not None
             yield from self.block(proc.body, ChainMap({n: v for (n, _), v in zip(proc.formals, args)}))
         elif isinstance(s, ir.End):
             self.trace = [] if self.logging else None
             winners = self.ev(s.winners, env)
+            if self.covered is not None:
+                self.covered.add(ir.label_end(s.sid))
             if self.logging:
                 names = show(winners, ir_set_of_players(), self.rules)
                 self.say(f"Winner{'s' if len(winners) != 1 else ''}: {names}")
@@ -457,6 +463,8 @@ class Machine:
         if self.trace is not None:
             for c in winners:
                 self.trace.append((name, c.name, c.source))
+        if self.covered is not None:
+            self.covered.update(ir.label_case(name, c.name, d.reading) for c in winners)
         return values[0]
 
     # ---- invariants -------------------------------------------------------------------------

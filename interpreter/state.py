@@ -45,9 +45,9 @@ class Game:
 
 
 class State:
-    def __init__(self, game: Game, log: bool = False) -> None:
+    def __init__(self, game: Game, log: bool = False, covered: set[str] | None = None) -> None:
         self.game = game
-        self.machine = Machine(game.program, game.num_players(), game.params, log=log)
+        self.machine = Machine(game.program, game.num_players(), game.params, log=log, covered=covered)
         self._gen: Generator[Pending, Any, None] = self.machine.run()
         self.pending: Pending | None = None
         self._history: list[int | tuple[int, ...]] = []

@@ -10,11 +10,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rulecheck.dsl import ir
 from rulecheck.dsl.loader import load_text
 from rulecheck.interpreter.semantics import resolve_params
 from rulecheck.verifier.conditions import counters
 from rulecheck.verifier.verify import Options, Verifier
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def rules_of(text: str) -> ir.Ruleset:
@@ -562,3 +566,54 @@ def test_random_play_tries_the_player_counts_the_solver_did_not() -> None:
     o = verify(rules, Options(timeout=10.0, jobs=1, players=[2], random_games=0))
     [amb] = [f for f in o.findings if f.kind == "ambiguity"]
     assert amb.status == "proven" and amb.bound == "every game of 2 players"
+
+
+def test_a_rule_of_another_player_count_or_parameter_value_is_not_dead() -> None:
+    """Checked for 2 players with the default length, the third seat's bonus and the short
+    game's end never apply; random games with 3 players and with the other length reach them, so
+    neither is reported dead. The rule no configuration reaches still is. With random play
+    turned off, the two are proven dead for what was checked, as the bound says."""
+    from rulecheck.verifier.verify import verify
+
+    text = (ROOT / "tests" / "verify" / "bad" / "dead_rule.rules").read_text(encoding="utf-8")
+    text = text.replace("var score[player]: int = 0 score", """var score[player]: int = 0 score
+
+enum Length { short, long }
+param length: Length = long "how long the game is"
+""").replace("  end winners", """  if length == short source "A short game ends here." {
+    say "short"
+  }
+  end winners""")
+    rules = rules_of(text)
+    dead = {f.title: f.status for f in verify(rules, Options(timeout=10.0, jobs=1, players=[2])).findings if f.kind == "dead-rule"}
+    assert sorted(dead) == ["case 'bonus' of 'points' never applies", "the 'then' branch of this if never applies"]
+    off = verify(rules, Options(timeout=10.0, jobs=1, players=[2], random_games=0)).findings
+    assert sum(1 for f in off if f.kind == "dead-rule" and f.status == "proven" and "'then' branch" in f.title) == 3
+    # with --param length=short the short game's end is taken as given: the third seat is still reached elsewhere
+    fixed = verify(rules, Options(timeout=10.0, jobs=1, players=[2], params={"length": 0})).findings
+    assert sum(1 for f in fixed if f.kind == "dead-rule" and "'then' branch" in f.title) == 1
+
+
+def test_an_invariant_of_the_final_state_that_follows_from_the_winners_holds_however_long_the_game() -> None:
+    """No game of five rounds ends within a loop bound of 3, so final states are not in the
+    trace; but 'the winners lead' follows from the end's winners whatever the table looks like,
+    and is proven for games of any length. 'Five rounds were played' needs the game's history:
+    not decided, as before."""
+    from rulecheck.verifier.verify import verify
+
+    text = LONG + """
+invariant winners_lead "the winners have the most tokens" at end:
+  all(p in leaders for p in winners)
+
+invariant five_rounds "five rounds were played" at end:
+  round_no == 5
+"""
+    o = verify(rules_of(text), Options(timeout=10.0, jobs=1, loop_bound=3, random_games=0, checks=frozenset({"invariant"})))
+    got = {f.subject: f for f in o.findings if f.kind == "invariant"}
+    assert got["winners_lead"].status == "proven" and got["winners_lead"].bound == "every game of 2 players, any length"
+    assert got["five_rounds"].status == "unknown" and "no game ends within the bound" in got["five_rounds"].title
+    # a final-state invariant the winners break is not proven by it
+    broken = text.replace("all(p in leaders for p in winners)", "all(p in winners for p in players)")
+    o = verify(rules_of(broken), Options(timeout=10.0, jobs=1, loop_bound=6, random_games=0, checks=frozenset({"invariant"})))
+    got = {f.subject: f for f in o.findings if f.kind == "invariant"}
+    assert got["winners_lead"].status == "witness"

@@ -19,7 +19,7 @@ from conftest import ROOT
 from rulecheck.codegen.engine import generate, load_module
 from rulecheck.dsl import ir
 from rulecheck.dsl.loader import load_path
-from rulecheck.verifier.witness import first_difference, replay_engine
+from rulecheck.verifier.witness import first_difference, first_seen_difference, replay_engine
 
 REPORTS = ROOT / "docs" / "reports"
 SHIPPED = sorted(p.name.removesuffix(".verify.json") for p in REPORTS.glob("*.verify.json"))
@@ -86,12 +86,17 @@ def test_ambiguity_witnesses_show_the_readings_part(name: str) -> None:
         if f["kind"] != "ambiguity":
             continue
         a, b = f["witness"]["plays"]
-        if a["outcome"] != b["outcome"]:
-            continue
-        # same results: the witness is about moves, and the replay must find the step
         rules = _rules(name)
         pa, pb = ir.bind(rules, a["readings"]), ir.bind(rules, b["readings"])
         names = tuple(f["details"]["readings"])
+        if f["details"]["differs_in"] == "information":
+            # what a player sees: the replay must find the same point and the same components
+            seen = first_seen_difference(pa, pb, f["witness"]["players"], a["actions"], (names[0], names[1]), params)
+            assert seen is not None and seen.text == f["witness"]["divergence"], f["subject"]
+            continue
+        if a["outcome"] != b["outcome"]:
+            continue
+        # same results: the witness is about moves, and the replay must find the step
         where = first_difference(pa, pb, f["witness"]["players"], a["actions"], (names[0], names[1]), params)
         assert where is not None, f["subject"]
         assert where == f["witness"]["divergence"], f["subject"]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.checker import walk_stmts
+from rulecheck.dsl.checker import walk_exprs, walk_stmts
 from rulecheck.dsl.source import Span
 from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TMap, TPlayer, TSet, TText, Type
 
@@ -697,8 +697,8 @@ class SymExec:
             ok = tm.and_(g, self.settle())
             then_g = tm.and_(ok, c)
             else_g = tm.and_(ok, tm.not_(c))
-            self.reached(f"if{s.sid}:then", s.span, "if", "the 'then' branch of this if", then_g)
-            self.reached(f"if{s.sid}:else", s.span, "if", "the 'else' branch of this if" if s.else_ else "the case where this if does nothing", else_g)
+            self.reached(ir.label_if(s.sid, True), s.span, "if", "the 'then' branch of this if", then_g)
+            self.reached(ir.label_if(s.sid, False), s.span, "if", "the 'else' branch of this if" if s.else_ else "the case where this if does nothing", else_g)
             # nested blocks follow the path; each statement in them adds "the game goes on" itself
             if then_g is not False:
                 self.block(s.then, env, tm.and_(struct, c))
@@ -726,7 +726,7 @@ class SymExec:
             proc = self.p.procs[s.name]
             args = [self.ev(a, env, g) for a in s.args]
             ok = tm.and_(g, self.settle())
-            self.reached(f"proc:{s.name}:{proc.reading}", proc.span, s.name, f"procedure '{s.name}'", ok)
+            self.reached(ir.label_proc(s.name, proc.reading), proc.span, s.name, f"procedure '{s.name}'", ok)
             assert proc.body is not None
             self.path.append(self.ordinals[s.sid])
             self.block(proc.body, ChainMap({n: v for (n, _), v in zip(proc.formals, args)}), struct)
@@ -743,7 +743,7 @@ class SymExec:
             assert isinstance(w, SymSet)
             self.winners = merge(ok, w, self.winners)
             self.ended = tm.or_(self.ended, ok)
-            self.reached(f"end{s.sid}", s.span, "end", "this end of the game", ok)
+            self.reached(ir.label_end(s.sid), s.span, "end", "this end of the game", ok)
         elif isinstance(s, ir.Say):
             # a say statement only logs, but its expressions may still fail, as in the interpreter
             for part in s.parts:
@@ -762,17 +762,24 @@ class SymExec:
         lemmas, (_, obligations) = self.over_abstract_state(f"abs|{s.sid}|{len(self.abstract)}", evaluate)
         self.abstract.append(AbstractCheck(s.sid, lemmas, obligations))
 
-    def over_abstract_state(self, tag: str, evaluate: Any) -> tuple[list[Term], tuple[Any, list[Obligation]]]:
+    def over_abstract_state(self, tag: str, evaluate: Any, whole: bool = False) -> tuple[list[Term], tuple[Any, list[Obligation]]]:
         """``evaluate()`` over a state whose every location and variable is a free atom, constrained
         only by facts true of every state reachable here: each component in one zone of its kind,
-        the zone counts known at this point, the variables' ranges."""
+        the zone counts known at this point, the variables' ranges. ``whole``: facts true of every
+        state at all (no count, no value known from the trace), so that a proof there holds
+        however long the game that leads to it."""
         lemmas: list[Term] = []
         loc_abs: list[dict[int, Term]] = []
+        zones = sorted(self.zone_ids.items(), key=lambda kv: kv[1])
         for c, loc in enumerate(self.loc):
-            if all(not isinstance(v, tm.T) for v in loc.values()):
+            if whole:  # anywhere its kind can be
+                places = [zid for (zname, _idx), zid in zones if c in self.zone_kinds[zname]]
+            elif all(not isinstance(v, tm.T) for v in loc.values()):
                 loc_abs.append(dict(loc))
                 continue
-            atoms: dict[int, Term] = {z: tm.bool_var(f"{tag}|loc|{c}|{z}") for z, v in loc.items() if v is not False}
+            else:
+                places = [z for z, v in loc.items() if v is not False]
+            atoms: dict[int, Term] = {z: tm.bool_var(f"{tag}|loc|{c}|{z}") for z in places}
             lemmas.append(tm.pb_eq(atoms.values(), 1))
             loc_abs.append(atoms)
         # each zone's count an atom of its own: the count of its members, and the count known
@@ -784,19 +791,22 @@ class SymExec:
             members = [loc_abs[c].get(zid, False) for c in self.zone_kinds[zname]]
             cnt = tm.int_var(f"{tag}|cnt|{zid}")
             lemmas.append(tm.eq(cnt, tm.count_true(members)))
-            if zid in self.counts:
+            if zid in self.counts and not whole:
                 lemmas.append(tm.eq(cnt, self.counts[zid]))
             counts_abs[zid] = cnt
             by_kind[tuple(self.zone_kinds[zname])].append(cnt)
         for comps, cnts in by_kind.items():
             lemmas.append(tm.eq(tm.add_all(cnts), len(comps)))
         vars_abs: dict[str, Any] = {}
+        def free(cur: Value, t: Type, name: str) -> Value:
+            return self.free_value(t, name, lemmas) if whole else _abstract(cur, t, name, lemmas)
+
         for v in self.rules.vars.values():
             cur = self.vars[v.name]
             if v.index is None:
-                vars_abs[v.name] = _abstract(cur, v.type, f"{tag}|var|{v.name}", lemmas)
+                vars_abs[v.name] = free(cur, v.type, f"{tag}|var|{v.name}")
             else:
-                vars_abs[v.name] = {k: _abstract(x, v.type, f"{tag}|var|{v.name}|{k}", lemmas) for k, x in cur.items()}
+                vars_abs[v.name] = {k: free(x, v.type, f"{tag}|var|{v.name}|{k}") for k, x in cur.items()}
         saved = (self.loc, self.vars, self.obligations, self.errs, self.reach, self.version, self.site, self.counts)
         self.loc, self.vars, self.obligations, self.errs, self.reach, self.counts = loc_abs, vars_abs, [], [], {}, counts_abs
         self.abstract_states += 1
@@ -807,6 +817,50 @@ class SymExec:
         finally:
             self.loc, self.vars, self.obligations, self.errs, self.reach, self.version, self.site, self.counts = saved
         return lemmas, (value, obligations)
+
+    def free_value(self, t: Type, name: str, lemmas: list[Term]) -> Value:
+        """Any value of type t."""
+        if isinstance(t, TBool):
+            return tm.bool_var(name)
+        if isinstance(t, TInt):
+            x = tm.int_var(name)
+            if t.lo is not None:
+                lemmas.append(tm.ge(x, t.lo))
+            if t.hi is not None:
+                lemmas.append(tm.le(x, t.hi))
+            return x
+        if isinstance(t, (TPlayer, TComp, TEnum)):
+            sel: dict[int, Term] = {k: tm.bool_var(f"{name}|{k}") for k in self.domain(t)}
+            lemmas.append(tm.pb_eq(sel.values(), 1))
+            return FD(sel)
+        if isinstance(t, TSet):
+            return SymSet({k: tm.bool_var(f"{name}|{k}") for k in self.domain(t.elem)})
+        raise Unsupported(f"no free value of type {t.show()}")
+
+    def final_state_checks(self) -> list[tuple[ir.Invariant, list[Term], Term]] | None:
+        """Each invariant of the final state evaluated, at each end statement of the flow, over a
+        whole abstract state (see over_abstract_state) with the winners that statement gives
+        there. No violation there: the invariant holds at the end of every game, however long.
+        None when an end's winners depend on a name bound in the flow (the state alone does not
+        give them)."""
+        ends = [s for s in statements(self.p) if isinstance(s, ir.End)]
+        if any(_free_locals(s.winners) for s in ends):
+            return None
+        out = []
+        for inv in self.rules.invariants:
+            if not inv.at_end:
+                continue
+            for s in ends:
+                def evaluate(s: ir.End = s, inv: ir.Invariant = inv) -> Term:
+                    saved = self.winners
+                    try:
+                        self.winners = self.ev(s.winners, ChainMap(), True)
+                        return self.eval_pure(inv.expr, ChainMap(), True)
+                    finally:
+                        self.winners = saved
+                lemmas, (ok, _) = self.over_abstract_state(f"fin|{inv.name}|{s.sid}", evaluate, whole=True)
+                out.append((inv, lemmas, tm.not_(ok)))
+        return out
 
     def known_move(self, what: Value, dst: Value) -> tuple[int, Term] | None:
         """(source zone, number moved) when a move's effect on counts is known without the
@@ -1367,7 +1421,7 @@ class SymExec:
         wins = [tm.and_(gd, tm.not_(tm.or_all(over.get(c.name, [])))) for c, gd in zip(d.cases, guards)]
         values = [self.ev(c.value, env, w) if w is not False else _default_of(d.ret) for c, w in zip(d.cases, wins)]
         for c, w in zip(d.cases, wins):
-            self.reached(f"case:{d.name}:{c.name}:{d.reading}", c.span, d.name, f"case '{c.name}' of '{d.name}'", w)
+            self.reached(ir.label_case(d.name, c.name, d.reading), c.span, d.name, f"case '{c.name}' of '{d.name}'", w)
         none = tm.not_(tm.or_all(wins))
         if d.otherwise is None:
             self.fail("incomplete", d.span, d.name, f"no case of '{d.name}' applies", none)
@@ -1385,6 +1439,13 @@ class SymExec:
         for w, v in reversed(list(zip(wins, values))):
             out = merge(w, v, out)
         return out
+
+
+def _free_locals(e: ir.Expr) -> set[str]:
+    """Names an expression reads that neither the state nor the expression itself binds
+    (approximately: names bound anywhere in it count as bound)."""
+    found = list(walk_exprs(e))
+    return {x.name for x in found if isinstance(x, ir.Local)} - {x.var for x in found if isinstance(x, ir.Agg)}
 
 
 def _abstract(v: Value, t: Type, name: str, lemmas: list[Term]) -> Value:

@@ -21,7 +21,7 @@ from rulecheck.codegen.playout import game_seed, play
 from rulecheck.dsl import ir
 from rulecheck.dsl.checker import callees, walk_stmts
 from rulecheck.dsl.source import Span
-from rulecheck.dsl.types import TInt
+from rulecheck.dsl.types import TBool, TEnum, TInt
 from rulecheck.dsl.values import num_distinct_actions, player_name
 from rulecheck.interpreter.semantics import resolve_params
 
@@ -229,15 +229,8 @@ class Verifier:
     def span_line(self, n_list: list[int]) -> str:
         """The player counts a statement covers, and the loop bound when some trace is cut by it
         (a proof then covers the passes explored, not the games beyond them)."""
-        if not n_list:
-            return "no player count"
-        if len(n_list) == 1:
-            text = f"{n_list[0]} players"
-        elif n_list == list(range(n_list[0], n_list[-1] + 1)):
-            text = f"{n_list[0]} to {n_list[-1]} players"
-        else:
-            text = ", ".join(map(str, n_list)) + " players"
-        if any(self.cut_by_bound(n) for n in n_list):
+        text = players_text(n_list)
+        if n_list and any(self.cut_by_bound(n) for n in n_list):
             text += f" (up to {self.o.loop_bound} passes of each open loop)"
         return text
 
@@ -464,11 +457,36 @@ class Verifier:
                     grp.span, bound=f"every game of {self.span_line(entry['proven'])}",
                 ))
 
+    def holds_at_every_end(self, inv: ir.Invariant) -> bool:
+        """An invariant of the final state that holds over every state at all, at each end of the
+        flow with the winners it gives there: true however long the game (no loop bound)."""
+        for n in self.players:
+            try:
+                checks = SymExec(self.program(self.base_readings), n, params=self.o.params, watch_invariants=False).final_state_checks()
+            except Unsupported:
+                return False
+            if checks is None:
+                return False
+            mine = [(lemmas, bad) for i, lemmas, bad in checks if i.name == inv.name]
+            lemmas = [x for lm, _ in mine for x in lm]
+            if self.session(lemmas, min(self.o.timeout, SHORTCUT_TIMEOUT)).check(tm.or_all(bad for _, bad in mine)).status != "unsat":
+                return False
+        return True
+
     def check_invariants(self) -> None:
         for inv in self.rules.invariants:
             proven: list[int] = []
             unknown: list[int] = []
             found = None
+            if inv.at_end and self.holds_at_every_end(inv):
+                every = players_text(self.players)
+                self.findings.append(Finding(
+                    "invariant", "note", "proven", inv.name, f"invariant '{inv.name}' holds",
+                    f"{inv.desc or inv.name}: true in every final state of every game of {every}, however long: it follows "
+                    "from the winners each end of the game gives, whatever the state of the table there.",
+                    inv.span, _quotes(inv.source), bound=f"every game of {every}, any length",
+                ))
+                continue
             for n in self.players:
                 t = self.base(n)
                 cond = invariant_conditions(t).get(inv.name)
@@ -622,6 +640,9 @@ class Verifier:
             undecided |= open_here
             if self.can_be_cut(traces[-1]) if drained else self.cut_by_bound(n):
                 cut.append(n)
+        # a rule no game checked reaches may apply with another player count or parameter value:
+        # then it is not dead
+        covered |= self.reached_elsewhere({lab for lab in labels if lab not in covered and not lab.startswith("loop")})
         for lab, rch in sorted(labels.items(), key=lambda kv: (kv[1].span.line, kv[1].span.col, kv[0])):
             if lab in covered or lab.startswith("loop"):
                 continue
@@ -640,6 +661,34 @@ class Verifier:
                 f"In no game of {self.span_line(self.players)} does {rch.what} apply.",
                 rch.span, bound=f"every game of {self.span_line(self.players)}",
             ))
+
+    def reached_elsewhere(self, labels: set[str]) -> set[str]:
+        """Which of the rules a few random games reach (in the interpreter, which records every
+        rule that applies) with each player count the game allows, and with each other value of
+        the parameters not set with --param (one at a time)."""
+        if not labels or self.o.random_games <= 0:
+            return set()
+        g = self.rules.game
+        counts = range(g.min_players, g.max_players + 1)
+        configs: list[dict[str, Any]] = [{}]
+        for name, p in sorted(self.rules.params.items()):
+            if name in self.o.params:
+                continue
+            if isinstance(p.type, TBool):
+                configs.append({name: not p.value})
+            elif isinstance(p.type, TEnum):
+                configs += [{name: i} for i in range(len(self.rules.enums[p.type.name].values)) if i != p.value]
+        program = self.program(self.base_readings)
+        found: set[str] = set()
+        for extra in configs:
+            for n in counts:
+                for k in range(ELSEWHERE_GAMES):
+                    covered: set[str] = set()
+                    random_game(program, n, seed=game_seed(0, k), params={**self.o.params, **extra}, covered=covered)
+                    found |= covered & labels
+                    if found == labels:
+                        return found
+        return found
 
     def cover(self, t: Trace, pending: list[str], covered: set[str], undecided: set[str]) -> None:
         """Which of the pending rules some game of the trace reaches; one game that reaches a rule
@@ -982,6 +1031,16 @@ _KIND_ORDER = (
 )
 
 
+def players_text(n_list: list[int]) -> str:
+    if not n_list:
+        return "no player count"
+    if len(n_list) == 1:
+        return f"{n_list[0]} players"
+    if n_list == list(range(n_list[0], n_list[-1] + 1)):
+        return f"{n_list[0]} to {n_list[-1]} players"
+    return ", ".join(map(str, n_list)) + " players"
+
+
 def _describe_table(rules: ir.Ruleset, table: dict[str, Any]) -> str:
     parts = []
     for column, value in table.items():
@@ -1043,6 +1102,7 @@ def _fix_decisions(trace: Trace, model: dict[str, bool | int], taken: set[str]) 
 
 #: Nodes (chance draws included) after which a random game that has not ended is dropped.
 RANDOM_MAX_STEPS = 5_000
+ELSEWHERE_GAMES = 8  # random games per player count and parameter value for a rule no checked game reaches
 SEEN_GAMES = 3  # random games watched for a difference in what players see: it shows in most games or none
 
 #: A loop proven to end by the zone it drains is unrolled to its last possible pass (so traces are

@@ -155,10 +155,11 @@ def make_play(label: str, readings: dict[str, str], r: Replay, engine: tuple[lis
     return Play(label, dict(sorted(readings.items())), r.actions, r.log, outcome_text(r), r.winners, replayed)
 
 
-def random_game(program: ir.Program, n: int, seed: int, params: dict[str, Any] | None = None, max_moves: int = 10_000) -> list[Any]:
+def random_game(program: ir.Program, n: int, seed: int, params: dict[str, Any] | None = None, max_moves: int = 10_000,
+                covered: set[str] | None = None) -> list[Any]:
     """The actions of one game between uniformly random players (chance uniform too), up to the
-    point where the game ends or the rules stop."""
-    return continue_game(program, n, [], params, seed, max_moves)
+    point where the game ends or the rules stop; ``covered`` receives the rules that applied."""
+    return continue_game(program, n, [], params, seed, max_moves, covered)
 
 
 def model_of_actions(trace: Trace, actions: list[Any]) -> dict[str, bool | int]:
@@ -192,13 +193,14 @@ def model_of_actions(trace: Trace, actions: list[Any]) -> dict[str, bool | int]:
     return model
 
 
-def continue_game(program: ir.Program, n: int, actions: list[Any], params: dict[str, Any] | None = None, seed: int = 0, max_moves: int = 10_000) -> list[Any]:
+def continue_game(program: ir.Program, n: int, actions: list[Any], params: dict[str, Any] | None = None, seed: int = 0,
+                  max_moves: int = 10_000, covered: set[str] | None = None) -> list[Any]:
     """The actions as far as the game allows them, then random legal moves to the end: the other
     reading's side of a witness whose readings part at some decision."""
     import random
 
     rng = random.Random(seed)
-    state = Game(program, n, params).new_initial_state()
+    state = State(Game(program, n, params), covered=covered)
     out: list[Any] = []
     queue = list(actions)
     try:
