@@ -594,7 +594,7 @@ param length: Length = long "how long the game is"
     assert sum(1 for f in fixed if f.kind == "dead-rule" and "'then' branch" in f.title) == 1
 
 
-def test_an_invariant_of_the_final_state_that_follows_from_the_winners_holds_however_long_the_game() -> None:
+def test_invariants_that_no_state_breaks_hold_however_long_the_game() -> None:
     """No game of five rounds ends within a loop bound of 3, so final states are not in the
     trace; but 'the winners lead' follows from the end's winners whatever the table looks like,
     and is proven for games of any length. 'Five rounds were played' needs the game's history:
@@ -617,3 +617,16 @@ invariant five_rounds "five rounds were played" at end:
     o = verify(rules_of(broken), Options(timeout=10.0, jobs=1, loop_bound=6, random_games=0, checks=frozenset({"invariant"})))
     got = {f.subject: f for f in o.findings if f.kind == "invariant"}
     assert got["winners_lead"].status == "witness"
+    # an invariant of every state: a count of every place a token can be holds in any state at
+    # all; one that needs the rules (at most two tokens face up) is proven the ordinary way
+    text = SEEN + """
+invariant tokens_placed "every token is somewhere" always:
+  size(pile) + size(face_down) + size(face_up) + sum(size(offered[p]) + size(kept[p]) for p in players) == 6
+
+invariant few_up "at most two tokens face up" always:
+  size(face_up) <= 2
+"""
+    o = verify(rules_of(text), Options(timeout=10.0, jobs=1, random_games=0, checks=frozenset({"invariant"})))
+    got = {f.subject: f for f in o.findings if f.kind == "invariant"}
+    assert got["tokens_placed"].status == "proven" and got["tokens_placed"].bound == "every game of 2 players, any length"
+    assert got["few_up"].status == "proven" and got["few_up"].bound == "every game of 2 players"

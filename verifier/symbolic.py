@@ -837,29 +837,36 @@ class SymExec:
             return SymSet({k: tm.bool_var(f"{name}|{k}") for k in self.domain(t.elem)})
         raise Unsupported(f"no free value of type {t.show()}")
 
-    def final_state_checks(self) -> list[tuple[ir.Invariant, list[Term], Term]] | None:
-        """Each invariant of the final state evaluated, at each end statement of the flow, over a
-        whole abstract state (see over_abstract_state) with the winners that statement gives
-        there. No violation there: the invariant holds at the end of every game, however long.
-        None when an end's winners depend on a name bound in the flow (the state alone does not
-        give them)."""
+    def whole_state_checks(self, inv: ir.Invariant) -> list[tuple[list[Term], Term]] | None:
+        """The invariant over a whole abstract state (see over_abstract_state): for an ``always``
+        one, any state at all, with any winners; for an ``at end`` one, the state at each end
+        statement of the flow, with the winners that statement gives there. No violation: the
+        invariant holds in every game, however long. None when an end's winners depend on a name
+        bound in the flow (the state alone does not give them)."""
+        if not inv.at_end:
+            def anywhere() -> Term:
+                saved = self.winners
+                try:
+                    self.winners = SymSet({q: tm.bool_var(f"all|{inv.name}|winner|{q}") for q in range(self.n)})
+                    return self.eval_pure(inv.expr, ChainMap(), True)
+                finally:
+                    self.winners = saved
+            lemmas, (ok, _) = self.over_abstract_state(f"all|{inv.name}", anywhere, whole=True)
+            return [(lemmas, tm.not_(ok))]
         ends = [s for s in statements(self.p) if isinstance(s, ir.End)]
         if any(_free_locals(s.winners) for s in ends):
             return None
         out = []
-        for inv in self.rules.invariants:
-            if not inv.at_end:
-                continue
-            for s in ends:
-                def evaluate(s: ir.End = s, inv: ir.Invariant = inv) -> Term:
-                    saved = self.winners
-                    try:
-                        self.winners = self.ev(s.winners, ChainMap(), True)
-                        return self.eval_pure(inv.expr, ChainMap(), True)
-                    finally:
-                        self.winners = saved
-                lemmas, (ok, _) = self.over_abstract_state(f"fin|{inv.name}|{s.sid}", evaluate, whole=True)
-                out.append((inv, lemmas, tm.not_(ok)))
+        for s in ends:
+            def at_end(s: ir.End = s) -> Term:
+                saved = self.winners
+                try:
+                    self.winners = self.ev(s.winners, ChainMap(), True)
+                    return self.eval_pure(inv.expr, ChainMap(), True)
+                finally:
+                    self.winners = saved
+            lemmas, (ok, _) = self.over_abstract_state(f"fin|{inv.name}|{s.sid}", at_end, whole=True)
+            out.append((lemmas, tm.not_(ok)))
         return out
 
     def known_move(self, what: Value, dst: Value) -> tuple[int, Term] | None:

@@ -457,17 +457,17 @@ class Verifier:
                     grp.span, bound=f"every game of {self.span_line(entry['proven'])}",
                 ))
 
-    def holds_at_every_end(self, inv: ir.Invariant) -> bool:
-        """An invariant of the final state that holds over every state at all, at each end of the
-        flow with the winners it gives there: true however long the game (no loop bound)."""
+    def holds_in_every_state(self, inv: ir.Invariant) -> bool:
+        """An invariant that holds over every state at all (for one of the final state: at each
+        end of the flow, with the winners it gives there): true however long the game, with no
+        loop bound."""
         for n in self.players:
             try:
-                checks = SymExec(self.program(self.base_readings), n, params=self.o.params, watch_invariants=False).final_state_checks()
+                mine = SymExec(self.program(self.base_readings), n, params=self.o.params, watch_invariants=False).whole_state_checks(inv)
             except Unsupported:
                 return False
-            if checks is None:
+            if mine is None:
                 return False
-            mine = [(lemmas, bad) for i, lemmas, bad in checks if i.name == inv.name]
             lemmas = [x for lm, _ in mine for x in lm]
             if self.session(lemmas, min(self.o.timeout, SHORTCUT_TIMEOUT)).check(tm.or_all(bad for _, bad in mine)).status != "unsat":
                 return False
@@ -478,12 +478,15 @@ class Verifier:
             proven: list[int] = []
             unknown: list[int] = []
             found = None
-            if inv.at_end and self.holds_at_every_end(inv):
+            if self.holds_in_every_state(inv):
                 every = players_text(self.players)
+                why = ("it follows from the winners each end of the game gives, whatever the state of the table there" if inv.at_end
+                       else "no state of the table breaks it, wherever the components are (each in one place) and whatever "
+                            "the variables hold")
                 self.findings.append(Finding(
                     "invariant", "note", "proven", inv.name, f"invariant '{inv.name}' holds",
-                    f"{inv.desc or inv.name}: true in every final state of every game of {every}, however long: it follows "
-                    "from the winners each end of the game gives, whatever the state of the table there.",
+                    f"{inv.desc or inv.name}: true in every {'final ' if inv.at_end else ''}state of every game of {every}, "
+                    f"however long: {why}.",
                     inv.span, _quotes(inv.source), bound=f"every game of {every}, any length",
                 ))
                 continue
