@@ -241,7 +241,7 @@ def verdict(f: Finding) -> str:
     if f.status == "proven":
         if f.kind == "ambiguity":
             return f"Proven harmless: no game within the bound gives different results or offers different moves under the readings{bound}."
-        return f"Proven not to happen within the bound{bound}."
+        return f"Proven not to happen{bound}."
     if f.status == "unknown" and f.severity == "error":
         return "Unknown: rulecheck could not decide this (see the explanation above). This is not a proof either way."
     if f.status == "unknown":
