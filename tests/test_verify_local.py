@@ -630,3 +630,53 @@ invariant few_up "at most two tokens face up" always:
     got = {f.subject: f for f in o.findings if f.kind == "invariant"}
     assert got["tokens_placed"].status == "proven" and got["tokens_placed"].bound == "every game of 2 players, any length"
     assert got["few_up"].status == "proven" and got["few_up"].bound == "every game of 2 players"
+
+
+DRAIN = """
+game "Drain" {
+  players 2..2
+  source "Tokens are drawn one a round until the pile is empty."
+}
+
+piece Token "token {k}" {
+  k: 1..6
+}
+
+table Token in pile {
+  given k
+  | k    |
+  | 1..6 |
+}
+
+zone pile: Token hidden "the tokens not drawn"
+zone drawn: Token public "the tokens drawn"
+
+var turn_no: 0..10 = 0 "the round"
+
+flow {
+  while size(pile) > 0 {
+    set turn_no = turn_no + 1
+    draw 1 from pile to drawn
+  }
+  end winners {p for p in players if size(drawn) == 6}
+}
+
+invariant six_rounds "the game ends after six rounds" at end:
+  turn_no == 6
+"""
+
+
+def test_an_invariant_of_the_final_state_is_checked_where_whole_passes_let_games_end() -> None:
+    """Two passes of the loop draw two of six tokens: no game ends within a loop bound of 2, so
+    the cut trace says nothing about final states. The loop drains the pile, so the trace with
+    its passes whole reaches the end, and 'six rounds' is proven there; before, it was left
+    'no game ends within the bound'."""
+    from rulecheck.verifier.verify import verify
+
+    o = verify(rules_of(DRAIN), Options(timeout=10.0, jobs=1, loop_bound=2, checks=frozenset({"invariant"})))
+    [inv] = [f for f in o.findings if f.kind == "invariant"]
+    assert inv.status == "proven", inv.title
+    broken = DRAIN.replace("turn_no == 6", "turn_no == 5")
+    o = verify(rules_of(broken), Options(timeout=10.0, jobs=1, loop_bound=2, checks=frozenset({"invariant"})))
+    [inv] = [f for f in o.findings if f.kind == "invariant"]
+    assert inv.status == "witness" and inv.witness is not None
