@@ -426,12 +426,8 @@ def test_nothing_after_a_loop_cut_at_the_bound_is_live() -> None:
     assert last and Session(t.constraints, 10.0).check(last[0].active).status == "sat"
 
 
-SEEN = """
-game "Seen" {
-  players 2..2
-  source "Each player draws two tokens and keeps one; the other is discarded. The highest token kept wins."
-}
-
+#: Six tokens numbered 1 to 6, starting in the zone 'pile' (the small rulesets below declare it).
+SIX_TOKENS = """
 piece Token "token {k}" {
   k: 1..6
 }
@@ -441,7 +437,16 @@ table Token in pile {
   | k    |
   | 1..6 |
 }
+"""
 
+
+SEEN = """
+game "Seen" {
+  players 2..2
+  source "Each player draws two tokens and keeps one; the other is discarded. The highest token kept wins."
+}
+
+""" + SIX_TOKENS + """
 zone pile: Token hidden "the tokens not drawn"
 zone offered[player]: Token owner "the tokens a player drew"
 zone kept[player]: Token owner "the token a player keeps"
@@ -638,16 +643,7 @@ game "Drain" {
   source "Tokens are drawn one a round until the pile is empty."
 }
 
-piece Token "token {k}" {
-  k: 1..6
-}
-
-table Token in pile {
-  given k
-  | k    |
-  | 1..6 |
-}
-
+""" + SIX_TOKENS + """
 zone pile: Token hidden "the tokens not drawn"
 zone drawn: Token public "the tokens drawn"
 

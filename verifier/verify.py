@@ -751,7 +751,7 @@ class Verifier:
         alt[amb.name] = other
         proven: list[int] = []
         unknown: list[int] = []
-        quotes = [q for s in amb.sources for q in _quotes(s)]
+        quotes = _ambiguity_quotes(amb)
         label_a = f"reading {base} (default)" if base == amb.default.name else f"reading {base}"
         label_b = f"reading {other}"
         locally: list[int] = []
@@ -870,7 +870,7 @@ class Verifier:
             "ambiguity", "warning", "witness", amb.name, f"{amb.name}: {what} ({readings[0]} / {readings[1]})",
             f"{amb.question or 'The readings differ.'} A game of {n} players{f', found by {found_by},' if found_by else ''} "
             f"shows it: {div}.{more}",
-            amb.span, [q for src in amb.sources for q in _quotes(src)], witness=self.witness(list(plays), n, div), details=details,
+            amb.span, _ambiguity_quotes(amb), witness=self.witness(list(plays), n, div), details=details,
         )
         self.findings.append(finding)
         return finding
@@ -1088,6 +1088,10 @@ def _quotes(src: ir.Source | None) -> list[Quote]:
     if src is None:
         return []
     return [Quote(q.text, q.lang) for q in src.quotes]
+
+
+def _ambiguity_quotes(amb: ir.Ambiguity) -> list[Quote]:
+    return [q for src in amb.sources for q in _quotes(src)]
 
 
 def _model_winners(trace: Trace, model: dict[str, bool | int]) -> list[int] | None:

@@ -59,6 +59,14 @@ def actions_of(trace: Trace, model: dict[str, bool | int], n: int, pass_action: 
     return out
 
 
+def apply(state: Any, act: Any) -> None:
+    """One step of a recorded game: an action, or a list of one per seat at a simultaneous node."""
+    if isinstance(act, list):
+        state.apply_actions(act)
+    else:
+        state.apply_action(act)
+
+
 def replay_interpreter(program: ir.Program, n: int, actions: list[Any], params: dict[str, Any] | None = None) -> Replay:
     """Play the actions in the reference interpreter with its log on."""
     game = Game(program, n, params)
@@ -72,10 +80,7 @@ def replay_interpreter(program: ir.Program, n: int, actions: list[Any], params: 
                 return Replay(actions, state.machine.log, setup, None, "the game ended before the witness did", False)
             if not setup and not state.is_chance_node():
                 setup = table_situation(state)
-            if isinstance(a, list):
-                state.apply_actions(a)
-            else:
-                state.apply_action(a)
+            apply(state, a)
         if not setup:
             setup = table_situation(state)
         log = state.machine.log
@@ -108,10 +113,7 @@ def replay_engine(module: types.ModuleType, n: int, actions: list[Any], params: 
         for a in actions:
             if state.is_terminal():
                 return None, "the game ended before the witness did"
-            if isinstance(a, list):
-                state.apply_actions(a)
-            else:
-                state.apply_action(a)
+            apply(state, a)
         if not state.is_terminal():
             return None, "the witness stops before the game ends"
         returns = state.returns()
@@ -127,10 +129,7 @@ def observe_engine(module: types.ModuleType, n: int, actions: list[Any], player:
     try:
         state = module.load_game({"players": n, **(params or {})}).new_initial_state()
         for a in actions:
-            if isinstance(a, list):
-                state.apply_actions(a)
-            else:
-                state.apply_action(a)
+            apply(state, a)
         return str(state.observation_string(player))
     except (module.RuleError, ValueError):
         return None
@@ -265,10 +264,7 @@ def first_difference(a: ir.Program, b: ir.Program, n: int, actions: list[Any], n
                         return (f"at decision {step}, {player_name(q)} may choose "
                                 f"{_options(sa, q, la)} under '{names[0]}' but {_options(sb, q, lb)} under '{names[1]}'")
             for s in (sa, sb):
-                if isinstance(act, list):
-                    s.apply_actions(act)
-                else:
-                    s.apply_action(act)
+                apply(s, act)
     except (RuleError, ValueError):
         return None
     return None
@@ -309,18 +305,10 @@ def first_seen_difference(a: ir.Program, b: ir.Program, n: int, actions: list[An
             if step == len(actions) or sa.is_terminal() or sb.is_terminal() or _asks(sa) != _asks(sb):
                 return None
             act = actions[step]
-            if sa.is_chance_node():
-                if sorted(x for x, _ in sa.chance_outcomes()) != sorted(x for x, _ in sb.chance_outcomes()):
-                    return None
-            else:
-                who = range(n) if sa.is_simultaneous_node() else [sa.current_player()]
-                if any(sa.legal_actions(q) != sb.legal_actions(q) for q in who):
-                    return None
+            if not _same_moves(sa, sb, n):
+                return None
             for s in (sa, sb):
-                if isinstance(act, list):
-                    s.apply_actions(act)
-                else:
-                    s.apply_action(act)
+                apply(s, act)
     except (RuleError, ValueError):
         return None
     return None
@@ -353,14 +341,19 @@ def first_state_difference(a: ir.Program, b: ir.Program, n: int, actions: tuple[
                 return (f"after decision {step}, " + "; ".join(parts)) + (f" (and {more} more)" if more > 0 else "")
             if step == min(len(actions[0]), len(actions[1])) or actions[0][step] != actions[1][step]:
                 return None
-            for s, act in ((sa, actions[0][step]), (sb, actions[1][step])):
-                if isinstance(act, list):
-                    s.apply_actions(act)
-                else:
-                    s.apply_action(act)
+            for s in (sa, sb):
+                apply(s, actions[0][step])
     except (RuleError, ValueError):
         return None
     return None
+
+
+def _same_moves(sa: State, sb: State, n: int) -> bool:
+    """Do two states waiting for the same kind of decision offer the same draws or moves?"""
+    if sa.is_chance_node():
+        return sorted(x for x, _ in sa.chance_outcomes()) == sorted(x for x, _ in sb.chance_outcomes())
+    who = range(n) if sa.is_simultaneous_node() else [sa.current_player()]
+    return all(sa.legal_actions(q) == sb.legal_actions(q) for q in who)
 
 
 def _faces(rules: ir.Ruleset, where: dict[int, str], comps: Any) -> str:
