@@ -676,3 +676,93 @@ def test_an_invariant_of_the_final_state_is_checked_where_whole_passes_let_games
     o = verify(rules_of(broken), Options(timeout=10.0, jobs=1, loop_bound=2, checks=frozenset({"invariant"})))
     [inv] = [f for f in o.findings if f.kind == "invariant"]
     assert inv.status == "witness" and inv.witness is not None
+
+
+RETURNED = """
+game "Returned" {
+  players 2..2
+  source "Each player gets a token and may play it once, scoring its number. A played token is given back."
+}
+
+""" + SIX_TOKENS + """
+zone pile: Token hidden "the tokens nobody has"
+zone mine[player]: Token owner "a player's token"
+zone box: Token hidden "tokens out of the game"
+
+var used[player]: bool = false "the player has played their token"
+var score[player]: 0..20 = 0 score
+
+define ready(p: player) -> set of Token "what a player may still play" = {x for x in mine[p] if not used[p]}
+
+procedure give_back(x: Token, p: player) "where a played token goes" varies by returned
+
+ambiguity returned {
+  kind gap
+  source "A played token is given back."
+  question "Is a played token given back to its player, or put in the box?"
+  reading owner default "Back to its player, who has used it." {
+    procedure give_back(x: Token, p: player) {
+      move x to mine[p]
+    }
+  }
+  reading box "Into the box." {
+    procedure give_back(x: Token, p: player) {
+      move x to box
+    }
+  }
+}
+
+flow {
+  shuffle pile
+  for each p in players {
+    draw 1 from pile to mine[p]
+  }
+  repeat 2 times {
+    for each p in players {
+      let r = ready(p)
+      if size(r) > 0 {
+        choose b from {true, false} by p label "plays"
+        if b {
+          set score[p] = score[p] + sum(x.k for x in r)
+          set used[p] = true
+          for each x in r {
+            give_back(x, p)
+          }
+        }
+      }
+    }
+  }
+  end winners {p for p in players if all(score[p] >= score[q] for q in players)}
+}
+"""
+
+#: The same game where a given-back token may be played again: the readings differ.
+LEAKY = RETURNED.replace("{x for x in mine[p] if not used[p]}", "mine[p]")
+
+
+def moves_alike(text: str) -> bool:
+    rules = rules_of(text)
+    v = Verifier(rules, Options(players=[2], timeout=10.0, jobs=1))
+    alt = dict(v.base_readings)
+    alt["returned"] = "box"
+    return v.same_after_moves(["give_back"], alt, 2)
+
+
+def test_readings_that_leave_a_component_where_no_rule_looks_are_proven_harmless() -> None:
+    """A used token given back to its player or put in the box: no rule lets it be played again,
+    so every game goes alike. The proof follows one game with both tables side by side, and it
+    says so; where a given-back token may be played again, it is not proven, and a game shows
+    the difference."""
+    from rulecheck.verifier.verify import verify
+
+    assert moves_alike(RETURNED)
+    [f] = [f for f in verify(rules_of(RETURNED), Options(timeout=10.0, jobs=1)).findings if f.kind == "ambiguity"]
+    assert f.status == "proven" and "Where the game calls 'give_back'" in f.message, (f.title, f.message)
+    assert not moves_alike(LEAKY)
+    [f] = [f for f in verify(rules_of(LEAKY), Options(timeout=10.0, jobs=1)).findings if f.kind == "ambiguity"]
+    assert f.status == "witness", (f.title, f.message)
+
+
+def test_procedures_that_do_more_than_move_are_left_to_the_whole_game_search() -> None:
+    setting = RETURNED.replace("      move x to box\n", "      move x to box\n      set used[p] = true\n")
+    assert not moves_alike(setting)

@@ -16,7 +16,7 @@ interpreter/semantics.py statement by statement; tests check that the two agree.
 from __future__ import annotations
 
 from collections import ChainMap, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -405,6 +405,7 @@ class SymExec:
         drained: dict[int, int] | None = None,
         shadow: dict[str, ir.Definition] | None = None,
         compare: frozenset[str] = frozenset(),
+        displaced: dict[str, ir.Procedure] | None = None,
     ) -> None:
         from rulecheck.interpreter.semantics import resolve_params
 
@@ -423,6 +424,21 @@ class SymExec:
         self.shadow = shadow or {}
         self.compare = compare
         self.mode = 0  # 0: plain; 1: inside a compared call (no nested comparing); 2: the other versions
+        # Other versions of some procedures (``displaced``), which may leave components elsewhere.
+        # Both versions run at each call; a component they leave in different places gets its
+        # other location in ``alt_loc`` (the other reading's state is this one with those
+        # locations), and from then on every expression a statement evaluates is evaluated in
+        # both states: a "diverge" obligation records where the two values can differ. Where
+        # none can, the two readings play every game alike.
+        self.displaced = displaced or {}
+        for proc in [*self.displaced.values(), *(program.procs[name] for name in self.displaced)]:
+            if proc.body is None or any(isinstance(x, (ir.Assign, ir.Choose, ir.ChooseEach, ir.Draw, ir.End, ir.CallProc))
+                                        for x in walk_stmts(proc.body)):
+                raise Unsupported(f"a version of '{proc.name}' that sets variables, makes choices or calls procedures")
+        self.alt_loc: dict[int, dict[int, Term]] = {}
+        self.other_runs = 0
+        self.moves: dict[int, tuple[Term, set[int]]] | None = None  # per component: when and where it moves
+        self.no_compare = 0  # >0: inside an evaluation already compared, a say, or a displaced procedure
         self.watch_invariants = watch_invariants
         self.zone_ids: dict[tuple[str, Any], int] = {}
         self.zone_domains: dict[str, list[int] | None] = {}
@@ -454,7 +470,7 @@ class SymExec:
         self.errs: list[Term] | None = None  # errors raised while evaluating the current statement
         self.path: list[str] = []
         self.ordinals: dict[int, str] = _ordinals(self.rules.flow)
-        for proc in program.procs.values():
+        for proc in [*program.procs.values(), *(displaced or {}).values()]:
             if proc.body:
                 self.ordinals.update(_ordinals(proc.body))
         self.version = 0
@@ -525,6 +541,13 @@ class SymExec:
             return
         dsts = {dst: True} if isinstance(dst, int) else dict(dst.mem)
         cur = self.loc[cid]
+        if self.moves is not None:
+            when, where = self.moves.get(cid, (False, set()))
+            self.moves[cid] = (tm.or_(when, cond), where | set(dsts))
+        if cid in self.alt_loc and not self.no_compare:  # the same move in the other state
+            alt = self.alt_loc[cid]
+            moved = {z: tm.or_(tm.and_(cond, dsts.get(z, False)), tm.and_(tm.not_(cond), alt.get(z, False))) for z in sorted(set(alt) | set(dsts))}
+            self.alt_loc[cid] = {z: c for z, c in moved.items() if c is not False}
         new: dict[int, Term] = {}
         for z in sorted(set(cur) | set(dsts)):
             here = cur.get(z, False)
@@ -729,7 +752,10 @@ class SymExec:
             self.reached(ir.label_proc(s.name, proc.reading), proc.span, s.name, f"procedure '{s.name}'", ok)
             assert proc.body is not None
             self.path.append(self.ordinals[s.sid])
-            self.block(proc.body, ChainMap({n: v for (n, _), v in zip(proc.formals, args)}), struct)
+            if s.name in self.displaced and not self.no_compare:
+                self.both_versions(proc, self.displaced[s.name], args, struct)
+            else:
+                self.block(proc.body, ChainMap({n: v for (n, _), v in zip(proc.formals, args)}), struct)
             self.path.pop()
         elif isinstance(s, ir.End):
             # where the game reaches its end, every count followed the path: tell the solver
@@ -746,9 +772,11 @@ class SymExec:
             self.reached(ir.label_end(s.sid), s.span, "end", "this end of the game", ok)
         elif isinstance(s, ir.Say):
             # a say statement only logs, but its expressions may still fail, as in the interpreter
+            self.no_compare += 1  # what it logs is no move and no result
             for part in s.parts:
                 if isinstance(part, ir.Expr) and not isinstance(part.type, TText):
                     self.ev(part, env, g)
+            self.no_compare -= 1
             self.settle()
         elif isinstance(s, ir.Shuffle):
             if s.index is not None:
@@ -809,6 +837,7 @@ class SymExec:
                 vars_abs[v.name] = {k: free(x, v.type, f"{tag}|var|{v.name}|{k}") for k, x in cur.items()}
         saved = (self.loc, self.vars, self.obligations, self.errs, self.reach, self.version, self.site, self.counts)
         self.loc, self.vars, self.obligations, self.errs, self.reach, self.counts = loc_abs, vars_abs, [], [], {}, counts_abs
+        self.no_compare += 1  # an abstract state has no other reading's state beside it
         self.abstract_states += 1
         self.version = -self.abstract_states  # a state version no concrete state has: its own cache
         try:
@@ -816,6 +845,7 @@ class SymExec:
             obligations = self.obligations
         finally:
             self.loc, self.vars, self.obligations, self.errs, self.reach, self.version, self.site, self.counts = saved
+            self.no_compare -= 1
         return lemmas, (value, obligations)
 
     def free_value(self, t: Type, name: str, lemmas: list[Term]) -> Value:
@@ -927,6 +957,9 @@ class SymExec:
             return
         self.check_always_invariants(live)
         src = self.zone_members(s.src, sidx)
+        if self.alt_loc and not self.no_compare:  # the draw reads the zone itself
+            other, _ = self.in_other(lambda: self.zone_members(s.src, sidx))
+            self.diverge(s.span, tm.and_(live, tm.not_(value_eq(src, other))))
         short = tm.lt(self.zone_count(s.src, sidx), n)
         self.fail("exhaustion", s.span, s.src, f"{n} card{'s' if n != 1 else ''} must be drawn from '{s.src}', which has fewer", tm.and_(live, short))
         active = tm.and_(live, tm.not_(short))
@@ -1071,6 +1104,99 @@ class SymExec:
     # ---- expressions ------------------------------------------------------------------------
 
     def ev(self, e: ir.Expr, env: Env, g: Term) -> Value:
+        if not self.alt_loc or self.no_compare:
+            return self.ev1(e, env, g)
+        self.no_compare += 1
+        try:
+            start = len(self.errs) if self.errs is not None else 0
+            value = self.ev1(e, env, g)
+            errs = tm.or_all(self.errs[start:]) if self.errs is not None else False
+            other, other_errs = self.in_other(lambda: self.ev1(e, env, g))
+        finally:
+            self.no_compare -= 1
+        self.diverge(e.span, tm.and_(g, tm.or_(tm.not_(value_eq(value, other)), tm.not_(value_eq(errs, other_errs)))))
+        return value
+
+    def both_versions(self, proc: ir.Procedure, other: ir.Procedure, args: list[Value], struct: Term) -> None:
+        """A displaced procedure: the other version runs in the other state first, then this one
+        here; the components they leave in different places get their other location (versions
+        that only move components and evaluate: see __init__)."""
+        assert proc.body is not None and other.body is not None
+        env: Env = ChainMap({n: v for (n, _), v in zip(proc.formals, args)})
+        affected = self.other_zones()
+        saved = (self.loc, self.counts, self.version, self.obligations, self.reach, self.stopped, self.ended, self.errs)
+        self.loc = [self.alt_loc.get(c, here) for c, here in enumerate(self.loc)]
+        self.counts = {z: v for z, v in self.counts.items() if z not in affected}
+        self.other_runs += 1
+        self.version = -(1 << 50) * self.other_runs  # a state of its own: no call cached elsewhere applies
+        self.obligations, self.reach, self.moves = [], {}, {}
+        self.no_compare += 1
+        try:
+            self.block(other.body, env, struct)
+            other_loc, other_moves = self.loc, self.moves
+            failed = tm.or_all([*(o.cond for o in self.obligations), tm.and_(self.stopped, tm.not_(saved[5]))])
+        finally:
+            self.loc, self.counts, self.version, self.obligations, self.reach, self.stopped, self.ended, self.errs = saved
+        old = {c: {z for z in {*alt, *self.loc[c]} if alt.get(z, False) is not self.loc[c].get(z, False)}
+               for c, alt in self.alt_loc.items()}
+        self.moves = {}
+        try:
+            self.block(proc.body, env.new_child(), struct)
+        finally:
+            self.no_compare -= 1
+            these_moves, self.moves = self.moves, None
+        self.diverge(proc.span, tm.and_(struct, failed))
+        self.version += 1  # the other state has changed
+        for c in sorted({*other_moves, *these_moves, *old}):
+            when_a, where_a = these_moves.get(c, (False, set()))
+            when_b, where_b = other_moves.get(c, (False, set()))
+            here = self.loc[c]
+            if when_a is False or when_b is False:  # one version alone moves it
+                keep = {*here, *other_loc[c]}
+            else:
+                # both take it away from where it was, under the same condition (or the states
+                # differ there too): outside the zones either puts it in, its place is then the
+                # same term in both states, and the comparisons stay small
+                self.diverge(proc.span, tm.and_(struct, tm.not_(value_eq(when_a, when_b))))
+                keep = where_a | where_b | old.get(c, set())
+            there = {z: m for z, m in other_loc[c].items() if z in keep}
+            there.update({z: m for z, m in here.items() if z not in keep})
+            if all(there.get(z, False) is here.get(z, False) for z in {*there, *here}):
+                self.alt_loc.pop(c, None)
+            else:
+                self.alt_loc[c] = there
+
+    def diverge(self, span: Span, cond: Term) -> None:
+        """Where the two readings' states give a statement different values (never an error of
+        the game: the game goes on)."""
+        if cond is not False:
+            self.obligations.append(Obligation("diverge", span, "state", "the two readings' states disagree here", cond, self.site))
+
+    def other_zones(self) -> set[int]:
+        """The zones whose members differ in the other reading's state: their counts are not this
+        state's."""
+        return {z for c, alt in self.alt_loc.items() for z in {*alt, *self.loc[c]}
+                if alt.get(z, False) is not self.loc[c].get(z, False)}
+
+    def in_other(self, evaluate: Callable[[], Value]) -> tuple[Value, Term]:
+        """``evaluate()`` in the other reading's state (see ``displaced``): its value, and the
+        condition under which it fails."""
+        affected = self.other_zones()
+        saved = (self.loc, self.counts, self.version, self.errs, self.obligations, self.reach)
+        self.loc = [self.alt_loc.get(c, here) for c, here in enumerate(self.loc)]
+        self.counts = {z: v for z, v in self.counts.items() if z not in affected}
+        self.version = -(1 << 40) - self.version  # calls cached per state: this one is not the first's
+        self.errs, self.obligations, self.reach = [], [], {}
+        self.no_compare += 1
+        try:
+            value = evaluate()
+            failed = tm.or_all([*self.errs, *(o.cond for o in self.obligations)])
+        finally:
+            self.loc, self.counts, self.version, self.errs, self.obligations, self.reach = saved
+            self.no_compare -= 1
+        return value, failed
+
+    def ev1(self, e: ir.Expr, env: Env, g: Term) -> Value:
         if isinstance(e, ir.Const):
             return _const_value(e.value)
         if isinstance(e, ir.Local):

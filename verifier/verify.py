@@ -426,7 +426,7 @@ class Verifier:
         for entry in merged.values():
             grp = entry["group"]
             kind = OBLIGATION_KINDS[grp.kind]
-            what = _obligation_what(grp.kind, grp.subject, grp.message)
+            what = _obligation_what(grp.kind, grp.subject, grp.message, _enclosing(self.rules, grp.span))
             if entry["witness"] is not None:
                 n, play = entry["witness"]
                 self.findings.append(Finding(
@@ -755,7 +755,14 @@ class Verifier:
         label_a = f"reading {base} (default)" if base == amb.default.name else f"reading {base}"
         label_b = f"reading {other}"
         locally: list[int] = []
+        moved = _moved_only(amb, base, other)
         for n in self.players:
+            # readings that change only where procedures leave components: a local proof first,
+            # which costs little next to comparing two whole games
+            if moved and self.same_after_moves(moved, alt, n):
+                locally.append(n)
+                proven.append(n)
+                continue
             ta = self.trace(n, self.base_readings)
             tb = self.trace(n, alt)
             both = ta.constraints + tb.constraints
@@ -849,10 +856,17 @@ class Verifier:
                 details={"ambiguity": amb.name, "readings": [base, other]},
             ))
             return
-        names = sorted({*(amb.reading(base) or amb.default).defs, *(amb.reading(other) or amb.default).defs})
-        how = (f" Where the game uses {', '.join(repr(x) for x in names)}, both versions give the same value"
-               f"{'' if locally == proven else f' (for {self.span_line(locally)})'}, so every game goes exactly the same way."
-               if locally else "")
+        names = ", ".join(repr(x) for x in sorted({*(amb.reading(base) or amb.default).defs, *(amb.reading(other) or amb.default).defs}))
+        where = "" if locally == proven else f" (for {self.span_line(locally)})"
+        if not locally:
+            how = ""
+        elif moved:
+            how = (f" Where the game calls {', '.join(repr(x) for x in moved)}, the two versions may leave components in "
+                   f"different places, but no rule the game applies afterwards tells the two tables apart{where}, so every "
+                   "game goes exactly the same way.")
+        else:
+            how = f" Where the game uses {names}, both versions give the same value{where}, so every game goes exactly the same way."
+
         self.findings.append(Finding(
             "ambiguity", "note", "proven", amb.name, f"{amb.name}: harmless ({base} / {other})",
             f"Proven harmless: in every game of {self.span_line(proven)} the readings '{base}' and '{other}' "
@@ -932,6 +946,25 @@ class Verifier:
                 return False
             compare = wider
 
+    def same_after_moves(self, names: list[str], alt: dict[str, str], n: int, attrs: AttrSource | None = None) -> bool:
+        """A proof local to the procedures that change, when they differ only in where they leave
+        components: one game is played with both versions of them (see SymExec's ``displaced``),
+        and from their first call on, every value a rule computes is computed in both readings'
+        states. If no value can differ, no move and no result can: the readings play every game
+        alike, whatever the components left elsewhere."""
+        other = self.program(alt)
+        try:
+            t = SymExec(self.program(self.base_readings), n, params=self.o.params, attrs=attrs, loop_bound=self.o.loop_bound,
+                        displaced={name: other.procs[name] for name in names}, watch_invariants=False).run()
+        except Unsupported:
+            return False
+        # one question per rule that may see the difference
+        goals: dict[tuple[int, int], list[tm.Term]] = {}
+        for o in t.obligations:
+            if o.kind == "diverge":
+                goals.setdefault((o.span.line, o.span.col), []).append(o.cond)
+        return self.session(t.constraints).check_each([tm.or_all(goals[k]) for k in sorted(goals)]).status == "unsat"
+
     def check_sensitivity(self) -> None:
         """For each ambiguity finding: does it hold for every value of the assumed and
         unspecified data, or only for the values the ruleset assumes?"""
@@ -955,7 +988,7 @@ class Verifier:
                 n = f.witness.players
                 res = self.sensitivity_of_witness(n, alt, f, symbolic)
             else:
-                res = self.sensitivity_of_proof(alt, symbolic)
+                res = self.sensitivity_of_proof(amb, alt, symbolic)
             if res is None:
                 continue
             status, message = res
@@ -1028,8 +1061,12 @@ class Verifier:
                            f"({tried} of the {len(tables)} tried: each column at the ends of its domain, then random tables{others}); "
                            "that is no proof for every table")
 
-    def sensitivity_of_proof(self, alt: dict[str, str], symbolic: set[tuple[str, str]]) -> tuple[str, str] | None:
+    def sensitivity_of_proof(self, amb: ir.Ambiguity, alt: dict[str, str], symbolic: set[tuple[str, str]]) -> tuple[str, str] | None:
+        moved = _moved_only(amb, self.base_readings[amb.name], alt[amb.name])
+        _, values = resolve_params(self.rules, self.o.params)
         for n in self.players:
+            if moved and self.same_after_moves(moved, alt, n, AttrSource(self.rules, values, symbolic)):
+                continue
             try:
                 ta, tb = self._attr_traces(n, alt, symbolic)
             except Unsupported:
@@ -1076,7 +1113,28 @@ def _describe_table(rules: ir.Ruleset, table: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _obligation_what(kind: str, subject: str, message: str) -> str:
+#: Subjects of obligations that name a construct of the language, not a rule of the game.
+GENERIC_SUBJECTS = frozenset({"the", "choice", "match", "min", "max", "player"})
+
+
+def _enclosing(rules: ir.Ruleset, span: Span) -> str | None:
+    """The innermost definition or procedure (a reading's version included) whose text holds the
+    span, so that a title can say which rule a construct belongs to."""
+    found: list[tuple[int, int, str]] = []
+    versions: list[ir.Definition | ir.Procedure] = [*rules.defs.values(), *rules.procs.values()]
+    for amb in rules.ambiguities.values():
+        for reading in amb.readings:
+            versions += [*reading.defs.values(), *reading.procs.values()]
+    for v in versions:
+        sp = v.span
+        if (sp.line, sp.col) <= (span.line, span.col) and (span.end_line, span.end_col) <= (sp.end_line, sp.end_col):
+            found.append((sp.end_line - sp.line, sp.end_col - sp.col if sp.end_line == sp.line else 0, v.name))
+    return min(found)[2] if found else None
+
+
+def _obligation_what(kind: str, subject: str, message: str, where: str | None = None) -> str:
+    if subject in GENERIC_SUBJECTS and where is not None:
+        subject = f"{subject}' in '{where}"
     if kind == "conflict":
         return f"'{subject}': two cases disagree"
     if kind in ("exhaustion", "range"):
@@ -1088,6 +1146,12 @@ def _quotes(src: ir.Source | None) -> list[Quote]:
     if src is None:
         return []
     return [Quote(q.text, q.lang) for q in src.quotes]
+
+
+def _moved_only(amb: ir.Ambiguity, base: str, other: str) -> list[str]:
+    """The procedures two readings change, when they change nothing else (see same_after_moves)."""
+    ra, rb = amb.reading(base), amb.reading(other)
+    return sorted({*ra.procs, *rb.procs}) if ra and rb and not ra.defs and not rb.defs else []
 
 
 def _ambiguity_quotes(amb: ir.Ambiguity) -> list[Quote]:

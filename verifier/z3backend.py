@@ -124,6 +124,35 @@ class Session:
         self.timeout_ms = max(1, int(timeout_s * 1000))
         self.background = [self.tr(b) for b in background if b is not True]
 
+    def check_each(self, goals: list[Term]) -> Result:
+        """Is any of the goals possible? Asked one goal at a time of one solver (each with the
+        time limit), so what it learns about the background on one serves the next: many small
+        questions about one game cost little more than one. "unsat" only when each is proven
+        impossible; the first possible one gives "sat" and its model."""
+        goals = [g for g in goals if g is not False]
+        if not goals:
+            return Result("unsat")
+        solver = z3.SolverFor("QF_FD", ctx=self.tr.ctx)
+        solver.set("timeout", self.timeout_ms)
+        solver.set("random_seed", 0)
+        solver.add(*self.background)
+        which = [z3.Bool(f"rulecheck|goal|{i}", self.tr.ctx) for i in range(len(goals))]
+        solver.add(*(z3.Implies(w, self.tr(goal)) for w, goal in zip(which, goals)))
+        for w in which:
+            r = solver.check(w)
+            if r == z3.sat:
+                return Result("sat", self._values(solver.model()))
+            if r != z3.unsat:
+                return Result("unknown", reason=solver.reason_unknown())
+        return Result("unsat")
+
+    def _values(self, m: Any) -> dict[str, bool | int]:
+        values: dict[str, bool | int] = {}
+        for name, v in sorted(self.tr.vars.items()):
+            val = m.eval(v, model_completion=True)
+            values[name] = z3.is_true(val) if z3.is_bool(val) else val.as_signed_long()
+        return values
+
     def check(self, *goals: Term, timeout_s: float | None = None) -> Result:
         goal = tm.and_all(goals)
         if goal is False:
@@ -136,12 +165,7 @@ class Session:
             solver.add(self.tr(goal))
         r = solver.check()
         if r == z3.sat:
-            m = solver.model()
-            values: dict[str, bool | int] = {}
-            for name, v in sorted(self.tr.vars.items()):
-                val = m.eval(v, model_completion=True)
-                values[name] = z3.is_true(val) if z3.is_bool(val) else val.as_signed_long()
-            return Result("sat", values)
+            return Result("sat", self._values(solver.model()))
         if r == z3.unsat:
             return Result("unsat")
         return Result("unknown", reason=solver.reason_unknown())
