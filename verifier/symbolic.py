@@ -1139,13 +1139,14 @@ class SymExec:
             self.loc, self.counts, self.version, self.obligations, self.reach, self.stopped, self.ended, self.errs = saved
         old = {c: {z for z in {*alt, *self.loc[c]} if alt.get(z, False) is not self.loc[c].get(z, False)}
                for c, alt in self.alt_loc.items()}
-        self.moves = {}
+        self.moves, start, stopped = {}, len(self.obligations), self.stopped
         try:
             self.block(proc.body, env.new_child(), struct)
         finally:
             self.no_compare -= 1
             these_moves, self.moves = self.moves, None
-        self.diverge(proc.span, tm.and_(struct, failed))
+        failed_here = tm.or_all([*(o.cond for o in self.obligations[start:]), tm.and_(self.stopped, tm.not_(stopped))])
+        self.diverge(proc.span, tm.and_(struct, tm.not_(value_eq(failed_here, failed))))
         self.version += 1  # the other state has changed
         for c in sorted({*other_moves, *these_moves, *old}):
             when_a, where_a = these_moves.get(c, (False, set()))

@@ -138,6 +138,10 @@ class Session:
         solver.add(*self.background)
         which = [z3.Bool(f"rulecheck|goal|{i}", self.tr.ctx) for i in range(len(goals))]
         solver.add(*(z3.Implies(w, self.tr(goal)) for w, goal in zip(which, goals)))
+        # first any game at all (a question of its own): the solver simplifies the game's rules
+        # and learns from them once, and the goals then get their whole time for themselves
+        if solver.check() == z3.unsat:
+            return Result("unsat")
         for w in which:
             r = solver.check(w)
             if r == z3.sat:
