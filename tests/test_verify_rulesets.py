@@ -42,6 +42,7 @@ INTENDED = {
     "empty_deck": ("exhaustion", "witness"),
     "dead_rule": ("dead-rule", "proven"),
     "ambiguity_differs": ("ambiguity", "witness"),
+    "given_back": ("ambiguity", "witness"),
     "broken_invariant": ("invariant", "witness"),
 }
 
@@ -55,6 +56,7 @@ PROVEN = {
     "counted_rounds": "non-termination",
     "negative_supply": "exhaustion",
     "ambiguity_agrees": "ambiguity",
+    "given_back": "ambiguity",
     "broken_invariant": "invariant",
     "drains_deck": "non-termination",  # beyond the loop bound: proven by the deck's shrinking size
 }

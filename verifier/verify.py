@@ -127,6 +127,7 @@ class Verifier:
         self.findings: list[Finding] = []
         self.timing: dict[str, float] = {}
         self.setups: dict[int, list[str]] = {}
+        self.scores: dict[int, dict[str, list[int]]] = {}  # final score variables of each play, by seat
         self.cut: dict[int, bool] = {}  # player count -> a game can outrun the loop bound
         self.ending: dict[int, bool] = {}  # player count -> some game ends within the loop bound
         self.bounded: dict[tuple[int, int, bool], Trace] = {}  # (players, loop bound, invariants) -> trace with drained loops whole
@@ -299,6 +300,7 @@ class Verifier:
         eng = replay_engine(module, n, actions, self.o.params) if module is not None else None
         play = make_play(label, readings, r, eng)
         self.setups[id(play)] = r.setup
+        self.scores[id(play)] = r.scores or {}
         if not r.legal:
             raise ReplayMismatch(f"the witness game is not legal in the interpreter ({label}): {r.error}")
         if module is not None and not play.replayed:
@@ -800,6 +802,10 @@ class Verifier:
                     what = "the readings give different results"
                     if not found_by:
                         div = f"{pa.outcome} under '{base}'; {pb.outcome} under '{other}'"
+                        if pa.outcome == pb.outcome:  # the same winners: the scores differ
+                            div = f"{pa.outcome} under both, but " + "; ".join(
+                                f"'{name}' is {_by_seat(got)} under '{base}', {_by_seat(self.scores[id(pb)][name])} under '{other}'"
+                                for name, got in self.scores[id(pa)].items() if got != self.scores[id(pb)].get(name))
                 else:
                     assert where is not None
                     what, div = "the readings allow different moves", where
@@ -1146,6 +1152,10 @@ def _quotes(src: ir.Source | None) -> list[Quote]:
     if src is None:
         return []
     return [Quote(q.text, q.lang) for q in src.quotes]
+
+
+def _by_seat(values: list[int]) -> str:
+    return ", ".join(f"{player_name(q)} {v}" for q, v in enumerate(values))
 
 
 def _moved_only(amb: ir.Ambiguity, base: str, other: str) -> list[str]:

@@ -25,6 +25,7 @@ class Replay:
     winners: list[int] | None
     error: str | None
     legal: bool
+    scores: dict[str, list[int]] | None = None  # each score variable's final values, by seat
 
 
 def actions_of(trace: Trace, model: dict[str, bool | int], n: int, pass_action: int) -> list[Any]:
@@ -87,7 +88,8 @@ def replay_interpreter(program: ir.Program, n: int, actions: list[Any], params: 
         if not state.is_terminal():
             return Replay(actions, log, setup, None, "the witness stops before the game ends", False)
         w = state.machine.winners
-        return Replay(actions, log, setup, sorted(w) if w is not None else None, None, True)
+        scores = {v.name: [state.machine.vars[v.name][q] for q in range(n)] for v in program.rules.vars.values() if v.score}
+        return Replay(actions, log, setup, sorted(w) if w is not None else None, None, True, scores)
     except RuleError as err:
         st = err.state if err.state is not None else state
         log = st.machine.log if st is not None else []
