@@ -1123,10 +1123,8 @@ class SymExec:
         that only move components and evaluate: see __init__)."""
         assert proc.body is not None and other.body is not None
         env: Env = ChainMap({n: v for (n, _), v in zip(proc.formals, args)})
-        affected = self.other_zones()
         saved = (self.loc, self.counts, self.version, self.obligations, self.reach, self.stopped, self.ended, self.errs)
-        self.loc = [self.alt_loc.get(c, here) for c, here in enumerate(self.loc)]
-        self.counts = {z: v for z, v in self.counts.items() if z not in affected}
+        self.loc, self.counts = self.other_state()
         self.other_runs += 1
         self.version = -(1 << 50) * self.other_runs  # a state of its own: no call cached elsewhere applies
         self.obligations, self.reach, self.moves = [], {}, {}
@@ -1137,8 +1135,7 @@ class SymExec:
             failed = tm.or_all([*(o.cond for o in self.obligations), tm.and_(self.stopped, tm.not_(saved[5]))])
         finally:
             self.loc, self.counts, self.version, self.obligations, self.reach, self.stopped, self.ended, self.errs = saved
-        old = {c: {z for z in {*alt, *self.loc[c]} if alt.get(z, False) is not self.loc[c].get(z, False)}
-               for c, alt in self.alt_loc.items()}
+        old = {c: _differing(alt, self.loc[c]) for c, alt in self.alt_loc.items()}
         self.moves, start, stopped = {}, len(self.obligations), self.stopped
         try:
             self.block(proc.body, env.new_child(), struct)
@@ -1162,7 +1159,7 @@ class SymExec:
                 keep = where_a | where_b | old.get(c, set())
             there = {z: m for z, m in other_loc[c].items() if z in keep}
             there.update({z: m for z, m in here.items() if z not in keep})
-            if all(there.get(z, False) is here.get(z, False) for z in {*there, *here}):
+            if not _differing(there, here):
                 self.alt_loc.pop(c, None)
             else:
                 self.alt_loc[c] = there
@@ -1173,19 +1170,17 @@ class SymExec:
         if cond is not False:
             self.obligations.append(Obligation("diverge", span, "state", "the two readings' states disagree here", cond, self.site))
 
-    def other_zones(self) -> set[int]:
-        """The zones whose members differ in the other reading's state: their counts are not this
-        state's."""
-        return {z for c, alt in self.alt_loc.items() for z in {*alt, *self.loc[c]}
-                if alt.get(z, False) is not self.loc[c].get(z, False)}
+    def other_state(self) -> tuple[list[dict[int, Term]], dict[int, Term]]:
+        """The other reading's locations, and the zone counts that hold there too (not those of
+        the zones whose members differ)."""
+        differ = {z for c, alt in self.alt_loc.items() for z in _differing(alt, self.loc[c])}
+        return [self.alt_loc.get(c, here) for c, here in enumerate(self.loc)], {z: v for z, v in self.counts.items() if z not in differ}
 
     def in_other(self, evaluate: Callable[[], Value]) -> tuple[Value, Term]:
         """``evaluate()`` in the other reading's state (see ``displaced``): its value, and the
         condition under which it fails."""
-        affected = self.other_zones()
         saved = (self.loc, self.counts, self.version, self.errs, self.obligations, self.reach)
-        self.loc = [self.alt_loc.get(c, here) for c, here in enumerate(self.loc)]
-        self.counts = {z: v for z, v in self.counts.items() if z not in affected}
+        self.loc, self.counts = self.other_state()
         self.version = -(1 << 40) - self.version  # calls cached per state: this one is not the first's
         self.errs, self.obligations, self.reach = [], [], {}
         self.no_compare += 1
@@ -1573,6 +1568,11 @@ class SymExec:
         for w, v in reversed(list(zip(wins, values))):
             out = merge(w, v, out)
         return out
+
+
+def _differing(a: dict[int, Term], b: dict[int, Term]) -> set[int]:
+    """The zones where two locations of a component are not the same term."""
+    return {z for z in {*a, *b} if a.get(z, False) is not b.get(z, False)}
 
 
 def _free_locals(e: ir.Expr) -> set[str]:
