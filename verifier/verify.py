@@ -128,6 +128,10 @@ class Verifier:
         self.timing: dict[str, float] = {}
         self.setups: dict[int, list[str]] = {}
         self.scores: dict[int, dict[str, list[int]]] = {}  # final score variables of each play, by seat
+        # the assumed and unspecified data: (kind, attribute)
+        self.symbolic = {(k.name, a) for k in rules.kinds.values() for a, p in k.provenance.items() if p.kind != "given"}
+        # (ambiguity, reading, players) -> the readings proven to play alike whatever the data
+        self.any_table: dict[tuple[str, str, int], bool] = {}
         self.cut: dict[int, bool] = {}  # player count -> a game can outrun the loop bound
         self.ending: dict[int, bool] = {}  # player count -> some game ends within the loop bound
         self.bounded: dict[tuple[int, int, bool], Trace] = {}  # (players, loop bound, invariants) -> trace with drained loops whole
@@ -760,8 +764,9 @@ class Verifier:
         moved = _moved_only(amb, base, other)
         for n in self.players:
             # readings that change only where procedures leave components: a local proof first,
-            # which costs little next to comparing two whole games
-            if moved and self.same_after_moves(moved, alt, n):
+            # which costs little next to comparing two whole games; with the assumed data free
+            # first, which proves the sensitivity finding too
+            if moved and (self.alike_any_table(moved, alt, amb.name, n) or self.same_after_moves(moved, alt, n)):
                 locally.append(n)
                 proven.append(n)
                 continue
@@ -974,7 +979,7 @@ class Verifier:
     def check_sensitivity(self) -> None:
         """For each ambiguity finding: does it hold for every value of the assumed and
         unspecified data, or only for the values the ruleset assumes?"""
-        symbolic = {(k.name, a) for k in self.rules.kinds.values() for a, p in k.provenance.items() if p.kind != "given"}
+        symbolic = self.symbolic
         if not symbolic:
             return
         names = sorted(f"{k}.{a}" for k, a in symbolic)
@@ -1003,6 +1008,15 @@ class Verifier:
                 message + f" (assumed or unspecified: {', '.join(names)}).", amb.span,
                 details={"ambiguity": amb.name, "readings": [base, other], "data": names},
             ))
+
+    def alike_any_table(self, moved: list[str], alt: dict[str, str], amb: str, n: int) -> bool:
+        """same_after_moves with the assumed and unspecified data free: asked once, for the
+        ambiguity check and its sensitivity."""
+        key = (amb, alt[amb], n)
+        if key not in self.any_table:
+            _, values = resolve_params(self.rules, self.o.params)
+            self.any_table[key] = bool(self.symbolic) and self.same_after_moves(moved, alt, n, AttrSource(self.rules, values, self.symbolic))
+        return self.any_table[key]
 
     def _attr_traces(self, n: int, alt: dict[str, str], symbolic: set[tuple[str, str]]) -> tuple[Trace, Trace]:
         _, values = resolve_params(self.rules, self.o.params)
@@ -1069,9 +1083,8 @@ class Verifier:
 
     def sensitivity_of_proof(self, amb: ir.Ambiguity, alt: dict[str, str], symbolic: set[tuple[str, str]]) -> tuple[str, str] | None:
         moved = _moved_only(amb, self.base_readings[amb.name], alt[amb.name])
-        _, values = resolve_params(self.rules, self.o.params)
         for n in self.players:
-            if moved and self.same_after_moves(moved, alt, n, AttrSource(self.rules, values, symbolic)):
+            if moved and self.alike_any_table(moved, alt, amb.name, n):
                 continue
             try:
                 ta, tb = self._attr_traces(n, alt, symbolic)
