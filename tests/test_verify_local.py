@@ -712,3 +712,15 @@ def test_readings_that_leave_a_component_where_no_rule_looks_are_proven_harmless
 def test_procedures_that_do_more_than_move_are_left_to_the_whole_game_search() -> None:
     setting = RETURNED.replace("      move x to box\n", "      move x to box\n      set used[p] = true\n")
     assert not moves_alike(setting)
+
+
+def test_an_undecided_ambiguity_says_what_random_play_tried() -> None:
+    """With no time for the solver, a harmless ambiguity stays unknown, never proven; its message
+    says how many random games showed no difference, for which player counts."""
+    from rulecheck.verifier.verify import verify
+
+    rules = rules_of((ROOT / "tests" / "verify" / "good" / "ambiguity_agrees.rules").read_text(encoding="utf-8"))
+    o = verify(rules, Options(timeout=0.001, jobs=1, checks=frozenset({"ambiguity"}), random_games=7))
+    [f] = o.findings
+    assert f.status == "unknown" and "not decided in time" in f.title
+    assert "Random play showed none either: 7 games for each player count (2 to 3 players)" in f.message, f.message

@@ -132,6 +132,7 @@ class Verifier:
         self.symbolic = {(k.name, a) for k in rules.kinds.values() for a, p in k.provenance.items() if p.kind != "given"}
         # (ambiguity, reading, players) -> the readings proven to play alike whatever the data
         self.any_table: dict[tuple[str, str, int], bool] = {}
+        self.random_tried: list[int] = []  # player counts whose random games showed no difference
         self.cut: dict[int, bool] = {}  # player count -> a game can outrun the loop bound
         self.ending: dict[int, bool] = {}  # player count -> some game ends within the loop bound
         self.bounded: dict[tuple[int, int, bool], Trace] = {}  # (players, loop bound, invariants) -> trace with drained loops whole
@@ -335,6 +336,7 @@ class Verifier:
                 div = f"{pa.outcome} under '{names[0]}'; {pb.outcome} under '{names[1]}'"
                 where = first_state_difference(self.program(self.base_readings), self.program(alt), n, (acts_a, acts_b), names, self.o.params)
                 return pa, pb, div + (f"; the games first part {where}" if where else "")
+        self.random_tried.append(n)
         return None
 
     def witness(self, plays: list[Play], n: int, divergence: str) -> Witness:
@@ -761,6 +763,7 @@ class Verifier:
         label_a = f"reading {base} (default)" if base == amb.default.name else f"reading {base}"
         label_b = f"reading {other}"
         locally: list[int] = []
+        self.random_tried = []
         moved = _moved_only(amb, base, other)
         for n in self.players:
             # readings that change only where procedures leave components: a local proof first,
@@ -862,7 +865,10 @@ class Verifier:
             self.findings.append(Finding(
                 "ambiguity", "warning", "unknown", amb.name, f"{amb.name}: not decided in time ({base} / {other})",
                 f"The solver ran out of time for {self.span_line(unknown)}; no game where '{base}' and '{other}' differ was found"
-                + (f", and none exists for {self.span_line(proven)}." if proven else "."),
+                + (f", and none exists for {self.span_line(proven)}." if proven else ".")
+                + (f" Random play showed none either: {self.o.random_games} games for each player count "
+                   f"({players_text(sorted(set(self.random_tried)))}), the same choices under both readings until the rules part."
+                   if self.random_tried else ""),
                 amb.span, quotes, bound=self.span_line(proven) if proven else None,
                 details={"ambiguity": amb.name, "readings": [base, other]},
             ))
