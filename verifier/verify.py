@@ -674,23 +674,26 @@ class Verifier:
         # a rule no game checked reaches may apply with another player count or parameter value:
         # then it is not dead
         covered |= self.reached_elsewhere({lab for lab in labels if lab not in covered and not lab.startswith("loop")})
+        quotes = _rule_quotes(self.program(self.base_readings))
         for lab, rch in sorted(labels.items(), key=lambda kv: (kv[1].span.line, kv[1].span.col, kv[0])):
             if lab in covered or lab.startswith("loop"):
                 continue
+            where = _enclosing(self.rules, rch.span) if rch.subject in ("if", "end") else None
+            what = f"{rch.what} in '{where}'" if where else rch.what
             if lab in undecided or cut:
                 # not reached in the games explored, but those are not all the games
                 why = "the solver ran out of time" if lab in undecided else f"games of {self.span_line(cut)} run past the loop bound"
                 self.findings.append(Finding(
-                    "dead-rule", "note", "unknown", rch.subject, f"{rch.what}: not reached within the bound",
-                    f"No game of {self.span_line(self.players)} that was explored reaches {rch.what}, but {why}: "
+                    "dead-rule", "note", "unknown", rch.subject, f"{what}: not reached within the bound",
+                    f"No game of {self.span_line(self.players)} that was explored reaches {what}, but {why}: "
                     "whether it can ever apply is not decided.",
-                    rch.span,
+                    rch.span, quotes.get(lab, []),
                 ))
                 continue
             self.findings.append(Finding(
-                "dead-rule", "warning", "proven", rch.subject, f"{rch.what} never applies",
-                f"In no game of {self.span_line(self.players)} does {rch.what} apply.",
-                rch.span, bound=f"every game of {self.span_line(self.players)}",
+                "dead-rule", "warning", "proven", rch.subject, f"{what} never applies",
+                f"In no game of {self.span_line(self.players)} does {what} apply.",
+                rch.span, quotes.get(lab, []), bound=f"every game of {self.span_line(self.players)}",
             ))
 
     def reached_elsewhere(self, labels: set[str]) -> set[str]:
@@ -1171,6 +1174,23 @@ def _quotes(src: ir.Source | None) -> list[Quote]:
     if src is None:
         return []
     return [Quote(q.text, q.lang) for q in src.quotes]
+
+
+def _rule_quotes(program: ir.Program) -> dict[str, list[Quote]]:
+    """The rulebook quotes of each rule a dead-rule finding can name, by its reach label."""
+    out: dict[str, list[Quote]] = {}
+    for s in statements(program):
+        if isinstance(s, ir.If):
+            out[ir.label_if(s.sid, True)] = _quotes(s.source)
+            out[ir.label_if(s.sid, False)] = _quotes(s.else_source or s.source)
+        elif isinstance(s, ir.End):
+            out[ir.label_end(s.sid)] = _quotes(s.source)
+    for proc in program.procs.values():
+        out[ir.label_proc(proc.name, proc.reading)] = _quotes(proc.source)
+    for d in program.defs.values():
+        for c in d.cases or []:
+            out[ir.label_case(d.name, c.name, d.reading)] = _quotes(c.source or d.source)
+    return out
 
 
 def _by_seat(values: list[int]) -> str:
