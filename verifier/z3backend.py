@@ -21,6 +21,16 @@ from .terms import Term
 #: Integers are 16-bit two's complement; scores and sums of small games fit with room to spare.
 WIDTH = 16
 
+#: z3's resource units per second of a time limit. A question is stopped after a number of the
+#: solver's own steps, not of seconds, so its answer does not depend on the machine's load or speed
+#: and verify's output is the same from run to run. Measured on the 2-core machine of the speed
+#: figures (docs/verify.md): about 5 million units a second on the finite-domain solver.
+RLIMIT_PER_SECOND = 5_000_000
+
+#: The wall-clock limit, a multiple of the time limit: a guard for a machine far slower than that
+#: one, where it, not the resource limit, may stop a question (and the output may then vary).
+WALL_CLOCK_FACTOR = 4
+
 
 @dataclass
 class Result:
@@ -121,7 +131,7 @@ class Session:
         # questions are translated once): z3's answers must not depend on what other checks
         # asked before in the process
         self.tr = tr or Translator()
-        self.timeout_ms = max(1, int(timeout_s * 1000))
+        self.timeout_s = timeout_s
         self.background = [self.tr(b) for b in background if b is not True]
 
     def check_each(self, goals: list[Term]) -> Result:
@@ -132,10 +142,7 @@ class Session:
         goals = [g for g in goals if g is not False]
         if not goals:
             return Result("unsat")
-        solver = z3.SolverFor("QF_FD", ctx=self.tr.ctx)
-        solver.set("timeout", self.timeout_ms)
-        solver.set("random_seed", 0)
-        solver.add(*self.background)
+        solver = self._solver(self.timeout_s)
         which = [z3.Bool(f"rulecheck|goal|{i}", self.tr.ctx) for i in range(len(goals))]
         solver.add(*(z3.Implies(w, self.tr(goal)) for w, goal in zip(which, goals)))
         # first any game at all (a question of its own): the solver simplifies the game's rules
@@ -150,6 +157,15 @@ class Session:
                 return Result("unknown", reason=solver.reason_unknown())
         return Result("unsat")
 
+    def _solver(self, timeout_s: float) -> Any:
+        """A finite-domain solver with the background, limited per question (each check)."""
+        solver = z3.SolverFor("QF_FD", ctx=self.tr.ctx)
+        solver.set("rlimit", max(1, int(timeout_s * RLIMIT_PER_SECOND)))
+        solver.set("timeout", max(1, int(timeout_s * 1000 * WALL_CLOCK_FACTOR)))
+        solver.set("random_seed", 0)
+        solver.add(*self.background)
+        return solver
+
     def _values(self, m: Any) -> dict[str, bool | int]:
         values: dict[str, bool | int] = {}
         for name, v in sorted(self.tr.vars.items()):
@@ -161,10 +177,7 @@ class Session:
         goal = tm.and_all(goals)
         if goal is False:
             return Result("unsat")
-        solver = z3.SolverFor("QF_FD", ctx=self.tr.ctx)
-        solver.set("timeout", self.timeout_ms if timeout_s is None else max(1, int(timeout_s * 1000)))
-        solver.set("random_seed", 0)
-        solver.add(*self.background)
+        solver = self._solver(self.timeout_s if timeout_s is None else timeout_s)
         if goal is not True:
             solver.add(self.tr(goal))
         r = solver.check()
