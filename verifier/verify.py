@@ -988,10 +988,9 @@ class Verifier:
     def check_sensitivity(self) -> None:
         """For each ambiguity finding: does it hold for every value of the assumed and
         unspecified data, or only for the values the ruleset assumes?"""
-        symbolic = self.symbolic
-        if not symbolic:
+        if not self.symbolic:
             return
-        names = sorted(f"{k}.{a}" for k, a in symbolic)
+        names = sorted(f"{k}.{a}" for k, a in self.symbolic)
         # a difference in what players see is one of where components go, not of the data's values
         for f in [f for f in self.findings if f.kind == "ambiguity" and f.status in ("witness", "proven")
                   and f.details.get("differs_in") != "information"]:
@@ -1006,9 +1005,9 @@ class Verifier:
             elif f.status == "witness":
                 assert f.witness is not None
                 n = f.witness.players
-                res = self.sensitivity_of_witness(n, alt, f, symbolic)
+                res = self.sensitivity_of_witness(n, alt, f)
             else:
-                res = self.sensitivity_of_proof(amb, alt, symbolic)
+                res = self.sensitivity_of_proof(amb, alt)
             if res is None:
                 continue
             status, message = res
@@ -1023,21 +1022,22 @@ class Verifier:
         ambiguity check and its sensitivity."""
         key = (amb, alt[amb], n)
         if key not in self.any_table:
-            _, values = resolve_params(self.rules, self.o.params)
-            self.any_table[key] = bool(self.symbolic) and self.same_after_moves(moved, alt, n, AttrSource(self.rules, values, self.symbolic))
+            self.any_table[key] = bool(self.symbolic) and self.same_after_moves(moved, alt, n, self.free_data())
         return self.any_table[key]
 
-    def _attr_traces(self, n: int, alt: dict[str, str], symbolic: set[tuple[str, str]]) -> tuple[Trace, Trace]:
+    def free_data(self) -> AttrSource:
+        """The components' attributes with the assumed and unspecified ones free. One source per
+        trace; the variables are named by component and attribute, so two readings' games read the
+        same table."""
         _, values = resolve_params(self.rules, self.o.params)
-        attrs_a = AttrSource(self.rules, values, symbolic)
-        ta = self.trace(n, self.base_readings, attrs=attrs_a)
-        attrs_b = AttrSource(self.rules, values, symbolic)
-        tb = self.trace(n, alt, attrs=attrs_b)
-        return ta, tb
+        return AttrSource(self.rules, values, self.symbolic)
 
-    def sensitivity_of_witness(self, n: int, alt: dict[str, str], f: Finding, symbolic: set[tuple[str, str]]) -> tuple[str, str] | None:
+    def _attr_traces(self, n: int, alt: dict[str, str]) -> tuple[Trace, Trace]:
+        return self.trace(n, self.base_readings, attrs=self.free_data()), self.trace(n, alt, attrs=self.free_data())
+
+    def sensitivity_of_witness(self, n: int, alt: dict[str, str], f: Finding) -> tuple[str, str] | None:
         try:
-            ta, tb = self._attr_traces(n, alt, symbolic)
+            ta, tb = self._attr_traces(n, alt)
         except Unsupported:
             return None
         assert f.witness is not None
@@ -1090,13 +1090,13 @@ class Verifier:
                            f"({tried} of the {len(tables)} tried: each column at the ends of its domain, then random tables{others}); "
                            "that is no proof for every table")
 
-    def sensitivity_of_proof(self, amb: ir.Ambiguity, alt: dict[str, str], symbolic: set[tuple[str, str]]) -> tuple[str, str] | None:
+    def sensitivity_of_proof(self, amb: ir.Ambiguity, alt: dict[str, str]) -> tuple[str, str] | None:
         moved = _moved_only(amb, self.base_readings[amb.name], alt[amb.name])
         for n in self.players:
             if moved and self.alike_any_table(moved, alt, amb.name, n):
                 continue
             try:
-                ta, tb = self._attr_traces(n, alt, symbolic)
+                ta, tb = self._attr_traces(n, alt)
             except Unsupported:
                 return None
             both = ta.constraints + tb.constraints
