@@ -730,3 +730,37 @@ def test_an_undecided_ambiguity_says_what_random_play_tried(monkeypatch: pytest.
     [f] = o.findings
     assert f.status == "unknown" and "not decided in time" in f.title
     assert "Random play showed none either: 7 games for each player count (2 to 3 players)" in f.message, f.message
+
+
+def test_shortcuts_sharing_a_background_are_asked_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Verifier.solve_all``: conditions whose shortcuts share a background are first asked
+    together; when none is possible one question proves them all, and when one is, each is asked
+    alone and gets its own answer (never the batch's)."""
+    from rulecheck.verifier import terms as tm
+    from rulecheck.verifier import z3backend
+    from rulecheck.verifier.conditions import Condition
+
+    asked: list[object] = []
+    real_check = z3backend.Session.check
+
+    def counting(self: z3backend.Session, *goals: tm.Term, timeout_s: float | None = None) -> z3backend.Result:
+        asked.append(goals)
+        return real_check(self, *goals, timeout_s=timeout_s)
+
+    monkeypatch.setattr(z3backend.Session, "check", counting)
+    v = Verifier(rules_of(COUNTING), Options(timeout=5))
+    x, y = tm.bool_var("batch|x"), tm.bool_var("batch|y")
+    lemmas = [tm.or_(x, y)]
+
+    def cond(goal: tm.Term) -> Condition:
+        return Condition(goal, [*lemmas, tm.not_(tm.and_(x, y))], [(lemmas, goal)])
+
+    never = [cond(tm.and_(tm.not_(x), tm.not_(y))), cond(tm.and_(tm.not_(x), tm.not_(y), tm.bool_var("batch|z")))]
+    assert [r.status for r in v.solve_all(never)] == ["unsat", "unsat"]
+    assert len(asked) == 1  # the two goals in one question
+
+    asked.clear()
+    results = v.solve_all([never[0], cond(x)])
+    assert [r.status for r in results] == ["unsat", "sat"]
+    assert results[1].model is not None and results[1].model["batch|x"] is True
+    assert len(asked) > 1

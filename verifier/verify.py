@@ -197,6 +197,25 @@ class Verifier:
                 return r
         return self.session(cond.background).check(cond.goal)
 
+    def solve_all(self, conds: list[Condition]) -> list[Result]:
+        """``solve`` for each condition. Where several shortcuts share a background (the abstract
+        state of the same statements), the solver is first asked whether any of their goals is
+        possible: most are not, and one question then proves them all. Otherwise each is asked
+        alone, as ``solve`` would."""
+        results: list[Result | None] = [Result("unsat") if c.goal is False else None for c in conds]
+        for k in range(max((len(c.shortcuts) for c in conds), default=0)):
+            shared: dict[tuple[int | bool, ...], list[int]] = {}
+            for i, c in enumerate(conds):
+                if results[i] is None and k < len(c.shortcuts) and c.shortcuts[k][0]:
+                    shared.setdefault(tuple(b.id if isinstance(b, tm.T) else b for b in c.shortcuts[k][0]), []).append(i)
+            quick = min(self.o.timeout, SHORTCUT_TIMEOUT)
+            for idx in shared.values():
+                if len(idx) > 1 and self.session(conds[idx[0]].shortcuts[k][0], quick).check(
+                        tm.or_all(conds[i].shortcuts[k][1] for i in idx)).status == "unsat":
+                    for i in idx:
+                        results[i] = Result("unsat")
+        return [r if r is not None else self.solve(c) for r, c in zip(results, conds)]
+
     def search(self, traces: list[Trace], goals: list[tuple[str, list[tm.Term], tm.Term]], n: int) -> tuple[str, Result]:
         """Look for a game where one of the goals holds (each with its background): first with the
         deal of a few random games fixed (small problems the solver settles fast; a game found so
@@ -412,12 +431,13 @@ class Verifier:
         merged: dict[tuple[str, int, int, str], dict[str, Any]] = {}
         for n in self.players:
             t = self.base(n)
+            asked: list[tuple[dict[str, Any], Condition]] = []
             for grp in obligation_groups(t):
                 key = (grp.kind, grp.span.line, grp.span.col, grp.subject)
                 entry = merged.setdefault(key, {"group": grp, "proven": [], "unknown": [], "unconfirmed": [], "witness": None})
-                if entry["witness"] is not None:
-                    continue
-                r = self.solve(obligation_condition(t, grp))
+                if entry["witness"] is None:
+                    asked.append((entry, obligation_condition(t, grp)))
+            for (entry, _), r in zip(asked, self.solve_all([cond for _, cond in asked])):
                 if r.status == "sat":
                     assert r.model is not None
                     play = self.play_of(t, r.model, n, "the game")
