@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import random
+import re
 import time
 import types
 from collections.abc import Callable, Iterator
@@ -1184,7 +1185,9 @@ def _obligation_what(kind: str, subject: str, message: str, where: str | None = 
     if subject in GENERIC_SUBJECTS and where is not None:
         subject = f"{subject}' in '{where}"
     if kind == "conflict":
-        return f"'{subject}': two cases disagree"
+        # a definition can have several pairs of cases: the title names the pair
+        pair = re.match(r"cases ('[^']*' and '[^']*') of", message)
+        return f"'{subject}': cases {pair.group(1)} disagree" if pair else f"'{subject}': two cases disagree"
     if kind in ("exhaustion", "range"):
         return f"'{subject}' runs out"
     return f"'{subject}': no rule decides"
