@@ -39,6 +39,7 @@ class ObligationGroup:
     subject: str
     message: str
     items: list[Obligation]
+    part: str = ""  # see Obligation.part
 
 
 def obligation_groups(trace: Trace) -> list[ObligationGroup]:
@@ -47,7 +48,7 @@ def obligation_groups(trace: Trace) -> list[ObligationGroup]:
         key = (o.kind, o.span.line, o.span.col, o.subject)
         g = groups.get(key)
         if g is None:
-            g = groups[key] = ObligationGroup(o.kind, o.span, o.subject, o.message, [])
+            g = groups[key] = ObligationGroup(o.kind, o.span, o.subject, o.message, [], o.part)
         g.items.append(o)
     return [groups[k] for k in sorted(groups)]
 

@@ -113,6 +113,7 @@ class Obligation:
     message: str
     cond: Term
     site: int = 0  # the statement where it arises
+    part: str = ""  # the part of the rule at fault, for a finding's title ("cases 'a' and 'b'")
 
 
 @dataclass
@@ -570,10 +571,10 @@ class SymExec:
         # are no moves to compare, its failures no findings)
         return tm.and_(g, tm.not_(self.ended), tm.not_(self.stopped), tm.not_(self.truncated))
 
-    def fail(self, kind: str, span: Span, subject: str, message: str, cond: Term) -> None:
+    def fail(self, kind: str, span: Span, subject: str, message: str, cond: Term, part: str = "") -> None:
         if cond is False:
             return
-        self.obligations.append(Obligation(kind, span, subject, message, cond, self.site))
+        self.obligations.append(Obligation(kind, span, subject, message, cond, self.site, part))
         if self.errs is not None:
             self.errs.append(cond)
         else:
@@ -1532,7 +1533,7 @@ class SymExec:
             self.def_cache[key] = cached
         value, obls, reaches = cached
         for o, cond in obls:
-            self.fail(o.kind, o.span, o.subject, o.message, tm.and_(g, cond))
+            self.fail(o.kind, o.span, o.subject, o.message, tm.and_(g, cond), o.part)
         for r, cond in reaches:
             self.reached(r.label, r.span, r.subject, r.what, tm.and_(g, cond))
         return value
@@ -1563,6 +1564,7 @@ class SymExec:
                     "conflict", d.cases[i].span, d.name,
                     f"cases '{d.cases[i].name}' and '{d.cases[j].name}' of '{d.name}' both apply and give different values",
                     tm.and_(both, tm.not_(value_eq(values[i], values[j]))),
+                    part=f"cases '{d.cases[i].name}' and '{d.cases[j].name}'",
                 )
         out: Value = self.ev(d.otherwise, env, none) if d.otherwise is not None else _default_of(d.ret)
         for w, v in reversed(list(zip(wins, values))):

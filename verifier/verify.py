@@ -11,7 +11,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import random
-import re
 import time
 import types
 from collections.abc import Callable, Iterator
@@ -204,12 +203,12 @@ class Verifier:
         possible: most are not, and one question then proves them all. Otherwise each is asked
         alone, as ``solve`` would."""
         results: list[Result | None] = [Result("unsat") if c.goal is False else None for c in conds]
+        quick = min(self.o.timeout, SHORTCUT_TIMEOUT)
         for k in range(max((len(c.shortcuts) for c in conds), default=0)):
             shared: dict[tuple[int | bool, ...], list[int]] = {}
             for i, c in enumerate(conds):
                 if results[i] is None and k < len(c.shortcuts) and c.shortcuts[k][0]:
                     shared.setdefault(tuple(b.id if isinstance(b, tm.T) else b for b in c.shortcuts[k][0]), []).append(i)
-            quick = min(self.o.timeout, SHORTCUT_TIMEOUT)
             for idx in shared.values():
                 if len(idx) > 1 and self.session(conds[idx[0]].shortcuts[k][0], quick).check(
                         tm.or_all(conds[i].shortcuts[k][1] for i in idx)).status == "unsat":
@@ -455,7 +454,7 @@ class Verifier:
         for entry in merged.values():
             grp = entry["group"]
             kind = OBLIGATION_KINDS[grp.kind]
-            what = _obligation_what(grp.kind, grp.subject, grp.message, _enclosing(self.rules, grp.span))
+            what = _obligation_what(grp.kind, grp.subject, grp.part, _enclosing(self.rules, grp.span))
             if entry["witness"] is not None:
                 n, play = entry["witness"]
                 self.findings.append(Finding(
@@ -1181,13 +1180,12 @@ def _enclosing(rules: ir.Ruleset, span: Span) -> str | None:
     return min(found)[2] if found else None
 
 
-def _obligation_what(kind: str, subject: str, message: str, where: str | None = None) -> str:
+def _obligation_what(kind: str, subject: str, part: str = "", where: str | None = None) -> str:
     if subject in GENERIC_SUBJECTS and where is not None:
         subject = f"{subject}' in '{where}"
     if kind == "conflict":
         # a definition can have several pairs of cases: the title names the pair
-        pair = re.match(r"cases ('[^']*' and '[^']*') of", message)
-        return f"'{subject}': cases {pair.group(1)} disagree" if pair else f"'{subject}': two cases disagree"
+        return f"'{subject}': {part or 'two cases'} disagree"
     if kind in ("exhaustion", "range"):
         return f"'{subject}' runs out"
     return f"'{subject}': no rule decides"
