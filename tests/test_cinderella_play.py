@@ -71,7 +71,7 @@ def test_every_reading_keeps_invariants(ambiguity: str, reading: str) -> None:
 
 def test_declared_invariants_are_the_ones_asked_for() -> None:
     assert [i.name for i in rules().invariants] == [
-        "cards_placed", "chips_placed", "no_once", "informants", "one_winner", "two_left",
+        "cards_placed", "chips_placed", "no_once", "informants", "one_winner", "two_left", "kept_meets",
     ]
 
 

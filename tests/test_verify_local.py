@@ -725,6 +725,7 @@ def test_an_undecided_ambiguity_says_what_random_play_tried(monkeypatch: pytest.
 
     monkeypatch.setattr(Verifier, "search", lambda self, traces, goals, n: ("", Result("unknown")))
     monkeypatch.setattr(Verifier, "agree_where_used", lambda self, amb, alt, n: False)
+    monkeypatch.setattr(Verifier, "agree_at_end", lambda self, amb, alt, n: False)
     rules = rules_of((ROOT / "tests" / "verify" / "good" / "ambiguity_agrees.rules").read_text(encoding="utf-8"))
     o = verify(rules, Options(timeout=10.0, jobs=1, checks=frozenset({"ambiguity"}), random_games=7))
     [f] = o.findings
@@ -764,3 +765,101 @@ def test_shortcuts_sharing_a_background_are_asked_together(monkeypatch: pytest.M
     assert [r.status for r in results] == ["unsat", "sat"]
     assert results[1].model is not None and results[1].model["batch|x"] is True
     assert len(asked) > 1
+
+
+POINTS = """
+game "Points" {
+  players 2..3
+  source "Each player draws two cards and scores their sum; the most points win. On equal points, the highest single card wins."
+}
+
+card Card "{rank}" {
+  rank: 1..6
+}
+
+zone deck: Card hidden
+zone hand[player]: Card owner
+
+table Card in deck {
+  given rank
+  | rank |
+  | 1..6 |
+}
+
+var points[player]: 0..20 = 0 "points scored"
+
+define total(p: player) -> int "a player's sum" = sum(c.rank for c in hand[p])
+
+define best -> set of player "the players with the most points"
+  = {p for p in players if all(points[p] >= points[q] for q in players)}
+
+define tie_higher(a: Card, b: Card) -> bool "card a beats card b in the tie-break" varies by tiebreak
+
+define top_card(p: player) -> Card "a player's best single card"
+  = the(c for c in hand[p] if all(d == c or tie_higher(c, d) for d in hand[p]))
+
+ambiguity tiebreak {
+  kind ambiguity
+  source "On equal points, the highest single card wins."
+  question "Is the highest single card the largest number or the smallest?"
+  reading largest default "The largest number." {
+    define tie_higher(a: Card, b: Card) -> bool = a.rank > b.rank
+  }
+  reading smallest "The smallest number." {
+    define tie_higher(a: Card, b: Card) -> bool = a.rank < b.rank
+  }
+}
+
+INVARIANT
+
+flow {
+  for each p in players {
+    draw 2 from deck to hand[p]
+    set points[p] = total(p)
+  }
+  end winners {p for p in best if all(q == p or tie_higher(top_card(p), top_card(q)) for q in best)}
+}
+"""
+
+SCORED = 'invariant scored "points are the sum of the cards held" at end:\n  all(points[p] == total(p) for p in players)'
+
+
+def end_verdict(text: str, ambiguity: str, reading: str, n: int) -> tuple[bool, Verifier]:
+    rules = rules_of(text)
+    v = Verifier(rules, Options(players=[n], timeout=10.0, jobs=1))
+    alt = dict(v.base_readings)
+    alt[ambiguity] = reading
+    return v.agree_at_end(rules.ambiguities[ambiguity], alt, n), v
+
+
+def test_a_tiebreak_harmless_given_a_proven_invariant_is_proven_at_the_end_of_the_game() -> None:
+    """Points are the sum of two different cards, so on equal points the player with the larger
+    card has the smaller one too, and either reading of the tie-break names the same winner. The
+    end of the game alone does not show it (there the points could be anything); with the proven
+    invariant that they are the sums, it does, and the finding names the invariant. Without the
+    invariant, no proof at the end is claimed."""
+    from rulecheck.verifier.verify import verify
+
+    for n in (2, 3):
+        ok, v = end_verdict(POINTS.replace("INVARIANT", SCORED), "tiebreak", "smallest", n)
+        assert ok and v.end_proofs[n] == ["scored"]
+    assert not end_verdict(POINTS.replace("INVARIANT", ""), "tiebreak", "smallest", 2)[0]
+    o = verify(rules_of(POINTS.replace("INVARIANT", SCORED)), Options(timeout=10.0, jobs=1, checks=frozenset({"ambiguity"})))
+    [f] = o.findings
+    assert f.status == "proven", (f.title, f.message)
+    assert "only to name its winners" in f.message and "'scored'" in f.message, f.message
+
+
+def test_an_invariant_the_end_proof_needs_but_no_game_keeps_proves_nothing() -> None:
+    """The same end proof, given an invariant that would make the readings agree (no two players
+    ever have equal points) but that games break: it is not proven, so the proof is not claimed,
+    and a game where the readings part is found."""
+    from rulecheck.verifier.verify import verify
+
+    untied = 'invariant untied "no two players have equal points" at end:\n  all(all(p == q or points[p] != points[q] for q in players) for p in players)'
+    text = POINTS.replace("INVARIANT", untied).replace("points[p] = total(p)", "points[p] = size(hand[p])")
+    ok, v = end_verdict(text, "tiebreak", "smallest", 2)
+    assert not ok and v.proven_invariants == {("untied", 2, False): False}
+    o = verify(rules_of(text), Options(timeout=10.0, jobs=1, checks=frozenset({"ambiguity", "invariant"})))
+    by_kind = {f.kind: f for f in o.findings}
+    assert by_kind["ambiguity"].status == "witness" and by_kind["invariant"].status == "witness"

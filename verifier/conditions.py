@@ -28,6 +28,9 @@ class Condition:
     goal: Term
     background: list[Term]
     shortcuts: list[tuple[list[Term], Term]] = field(default_factory=list)
+    # the goal's disjuncts, asked one at a time of one solver before the goal itself (see
+    # Session.check_each): each is far smaller, and what the solver learns serves the next
+    parts: list[Term] = field(default_factory=list)
 
 
 @dataclass
@@ -95,7 +98,9 @@ def invariant_conditions(trace: Trace) -> dict[str, Condition]:
         if name in abstract:
             # every point's abstract state, each with its own atoms: unsat proves every point
             shortcuts.append((abstract[name][0], tm.or_all(abstract[name][1])))
-        out[name] = Condition(goal, trace.constraints, shortcuts)
+        # a final state's invariant, one conjunct at a time
+        parts = conds if at_end[name] and len(conds) > 1 else []
+        out[name] = Condition(goal, trace.constraints, shortcuts, parts)
     return out
 
 

@@ -126,6 +126,10 @@ class AbstractCheck:
     site: int
     lemmas: list[Term]
     obligations: list[Obligation]
+    # with ``compare_ends``: each invariant's truth in this abstract state of an end of the game,
+    # with the winners this reading gives there, and the condition under which they fail
+    facts: dict[str, Term] = field(default_factory=dict)
+    failed: Term = False
 
 
 @dataclass
@@ -291,6 +295,11 @@ def value_key(v: Value) -> Any:
     return v
 
 
+def _term_order(t: Term) -> int:
+    """Terms in creation order (constants first): a stable order for a set of them."""
+    return t.id if isinstance(t, tm.T) else -1
+
+
 def _tk(m: Term) -> Any:
     return ("t", m.id) if isinstance(m, tm.T) else m
 
@@ -407,6 +416,7 @@ class SymExec:
         shadow: dict[str, ir.Definition] | None = None,
         compare: frozenset[str] = frozenset(),
         displaced: dict[str, ir.Procedure] | None = None,
+        compare_ends: bool = False,
     ) -> None:
         from rulecheck.interpreter.semantics import resolve_params
 
@@ -441,6 +451,9 @@ class SymExec:
         self.moves: dict[int, tuple[Term, set[int]]] | None = None  # per component: when and where it moves
         self.no_compare = 0  # >0: inside an evaluation already compared, a say, or a displaced procedure
         self.watch_invariants = watch_invariants
+        # compare the winners of each end of the game under both versions (``shadow``), over an
+        # abstract state of it: see end_comparison
+        self.compare_ends = compare_ends
         self.zone_ids: dict[tuple[str, Any], int] = {}
         self.zone_domains: dict[str, list[int] | None] = {}
         for z in self.rules.zones.values():
@@ -613,7 +626,10 @@ class SymExec:
             done = tm.and_(self.ended, tm.not_(self.stopped))
             for inv in self.rules.invariants:
                 ok = self.eval_pure(inv.expr, ChainMap(), done)
-                self.invariant_violations.append((inv, tm.and_(done, tm.not_(ok))))
+                # one violation per conjunct (a player's part of an 'all'): the same goal, which
+                # the solver can take one part at a time
+                for part in (ok.args if isinstance(ok, tm.T) and ok.op == "and" else [ok]):
+                    self.invariant_violations.append((inv, tm.and_(done, tm.not_(part))))
                 if inv.at_end:
                     self.abstract_invariant(inv)
         scores = {v.name: [self.vars[v.name][q] for q in range(self.n)] for v in self.rules.vars.values() if v.score}
@@ -764,7 +780,10 @@ class SymExec:
                 if zid in self.counts:
                     members = [self.loc[c].get(zid, False) for c in self.zone_kinds[zname]]
                     self.constraints.append(tm.implies(g, tm.eq(tm.count_true(members), self.counts[zid])))
-            self.abstract_check(s, lambda: self.ev(s.winners, env, True))
+            if self.compare_ends:
+                self.abstract.append(self.end_comparison(s, env))
+            else:
+                self.abstract_check(s, lambda: self.ev(s.winners, env, True))
             w = self.ev(s.winners, env, g)
             ok = tm.and_(g, self.settle())
             assert isinstance(w, SymSet)
@@ -785,6 +804,53 @@ class SymExec:
             self.settle()
         else:  # pragma: no cover
             raise AssertionError(type(s).__name__)
+
+    def end_comparison(self, s: ir.End, env: Env) -> AbstractCheck:
+        """The winners of an end of the game under both versions of the definitions in
+        ``shadow``, over an abstract state of it (see over_abstract_state): "diverge" obligations
+        that together say where they differ, each a small question (below), and one where a
+        version fails where the other does not (both failing stop the game alike); with each
+        invariant's truth there, the winners bound to this reading's."""
+        def evaluate() -> dict[str, Term]:
+            saved_winners, saved_mode = self.winners, self.mode
+            try:
+                # one winner named ({e}): its two values, whose pairs are the questions below
+                one = s.winners.items[0] if isinstance(s.winners, ir.SetOf) and len(s.winners.items) == 1 else None
+                sides = []
+                for mode in (1, 2):
+                    self.mode, self.errs, self.obligations = mode, [], []
+                    w = self.ev(one or s.winners, env, True)
+                    w = SymSet(dict(as_fd(w, list(range(self.n))).mem)) if one is not None else w
+                    assert isinstance(w, SymSet)
+                    sides.append((w, sorted({*self.errs, *(o.cond for o in self.obligations)}, key=_term_order)))
+                (mine, errors), (theirs, other_errors) = sides
+                failed, other_failed = tm.or_all(errors), tm.or_all(other_errors)
+                self.mode, self.errs, self.obligations = 1, [], []
+                self.winners = mine
+                facts = {inv.name: self.eval_pure(inv.expr, ChainMap(), True) for inv in self.rules.invariants}
+                facts["|failed"] = failed
+                # one version fails where the other does not
+                self.fail("diverge", s.span, "winners", "this version fails alone", tm.and_(failed, tm.not_(other_failed)), "failed")
+                self.fail("diverge", s.span, "winners", "the other version fails alone", tm.and_(other_failed, tm.not_(failed)), "failed")
+                fine = tm.and_(tm.not_(failed), tm.not_(other_failed))
+                # the winners differ. Either one version has a winner p and the other another
+                # winner q: one question for each such pair, in which the solver knows who wins
+                # under both; or, where no such pair exists, one version names nobody
+                differ = fine if one is not None else tm.and_(fine, tm.not_(value_eq(mine, theirs)))
+                for p in range(self.n):
+                    for q in range(self.n):
+                        if q != p:
+                            self.fail("diverge", s.span, "winners", "the versions name different winners",
+                                      tm.and_(differ, mine.member(p), theirs.member(q)), f"{p}/{q}")
+                for x, name in ((mine, "this"), (theirs, "the other")):
+                    self.fail("diverge", s.span, "winners", f"{name} version names no winner, the other some",
+                              tm.and_(differ, tm.not_(tm.or_all(x.member(q) for q in range(self.n)))), f"none/{name}")
+                return facts
+            finally:
+                self.winners, self.mode = saved_winners, saved_mode
+        lemmas, (facts, obligations) = self.over_abstract_state(f"end|{s.sid}|{len(self.abstract)}", evaluate)
+        failed = facts.pop("|failed")
+        return AbstractCheck(s.sid, lemmas, obligations, facts, failed)
 
     def abstract_check(self, s: ir.Stmt, evaluate: Any) -> None:
         """Evaluate a statement's expressions again over an abstract state (see AbstractCheck)."""
@@ -1525,8 +1591,11 @@ class SymExec:
                 self.errs, self.obligations, self.reach = [], [], {}
                 value = self.def_body(d, args)
                 if compared:
+                    # different values, or one version fails where the other does not (both
+                    # failing stop the game alike)
+                    err, other_err = tm.or_all(o.cond for o in self.obligations), tm.or_all(other_errors)
                     self.fail("diverge", d.span, e.name, f"the two versions of '{e.name}' disagree",
-                              tm.or_(tm.not_(value_eq(value, other)), tm.or_all(other_errors)))
+                              tm.or_(tm.ne(err, other_err), tm.and_(tm.not_(err), tm.not_(value_eq(value, other)))))
                 cached = (value, [(o, o.cond) for o in self.obligations], [(r, r.cond) for r in self.reach.values()])
             finally:
                 self.errs, self.obligations, self.reach, self.mode = saved_errs, saved_obl, saved_reach, saved_mode

@@ -19,7 +19,7 @@ from typing import Any
 
 from rulecheck.codegen.playout import game_seed, play
 from rulecheck.dsl import ir
-from rulecheck.dsl.checker import callees, walk_stmts
+from rulecheck.dsl.checker import callees, walk_exprs, walk_stmts
 from rulecheck.dsl.source import Span
 from rulecheck.dsl.types import TBool, TEnum, TInt
 from rulecheck.dsl.values import num_distinct_actions, player_name
@@ -130,8 +130,8 @@ class Verifier:
         self.scores: dict[int, dict[str, list[int]]] = {}  # final score variables of each play, by seat
         # the assumed and unspecified data: (kind, attribute)
         self.symbolic = {(k.name, a) for k in rules.kinds.values() for a, p in k.provenance.items() if p.kind != "given"}
-        # (ambiguity, reading, players) -> the readings proven to play alike whatever the data
-        self.any_table: dict[tuple[str, str, int], bool] = {}
+        # (how, ambiguity, reading, players) -> the readings proven to play alike whatever the data
+        self.any_table: dict[tuple[str, str, str, int], bool] = {}
         self.random_tried: list[int] = []  # player counts whose random games showed no difference
         self.cut: dict[int, bool] = {}  # player count -> a game can outrun the loop bound
         self.ending: dict[int, bool] = {}  # player count -> some game ends within the loop bound
@@ -139,6 +139,9 @@ class Verifier:
         self.pass_action = num_distinct_actions(rules) - 1  # the action of a player who only passes
         self.models: dict[int, tuple[dict[str, bool | int], set[str]]] = {}  # id(finding) -> witness model, decisions taken
         self.tr: Translator | None = None  # the z3 context of the check running (see session)
+        self.proven_invariants: dict[tuple[str, int, bool], bool] = {}  # (invariant, players, any table) -> proven
+        self.end_proofs: dict[int, list[str]] = {}  # players -> the invariants agree_at_end's proof used
+        self.free_bases: dict[int, Trace] = {}  # players -> the default readings' trace with the data free
 
     # ---- plumbing ---------------------------------------------------------------------------
 
@@ -195,7 +198,12 @@ class Verifier:
             r = self.session(background, quick).check(goal)
             if r.status == "unsat":
                 return r
-        return self.session(cond.background).check(cond.goal)
+        session = self.session(cond.background)
+        if cond.parts:
+            r = session.check_each(cond.parts)
+            if r.status != "unknown":
+                return r
+        return session.check(cond.goal)
 
     def solve_all(self, conds: list[Condition]) -> list[Result]:
         """``solve`` for each condition. Where several shortcuts share a background (the abstract
@@ -514,6 +522,37 @@ class Verifier:
             return Result("unknown"), t
         return r, t
 
+    def invariant_result(self, inv: ir.Invariant, n: int, drained: bool, any_table: bool = False) -> tuple[Result, Trace, bool]:
+        """Can a game of n players break the invariant (``any_table``: with any values of the
+        assumed and unspecified data)? Also whether it was decided on the trace whose drained
+        loops are whole (see invariant_on_whole_passes)."""
+        if not any_table:
+            t = self.base(n)
+        else:
+            if n not in self.free_bases:
+                self.free_bases[n] = self.trace(n, self.base_readings, invariants=True, attrs=self.free_data())
+            t = self.free_bases[n]
+        cond = invariant_conditions(t).get(inv.name)
+        if cond is None:
+            return Result("unsat"), t, False
+        r = self.solve(cond)
+        if not any_table and drained and inv.at_end and r.status == "unsat" and not self.ends_within(n):
+            r2, t2 = self.invariant_on_whole_passes(inv, n)
+            if r2.status != "unknown":
+                return r2, t2, True
+        return r, t, False
+
+    def invariant_proven(self, name: str, n: int, any_table: bool = False) -> bool:
+        """The invariant holds in every game of n players, as check_invariants would report it
+        (for one of the final state: some game ends within the bound); ``any_table``: with every
+        value of the assumed and unspecified data."""
+        key = (name, n, any_table)
+        if key not in self.proven_invariants:
+            inv = next(i for i in self.rules.invariants if i.name == name)
+            r, _, on_whole = self.invariant_result(inv, n, bool(drained_loops(self.program(self.base_readings))), any_table)
+            self.proven_invariants[key] = r.status == "unsat" and (not inv.at_end or on_whole or self.ends_within(n))
+        return self.proven_invariants[key]
+
     def check_invariants(self) -> None:
         drained = bool(drained_loops(self.program(self.base_readings)))
         for inv in self.rules.invariants:
@@ -534,17 +573,9 @@ class Verifier:
                 continue
             whole: set[int] = set()  # decided on the trace whose drained loops are whole, where games end
             for n in self.players:
-                t = self.base(n)
-                cond = invariant_conditions(t).get(inv.name)
-                if cond is None:
-                    proven.append(n)
-                    continue
-                r = self.solve(cond)
-                if drained and inv.at_end and r.status == "unsat" and not self.ends_within(n):
-                    r2, t2 = self.invariant_on_whole_passes(inv, n)
-                    if r2.status != "unknown":
-                        r, t = r2, t2
-                        whole.add(n)
+                r, t, on_whole = self.invariant_result(inv, n, drained)
+                if on_whole:
+                    whole.add(n)
                 if r.status == "sat":
                     assert r.model is not None
                     found = (n, self.play_of(t, r.model, n, "the game"))
@@ -786,6 +817,7 @@ class Verifier:
         label_a = f"reading {base} (default)" if base == amb.default.name else f"reading {base}"
         label_b = f"reading {other}"
         locally: list[int] = []
+        at_end: list[int] = []
         self.random_tried = []
         moved = _moved_only(amb, base, other)
         for n in self.players:
@@ -794,6 +826,11 @@ class Verifier:
             # first, which proves the sensitivity finding too
             if moved and (self.alike_any_table(moved, alt, amb.name, n) or self.same_after_moves(moved, alt, n)):
                 locally.append(n)
+                proven.append(n)
+                continue
+            # readings that change only the winners: a proof over the end of the game alone
+            if not moved and (self.end_any_table(amb, alt, n) or self.agree_at_end(amb, alt, n)):
+                at_end.append(n)
                 proven.append(n)
                 continue
             ta = self.trace(n, self.base_readings)
@@ -898,14 +935,19 @@ class Verifier:
             return
         names = ", ".join(repr(x) for x in sorted({*(amb.reading(base) or amb.default).defs, *(amb.reading(other) or amb.default).defs}))
         where = "" if locally == proven else f" (for {self.span_line(locally)})"
-        if not locally:
-            how = ""
-        elif moved:
+        how = ""
+        if locally and moved:
             how = (f" Where the game calls {', '.join(repr(x) for x in moved)}, the two versions may leave components in "
                    f"different places, but no rule the game applies afterwards tells the two tables apart{where}, so every "
                    "game goes exactly the same way.")
-        else:
+        elif locally:
             how = f" Where the game uses {names}, both versions give the same value{where}, so every game goes exactly the same way."
+        if at_end:
+            used = sorted({name for k in at_end for name in self.end_proofs[k]})
+            how += (f" {'The game' if at_end == proven else f'For {self.span_line(at_end)}, the game'} uses {names} only "
+                    "to name its winners, and both versions name the same ones at every end of the game, wherever the components lie"
+                    + (f" in a position where {'the invariant' if len(used) == 1 else 'the invariants'} {', '.join(repr(x) for x in used)} "
+                       f"{'holds' if len(used) == 1 else 'hold'} (see the invariant findings)" if used else "") + ".")
 
         self.findings.append(Finding(
             "ambiguity", "note", "proven", amb.name, f"{amb.name}: harmless ({base} / {other})",
@@ -986,6 +1028,49 @@ class Verifier:
                 return False
             compare = wider
 
+    def agree_at_end(self, amb: ir.Ambiguity, alt: dict[str, str], n: int, any_table: bool = False) -> bool:
+        """A proof local to the end of the game, for readings that change only definitions the
+        game uses nowhere but in its winners: both versions of the winners are evaluated over an
+        abstract state of each end (any table, each component in one place), constrained by the
+        ruleset's invariants. One question per player (who wins under one version alone) and one
+        for a version failing alone: each far smaller than the whole comparison. An invariant the proof needed must itself be proven for n players (by the same check that
+        reports it); where one is not, nothing is claimed."""
+        ra, rb = amb.reading(self.base_readings[amb.name]), amb.reading(alt[amb.name])
+        if ra is None or rb is None or ra.procs or rb.procs:
+            return False
+        program = self.program(self.base_readings)
+        changed = {*ra.defs, *rb.defs}
+        if changed & _used_in_play(program):
+            return False
+        other = self.program(alt)
+        t = SymExec(program, n, params=self.o.params, attrs=self.free_data() if any_table else None, loop_bound=self.o.loop_bound,
+                    shadow={name: other.defs[name] for name in changed}, watch_invariants=False, compare_ends=True).run()
+        needed: set[str] = set()
+        for check in t.abstract:
+            # an invariant holds at the end of a game that ends: where this reading's winners
+            # fail, the game stops there and the invariant says nothing
+            facts = {name: tm.or_(check.failed, ok) for name, ok in check.facts.items()}
+            session = self.session(check.lemmas)
+            for o in check.obligations:
+                if o.kind != "diverge":
+                    continue
+                r, used = session.check_using(o.cond, facts)
+                if r.status != "unsat":
+                    return False
+                needed.update(used)
+        if not all(self.invariant_proven(name, n, any_table) for name in sorted(needed)):
+            return False
+        self.end_proofs[n] = sorted(needed)
+        return True
+
+    def end_any_table(self, amb: ir.Ambiguity, alt: dict[str, str], n: int) -> bool:
+        """agree_at_end with the assumed and unspecified data free: asked once, for the
+        ambiguity check and its sensitivity."""
+        key = ("end", amb.name, alt[amb.name], n)
+        if key not in self.any_table:
+            self.any_table[key] = bool(self.symbolic) and self.agree_at_end(amb, alt, n, any_table=True)
+        return self.any_table[key]
+
     def same_after_moves(self, names: list[str], alt: dict[str, str], n: int, attrs: AttrSource | None = None) -> bool:
         """A proof local to the procedures that change, when they differ only in where they leave
         components: one game is played with both versions of them (see SymExec's ``displaced``),
@@ -1040,7 +1125,7 @@ class Verifier:
     def alike_any_table(self, moved: list[str], alt: dict[str, str], amb: str, n: int) -> bool:
         """same_after_moves with the assumed and unspecified data free: asked once, for the
         ambiguity check and its sensitivity."""
-        key = (amb, alt[amb], n)
+        key = ("moves", amb, alt[amb], n)
         if key not in self.any_table:
             self.any_table[key] = bool(self.symbolic) and self.same_after_moves(moved, alt, n, self.free_data())
         return self.any_table[key]
@@ -1113,7 +1198,7 @@ class Verifier:
     def sensitivity_of_proof(self, amb: ir.Ambiguity, alt: dict[str, str]) -> tuple[str, str] | None:
         moved = _moved_only(amb, self.base_readings[amb.name], alt[amb.name])
         for n in self.players:
-            if moved and self.alike_any_table(moved, alt, amb.name, n):
+            if (self.alike_any_table(moved, alt, amb.name, n) if moved else self.end_any_table(amb, alt, n)):
                 continue
             try:
                 ta, tb = self._attr_traces(n, alt)
@@ -1216,6 +1301,26 @@ def _rule_quotes(program: ir.Program) -> dict[str, list[Quote]]:
 
 def _by_seat(values: list[int]) -> str:
     return ", ".join(f"{player_name(q)} {v}" for q, v in enumerate(values))
+
+
+def _used_in_play(program: ir.Program) -> set[str]:
+    """The definitions a game's moves can depend on: every one a statement other than an end
+    of the game uses, directly or through other definitions. (A say only logs.)"""
+    roots: set[str] = set()
+    for s in statements(program):
+        if isinstance(s, (ir.End, ir.Say)):
+            continue
+        for f in vars(s).values():
+            exprs = [f] if isinstance(f, ir.Expr) else [x for x in f if isinstance(x, ir.Expr)] if isinstance(f, list) else []
+            for e in exprs:
+                roots.update(x.name for x in walk_exprs(e) if isinstance(x, ir.CallDef))
+    used, todo = set(roots), list(roots)
+    while todo:
+        for c in callees(program.defs[todo.pop()]):
+            if c in program.defs and c not in used:
+                used.add(c)
+                todo.append(c)
+    return used
 
 
 def _moved_only(amb: ir.Ambiguity, base: str, other: str) -> list[str]:

@@ -157,6 +157,24 @@ class Session:
                 return Result("unknown", reason=solver.reason_unknown())
         return Result("unsat")
 
+    def check_using(self, goal: Term, facts: dict[str, Term]) -> tuple[Result, list[str]]:
+        """Is the goal possible where every fact holds? When not: the facts the proof needed
+        (an unsat core, not necessarily the smallest), so that only those need proofs of their
+        own."""
+        if goal is False:
+            return Result("unsat"), []
+        solver = self._solver(self.timeout_s)
+        which = {name: z3.Bool(f"rulecheck|fact|{name}", self.tr.ctx) for name in sorted(facts)}
+        solver.add(*(z3.Implies(w, self.tr(facts[name])) for name, w in which.items()))
+        solver.add(self.tr(goal))
+        r = solver.check(*which.values())
+        if r == z3.sat:
+            return Result("sat", self._values(solver.model())), []
+        if r == z3.unsat:
+            core = {str(w) for w in solver.unsat_core()}
+            return Result("unsat"), [name for name, w in which.items() if str(w) in core]
+        return Result("unknown", reason=solver.reason_unknown()), []
+
     def _solver(self, timeout_s: float) -> Any:
         """A finite-domain solver with the background, limited per question (each check)."""
         solver = z3.SolverFor("QF_FD", ctx=self.tr.ctx)
