@@ -945,9 +945,10 @@ class Verifier:
         if at_end:
             used = sorted({name for k in at_end for name in self.end_proofs[k]})
             how += (f" {'The game' if at_end == proven else f'For {self.span_line(at_end)}, the game'} uses {names} only "
-                    "to name its winners, and both versions name the same ones at every end of the game, wherever the components lie"
-                    + (f" in a position where {'the invariant' if len(used) == 1 else 'the invariants'} {', '.join(repr(x) for x in used)} "
-                       f"{'holds' if len(used) == 1 else 'hold'} (see the invariant findings)" if used else "") + ".")
+                    "to name its winners, and both versions name the same ones at every end of the game, "
+                    + (f"in every position where {'the invariant' if len(used) == 1 else 'the invariants'} {', '.join(repr(x) for x in used)} "
+                       f"{'holds' if len(used) == 1 else 'hold'} (proven: see the invariant findings)" if used else
+                       "in every position of the components") + ".")
 
         self.findings.append(Finding(
             "ambiguity", "note", "proven", amb.name, f"{amb.name}: harmless ({base} / {other})",
