@@ -1035,10 +1035,13 @@ class Verifier:
     def agree_at_end(self, amb: ir.Ambiguity, alt: dict[str, str], n: int, any_table: bool = False) -> bool:
         """A proof local to the end of the game, for readings that change only definitions the
         game uses nowhere but in its winners: both versions of the winners are evaluated over an
-        abstract state of each end (any table, each component in one place), constrained by the
-        ruleset's invariants. One question per player (who wins under one version alone) and one
-        for a version failing alone: each far smaller than the whole comparison. An invariant the proof needed must itself be proven for n players (by the same check that
-        reports it); where one is not, nothing is claimed."""
+        abstract state of each end (each component in one place, the counts known there),
+        constrained by the ruleset's invariants. One question per pair of winners, and one per
+        version naming nobody or failing alone (see SymExec.end_comparison): each far smaller
+        than the whole comparison. An invariant a proof used must itself be proven for n players
+        (by the invariant check's own question); where one is not, nothing is claimed.
+        ``any_table``: with the assumed and unspecified data free, the invariants proven for every
+        table too."""
         ra, rb = amb.reading(self.base_readings[amb.name]), amb.reading(alt[amb.name])
         if ra is None or rb is None or ra.procs or rb.procs:
             return False
