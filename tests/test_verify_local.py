@@ -84,13 +84,9 @@ def test_counters_are_the_variables_that_only_count() -> None:
     assert counters(program) == {"round_no": 5, "shown": None}
 
 
-TIEBREAK = """
-game "Tie-break" {
-  players 2..3
-  source "Each player draws two cards; the highest sum wins. On equal sums, the highest single card wins."
-}
-
-card Card "{rank}" {
+# the pieces of the tie-break rulesets below: six cards ranked 1 to 6 dealt to hands, and an
+# ambiguity over which of a player's cards is the highest single card
+SIX_CARDS = """card Card "{rank}" {
   rank: 1..6
 }
 
@@ -102,21 +98,15 @@ table Card in deck {
   | rank |
   | 1..6 |
 }
+"""
 
-define total(p: player) -> int "a player's sum" = sum(c.rank for c in hand[p])
-
-define best -> set of player "the players with the highest sum"
-  = {p for p in players if all(total(p) >= total(q) for q in players)}
-
-define tie_higher(a: Card, b: Card) -> bool "card a beats card b in the tie-break" varies by tiebreak
+TOP_CARD = """define tie_higher(a: Card, b: Card) -> bool "card a beats card b in the tie-break" varies by tiebreak
 
 define top_card(p: player) -> Card "a player's best single card"
   = the(c for c in hand[p] if all(d == c or tie_higher(c, d) for d in hand[p]))
+"""
 
-define winners_of -> set of player "who wins"
-  = {p for p in best if all(q == p or tie_higher(top_card(p), top_card(q)) for q in best)}
-
-ambiguity tiebreak {
+TIEBREAK_READINGS = """ambiguity tiebreak {
   kind ambiguity
   source "On equal sums, the highest single card wins."
   question "Is the highest single card the largest number or the smallest?"
@@ -127,7 +117,25 @@ ambiguity tiebreak {
     define tie_higher(a: Card, b: Card) -> bool = a.rank < b.rank
   }
 }
+"""
 
+TIEBREAK = """
+game "Tie-break" {
+  players 2..3
+  source "Each player draws two cards; the highest sum wins. On equal sums, the highest single card wins."
+}
+
+""" + SIX_CARDS + """
+define total(p: player) -> int "a player's sum" = sum(c.rank for c in hand[p])
+
+define best -> set of player "the players with the highest sum"
+  = {p for p in players if all(total(p) >= total(q) for q in players)}
+
+""" + TOP_CARD + """
+define winners_of -> set of player "who wins"
+  = {p for p in best if all(q == p or tie_higher(top_card(p), top_card(q)) for q in best)}
+
+""" + TIEBREAK_READINGS + """
 ambiguity scope {
   kind ambiguity
   source "On equal sums, the highest single card wins."
@@ -773,19 +781,7 @@ game "Points" {
   source "Each player draws two cards and scores their sum; the most points win. On equal points, the highest single card wins."
 }
 
-card Card "{rank}" {
-  rank: 1..6
-}
-
-zone deck: Card hidden
-zone hand[player]: Card owner
-
-table Card in deck {
-  given rank
-  | rank |
-  | 1..6 |
-}
-
+""" + SIX_CARDS + """
 var points[player]: 0..20 = 0 "points scored"
 
 define total(p: player) -> int "a player's sum" = sum(c.rank for c in hand[p])
@@ -793,23 +789,8 @@ define total(p: player) -> int "a player's sum" = sum(c.rank for c in hand[p])
 define best -> set of player "the players with the most points"
   = {p for p in players if all(points[p] >= points[q] for q in players)}
 
-define tie_higher(a: Card, b: Card) -> bool "card a beats card b in the tie-break" varies by tiebreak
-
-define top_card(p: player) -> Card "a player's best single card"
-  = the(c for c in hand[p] if all(d == c or tie_higher(c, d) for d in hand[p]))
-
-ambiguity tiebreak {
-  kind ambiguity
-  source "On equal points, the highest single card wins."
-  question "Is the highest single card the largest number or the smallest?"
-  reading largest default "The largest number." {
-    define tie_higher(a: Card, b: Card) -> bool = a.rank > b.rank
-  }
-  reading smallest "The smallest number." {
-    define tie_higher(a: Card, b: Card) -> bool = a.rank < b.rank
-  }
-}
-
+""" + TOP_CARD + """
+""" + TIEBREAK_READINGS + """
 INVARIANT
 
 flow {

@@ -295,11 +295,6 @@ def value_key(v: Value) -> Any:
     return v
 
 
-def _term_order(t: Term) -> int:
-    """Terms in creation order (constants first): a stable order for a set of them."""
-    return t.id if isinstance(t, tm.T) else -1
-
-
 def _tk(m: Term) -> Any:
     return ("t", m.id) if isinstance(m, tm.T) else m
 
@@ -811,7 +806,7 @@ class SymExec:
         that together say where they differ, each a small question (below), and one where a
         version fails where the other does not (both failing stop the game alike); with each
         invariant's truth there, the winners bound to this reading's."""
-        def evaluate() -> dict[str, Term]:
+        def evaluate() -> tuple[dict[str, Term], Term]:
             saved_winners, saved_mode = self.winners, self.mode
             try:
                 # one winner named ({e}): its two values, whose pairs are the questions below
@@ -822,13 +817,11 @@ class SymExec:
                     w = self.ev(one or s.winners, env, True)
                     w = SymSet(dict(as_fd(w, list(range(self.n))).mem)) if one is not None else w
                     assert isinstance(w, SymSet)
-                    sides.append((w, sorted({*self.errs, *(o.cond for o in self.obligations)}, key=_term_order)))
-                (mine, errors), (theirs, other_errors) = sides
-                failed, other_failed = tm.or_all(errors), tm.or_all(other_errors)
+                    sides.append((w, tm.or_all(o.cond for o in self.obligations)))  # every error is an obligation
+                (mine, failed), (theirs, other_failed) = sides
                 self.mode, self.errs, self.obligations = 1, [], []
                 self.winners = mine
                 facts = {inv.name: self.eval_pure(inv.expr, ChainMap(), True) for inv in self.rules.invariants}
-                facts["|failed"] = failed
                 # one version fails where the other does not
                 self.fail("diverge", s.span, "winners", "this version fails alone", tm.and_(failed, tm.not_(other_failed)), "failed")
                 self.fail("diverge", s.span, "winners", "the other version fails alone", tm.and_(other_failed, tm.not_(failed)), "failed")
@@ -845,11 +838,10 @@ class SymExec:
                 for x, name in ((mine, "this"), (theirs, "the other")):
                     self.fail("diverge", s.span, "winners", f"{name} version names no winner, the other some",
                               tm.and_(differ, tm.not_(tm.or_all(x.member(q) for q in range(self.n)))), f"none/{name}")
-                return facts
+                return facts, failed
             finally:
                 self.winners, self.mode = saved_winners, saved_mode
-        lemmas, (facts, obligations) = self.over_abstract_state(f"end|{s.sid}|{len(self.abstract)}", evaluate)
-        failed = facts.pop("|failed")
+        lemmas, ((facts, failed), obligations) = self.over_abstract_state(f"end|{s.sid}|{len(self.abstract)}", evaluate)
         return AbstractCheck(s.sid, lemmas, obligations, facts, failed)
 
     def abstract_check(self, s: ir.Stmt, evaluate: Any) -> None:

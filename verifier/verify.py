@@ -1075,9 +1075,13 @@ class Verifier:
     def end_any_table(self, amb: ir.Ambiguity, alt: dict[str, str], n: int) -> bool:
         """agree_at_end with the assumed and unspecified data free: asked once, for the
         ambiguity check and its sensitivity."""
-        key = ("end", amb.name, alt[amb.name], n)
+        return self.proof_any_table(("end", amb.name, alt[amb.name], n), lambda: self.agree_at_end(amb, alt, n, any_table=True))
+
+    def proof_any_table(self, key: tuple[str, str, str, int], prove: Callable[[], bool]) -> bool:
+        """A local proof with the assumed and unspecified data free, asked once per check (the
+        ambiguity check and its sensitivity both use it); none where no data is assumed."""
         if key not in self.any_table:
-            self.any_table[key] = bool(self.symbolic) and self.agree_at_end(amb, alt, n, any_table=True)
+            self.any_table[key] = bool(self.symbolic) and prove()
         return self.any_table[key]
 
     def same_after_moves(self, names: list[str], alt: dict[str, str], n: int, attrs: AttrSource | None = None) -> bool:
@@ -1134,10 +1138,7 @@ class Verifier:
     def alike_any_table(self, moved: list[str], alt: dict[str, str], amb: str, n: int) -> bool:
         """same_after_moves with the assumed and unspecified data free: asked once, for the
         ambiguity check and its sensitivity."""
-        key = ("moves", amb, alt[amb], n)
-        if key not in self.any_table:
-            self.any_table[key] = bool(self.symbolic) and self.same_after_moves(moved, alt, n, self.free_data())
-        return self.any_table[key]
+        return self.proof_any_table(("moves", amb, alt[amb], n), lambda: self.same_after_moves(moved, alt, n, self.free_data()))
 
     def free_data(self) -> AttrSource:
         """The components' attributes with the assumed and unspecified ones free. One source per

@@ -150,11 +150,9 @@ class Session:
         if solver.check() == z3.unsat:
             return Result("unsat")
         for w in which:
-            r = solver.check(w)
-            if r == z3.sat:
-                return Result("sat", self._values(solver.model()))
-            if r != z3.unsat:
-                return Result("unknown", reason=solver.reason_unknown())
+            r = self._result(solver, solver.check(w))
+            if r.status != "unsat":
+                return r
         return Result("unsat")
 
     def check_using(self, goal: Term, facts: dict[str, Term]) -> tuple[Result, list[str]]:
@@ -167,13 +165,11 @@ class Session:
         which = {name: z3.Bool(f"rulecheck|fact|{name}", self.tr.ctx) for name in sorted(facts)}
         solver.add(*(z3.Implies(w, self.tr(facts[name])) for name, w in which.items()))
         solver.add(self.tr(goal))
-        r = solver.check(*which.values())
-        if r == z3.sat:
-            return Result("sat", self._values(solver.model())), []
-        if r == z3.unsat:
-            core = {str(w) for w in solver.unsat_core()}
-            return Result("unsat"), [name for name, w in which.items() if str(w) in core]
-        return Result("unknown", reason=solver.reason_unknown()), []
+        r = self._result(solver, solver.check(*which.values()))
+        if r.status != "unsat":
+            return r, []
+        core = {str(w) for w in solver.unsat_core()}
+        return r, [name for name, w in which.items() if str(w) in core]
 
     def _solver(self, timeout_s: float) -> Any:
         """A finite-domain solver with the background, limited per question (each check)."""
@@ -198,7 +194,10 @@ class Session:
         solver = self._solver(self.timeout_s if timeout_s is None else timeout_s)
         if goal is not True:
             solver.add(self.tr(goal))
-        r = solver.check()
+        return self._result(solver, solver.check())
+
+    def _result(self, solver: Any, r: Any) -> Result:
+        """z3's answer as a Result: a model where sat, the reason where unknown."""
         if r == z3.sat:
             return Result("sat", self._values(solver.model()))
         if r == z3.unsat:
