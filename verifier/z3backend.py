@@ -9,6 +9,7 @@ UNKNOWN is never reported as proven.
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -46,9 +47,7 @@ class Translator:
         self.vars: dict[str, Any] = {}
 
     def const(self, v: bool | int) -> Any:
-        if isinstance(v, bool):
-            return z3.BoolVal(v, self.ctx)
-        return z3.BitVecVal(v, WIDTH, self.ctx)
+        return z3.BoolVal(v, self.ctx) if isinstance(v, bool) else z3.BitVecVal(v, WIDTH, self.ctx)
 
     def __call__(self, t: Term) -> Any:
         if not isinstance(t, tm.T):
@@ -73,53 +72,69 @@ class Translator:
                 stack.extend((a, False) for a in node.args if isinstance(a, tm.T) and a.id not in self.memo)
                 continue
             args = [self.memo[a.id] if isinstance(a, tm.T) else a for a in node.args]
-            self.memo[node.id] = self._build(node.op, args)
+            self.memo[node.id] = self._build(node.op, args, node.sort)
         return self.memo[t.id]
 
     def _z(self, a: Any) -> Any:
         return self.const(a) if isinstance(a, (bool, int)) else a
 
-    def _build(self, op: str, raw: list[Any]) -> Any:
+    def _build(self, op: str, raw: list[Any], sort: str) -> Any:
+        # z3's C API directly: z3py's And/If/== check and coerce every argument in Python, which
+        # cost more than the solver on the smaller questions; the terms built are the same
+        ctx = self.ctx
+        c = ctx.ref()
         if op in ("pbeq", "pbge", "pble"):
-            k = int(raw[0])
-            pairs = [(self._z(b), 1) for b in raw[1:]]
-            return {"pbeq": z3.PbEq, "pbge": z3.PbGe, "pble": z3.PbLe}[op](pairs, k)
-        a = [self._z(x) for x in raw]
+            refs = [self._z(b) for b in raw[1:]]  # held: a z3 term no Python object holds may be freed
+            bools = [r.as_ast() for r in refs]
+            mk = {"pbeq": z3.Z3_mk_pbeq, "pbge": z3.Z3_mk_pbge, "pble": z3.Z3_mk_pble}[op]
+            return z3.BoolRef(mk(c, len(bools), _array(bools), (ctypes.c_int * len(bools))(*([1] * len(bools))), int(raw[0])), ctx)
+        refs = [self._z(x) for x in raw]
+        a = [r.as_ast() for r in refs]
+        ref = z3.BoolRef if sort == tm.BOOL else z3.BitVecRef
         if op == "not":
-            return z3.Not(a[0])
+            return z3.BoolRef(z3.Z3_mk_not(c, a[0]), ctx)
         if op == "and":
-            return z3.And(*a)
+            return z3.BoolRef(z3.Z3_mk_and(c, len(a), _array(a)), ctx)
         if op == "or":
-            return z3.Or(*a)
+            return z3.BoolRef(z3.Z3_mk_or(c, len(a), _array(a)), ctx)
         if op == "ite":
-            return z3.If(a[0], a[1], a[2])
-        if op == "eq":
-            return a[0] == a[1]
-        if op == "lt":
-            return a[0] < a[1]  # signed on bit-vectors
-        if op == "le":
-            return a[0] <= a[1]
+            return ref(z3.Z3_mk_ite(c, a[0], a[1], a[2]), ctx)
+        if op in ("eq", "lt", "le"):
+            if isinstance(raw[1], int) and not isinstance(raw[1], bool) and not isinstance(raw[0], int):
+                # as z3py builds `x < 3`: Python lets the number's subclass answer first, so
+                # 3 > x (the same question; the same terms keep verify's answers as they were)
+                mk = {"eq": z3.Z3_mk_eq, "lt": z3.Z3_mk_bvsgt, "le": z3.Z3_mk_bvsge}[op]
+                return z3.BoolRef(mk(c, a[1], a[0]), ctx)
+            mk = {"eq": z3.Z3_mk_eq, "lt": z3.Z3_mk_bvslt, "le": z3.Z3_mk_bvsle}[op]
+            return z3.BoolRef(mk(c, a[0], a[1]), ctx)
+        # intermediate sums are wrapped at once too
         if op == "add":
-            out = a[0]
+            out = ref(a[0], ctx)
             for x in a[1:]:
-                out = out + x
+                out = ref(z3.Z3_mk_bvadd(c, out.as_ast(), x), ctx)
             return out
         if op == "count":
-            one, zero = z3.BitVecVal(1, WIDTH, self.ctx), z3.BitVecVal(0, WIDTH, self.ctx)
-            total = z3.If(a[0], one, zero)
+            one, zero = self.const(1), self.const(0)
+            total = ref(z3.Z3_mk_ite(c, a[0], one.as_ast(), zero.as_ast()), ctx)
             for x in a[1:]:
-                total = total + z3.If(x, one, zero)
+                bit = ref(z3.Z3_mk_ite(c, x, one.as_ast(), zero.as_ast()), ctx)
+                total = ref(z3.Z3_mk_bvadd(c, total.as_ast(), bit.as_ast()), ctx)
             return total
+        x, y = (self._z(v) for v in raw)
         if op == "mul":
-            return a[0] * a[1]
+            return x * y
         if op == "div":
             # floor division, as Python's //: z3's signed division rounds towards zero
-            q, r = a[0] / a[1], z3.SRem(a[0], a[1])
-            return z3.If(z3.And(r != 0, (r < 0) != (a[1] < 0)), q - 1, q)
+            q, r = x / y, z3.SRem(x, y)
+            return z3.If(z3.And(r != 0, (r < 0) != (y < 0)), q - 1, q)
         if op == "mod":
-            r = z3.SRem(a[0], a[1])
-            return z3.If(z3.And(r != 0, (r < 0) != (a[1] < 0)), r + a[1], r)
+            r = z3.SRem(x, y)
+            return z3.If(z3.And(r != 0, (r < 0) != (y < 0)), r + y, r)
         raise AssertionError(op)  # pragma: no cover
+
+
+def _array(asts: list[Any]) -> Any:
+    return (z3.Ast * len(asts))(*asts)
 
 
 class Session:
