@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
 import random
 import time
 import types
@@ -257,7 +258,7 @@ class Verifier:
                 unknown = (name, r)
         return unknown or ("", Result("unsat"))
 
-    def timed(self, name: str, fn: Callable[[], None]) -> None:
+    def timed(self, name: str, fn: Callable[[], object]) -> None:
         start = time.perf_counter()
         fn()
         self.timing[name] = self.timing.get(name, 0.0) + time.perf_counter() - start
@@ -386,15 +387,18 @@ class Verifier:
                     continue
                 tasks.extend(("reading", amb.name, r.name) for r in amb.readings if r.name != self.base_readings[amb.name])
         tasks += [(name,) for name, kinds in TASK_KINDS.items() if wanted & kinds]
+        needs = self.lemma_needs(tasks)
+        lemmas = sorted({dep for deps in needs.values() for dep in deps}, key=lambda t: -int(t[1]))
         results: dict[tuple[str, ...], list[Finding]] = {}
         timing: dict[str, float] = {}
-        # the checks over every player count (the longest) start first, the readings fill in
-        started = sorted(tasks, key=lambda t: t[0] == "reading")
-        for i, (task, found, spent) in enumerate(self.run_tasks(started), start=1):
+        # the lemmas others wait for first, then the checks over every player count (the
+        # longest), the readings that wait for the lemmas among them; the other readings fill in
+        started = lemmas + sorted(tasks, key=lambda t: (t[0] == "reading" and t not in needs, t[0] == "reading"))
+        for i, (task, found, spent) in enumerate(self.run_tasks(started, needs), start=1):
             results[task] = found
             for k, secs in spent.items():
                 timing[k] = timing.get(k, 0.0) + secs
-            self.progress(f"{i}/{len(tasks)} {' '.join(task)}")
+            self.progress(f"{i}/{len(started)} {' '.join(task)}")
         self.timing = timing
         # task order, not completion order: the output must not depend on timing
         self.findings = [f for task in tasks for f in results[task] if f.kind in wanted]
@@ -405,26 +409,77 @@ class Verifier:
         self.findings.sort(key=lambda f: (order.get(f.kind, 99), sev[f.severity], f.span.line, f.span.col, f.subject, f.title))
         return Outcome(self.rules, self.findings, self.players, dict(self.base_readings), dict(self.timing), dict(sorted(self.o.param_labels.items())))
 
-    def run_tasks(self, tasks: list[tuple[str, ...]]) -> Iterator[tuple[tuple[str, ...], list[Finding], dict[str, float]]]:
+    def lemma_needs(self, tasks: list[tuple[str, ...]]) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
+        """The tasks that wait for the invariants' proofs for each player count (the "lemmas"
+        tasks): the readings an end-of-game proof may settle, which use the invariants as facts,
+        and, where those proofs are made with the assumed data free, the invariant check, which
+        a proof for every table settles for the assumed one. Proven once each, in a worker of their
+        own, so that no check's answer depends on which other checks ran before it."""
+        if not self.rules.invariants:
+            return {}
+        ends = [t for t in tasks if t[0] == "reading" and self.end_proof_candidate(self.rules.ambiguities[t[1]], t[2])]
+        if not ends:
+            return {}
+        lemmas: list[tuple[str, ...]] = [("lemmas", str(n)) for n in self.players]
+        users = ends + ([("invariants",)] if self.symbolic and ("invariants",) in tasks else [])
+        return {t: lemmas for t in users}
+
+    def run_tasks(self, tasks: list[tuple[str, ...]], needs: dict[tuple[str, ...], list[tuple[str, ...]]]) -> Iterator[tuple[tuple[str, ...], list[Finding], dict[str, float]]]:
+        """Runs the tasks, each once the tasks it needs are done, the first ready in the list's
+        order whenever a worker is free; yields each as it ends."""
         global _ACTIVE
         jobs = max(1, min(self.o.jobs, len(tasks)))
+        pending = list(tasks)
+        lemmas: dict[tuple[str, ...], dict[tuple[str, int, bool], bool]] = {}
+
+        def next_ready() -> tuple[tuple[str, ...], dict[tuple[str, int, bool], bool]] | None:
+            for t in pending:
+                if all(dep in lemmas for dep in needs.get(t, ())):
+                    pending.remove(t)
+                    return t, {k: v for dep in needs.get(t, ()) for k, v in lemmas[dep].items()}
+            return None
+
         if "fork" not in multiprocessing.get_all_start_methods():
-            for task in tasks:
-                yield self.run_task(task)
+            while (ready := next_ready()) is not None:
+                task, found, spent, proved = self.run_task(*ready)
+                lemmas[task] = proved
+                yield task, found, spent
             return
         _ACTIVE = self
+        done: queue.SimpleQueue[Any] = queue.SimpleQueue()
         try:
             # a fresh worker for each check, forked after the shared traces, even with one job:
             # which checks ran before in a process must not matter (terms are interned in
             # creation order, and the order of their parts reaches the solver), so the output
             # depends neither on timing nor on --jobs
             with multiprocessing.get_context("fork").Pool(jobs, maxtasksperchild=1) as pool:
-                yield from pool.imap_unordered(_run_task, tasks)
+                running = 0
+                while pending or running:
+                    while running < jobs and (ready := next_ready()) is not None:
+                        pool.apply_async(_run_task, ready, callback=done.put, error_callback=done.put)
+                        running += 1
+                    assert running, "a task waits for one that is not run"
+                    out = done.get()
+                    running -= 1
+                    if isinstance(out, BaseException):
+                        raise out
+                    task, found, spent, proved = out
+                    lemmas[task] = proved
+                    yield task, found, spent
         finally:
             _ACTIVE = None
 
-    def run_task(self, task: tuple[str, ...]) -> tuple[tuple[str, ...], list[Finding], dict[str, float]]:
+    def run_task(self, task: tuple[str, ...], lemmas: dict[tuple[str, int, bool], bool] | None = None) -> tuple[
+            tuple[str, ...], list[Finding], dict[str, float], dict[tuple[str, int, bool], bool]]:
+        """One check; also what it proves for others to use (a "lemmas" task's invariants)."""
         self.findings, self.timing, self.tr = [], {}, None
+        self.proven_invariants.update(lemmas or {})
+        if task[0] == "lemmas":
+            n = int(task[1])
+            any_table = bool(self.symbolic)
+            self.timed(f"invariants for {n} players{', any table' if any_table else ''}",
+                       lambda: [self.invariant_proven(inv.name, n, any_table) for inv in self.rules.invariants])
+            return task, [], self.timing, {k: v for k, v in self.proven_invariants.items() if k[1] == n}
         if task[0] == "reading":
             amb = self.rules.ambiguities[task[1]]
             name = f"ambiguity {amb.name}={task[2]}"
@@ -433,7 +488,7 @@ class Verifier:
                 self.timed(f"sensitivity {amb.name}={task[2]}", self.check_sensitivity)
         else:
             self.timed(task[0], getattr(self, "check_" + task[0].replace(" ", "_")))
-        return task, self.findings, self.timing
+        return task, self.findings, self.timing, {}
 
     def base(self, n: int) -> Trace:
         return self.trace(n, self.base_readings, invariants=True)
@@ -531,6 +586,8 @@ class Verifier:
         loops are whole (see invariant_on_whole_passes)."""
         if not any_table:
             t = self.base(n)
+            if self.proven_invariants.get((inv.name, n, True)):
+                return Result("unsat"), t, False  # proven for every table, so for this one
         else:
             if n not in self.free_bases:
                 self.free_bases[n] = self.trace(n, self.base_readings, invariants=True, attrs=self.free_data())
@@ -1042,13 +1099,12 @@ class Verifier:
         (by the invariant check's own question); where one is not, nothing is claimed.
         ``any_table``: with the assumed and unspecified data free, the invariants proven for every
         table too."""
-        ra, rb = amb.reading(self.base_readings[amb.name]), amb.reading(alt[amb.name])
-        if ra is None or rb is None or ra.procs or rb.procs:
+        if not self.end_proof_candidate(amb, alt[amb.name]):
             return False
+        ra, rb = amb.reading(self.base_readings[amb.name]), amb.reading(alt[amb.name])
+        assert ra is not None and rb is not None
         program = self.program(self.base_readings)
         changed = {*ra.defs, *rb.defs}
-        if changed & _used_in_play(program):
-            return False
         other = self.program(alt)
         t = SymExec(program, n, params=self.o.params, attrs=self.free_data() if any_table else None, loop_bound=self.o.loop_bound,
                     shadow={name: other.defs[name] for name in changed}, watch_invariants=False, compare_ends=True).run()
@@ -1071,6 +1127,14 @@ class Verifier:
             return False
         self.end_proofs[n] = sorted(needed)
         return True
+
+    def end_proof_candidate(self, amb: ir.Ambiguity, other: str) -> bool:
+        """The reading changes only definitions that the game uses nowhere but in its winners
+        (see agree_at_end)."""
+        ra, rb = amb.reading(self.base_readings[amb.name]), amb.reading(other)
+        if ra is None or rb is None or ra.procs or rb.procs:
+            return False
+        return not ({*ra.defs, *rb.defs} & _used_in_play(self.program(self.base_readings)))
 
     def end_any_table(self, amb: ir.Ambiguity, alt: dict[str, str], n: int) -> bool:
         """agree_at_end with the assumed and unspecified data free: asked once, for the
@@ -1405,9 +1469,10 @@ def drained_loops(program: ir.Program) -> dict[int, int]:
 _ACTIVE: Verifier | None = None
 
 
-def _run_task(task: tuple[str, ...]) -> tuple[tuple[str, ...], list[Finding], dict[str, float]]:
+def _run_task(task: tuple[str, ...], lemmas: dict[tuple[str, int, bool], bool]) -> tuple[
+        tuple[str, ...], list[Finding], dict[str, float], dict[tuple[str, int, bool], bool]]:
     assert _ACTIVE is not None
-    return _ACTIVE.run_task(task)
+    return _ACTIVE.run_task(task, lemmas)
 
 
 def verify(rules: ir.Ruleset, options: Options | None = None, progress: Callable[[str], None] | None = None) -> Outcome:
