@@ -8,6 +8,7 @@ the formulas small. Constants are plain Python ``bool`` and ``int``.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 
 BOOL = "Bool"
@@ -24,7 +25,8 @@ class T:
         self.args = args
         self.sort = sort
         self.id = tid
-        self._hash = hash((op, args))
+        # interned: one object per term, so its number is a hash (hashing the parts cost more)
+        self._hash = tid
         self.neg: T | None = None  # the term "not this", once built (and/or look for pairs)
 
     def __hash__(self) -> int:
@@ -137,7 +139,7 @@ def _junction(items: Iterable[Term], op: str, unit: bool) -> Term:
     """``and`` (unit True) or ``or`` (unit False), flattened, without repeats, sorted: the unit
     drops out, the other constant absorbs, and so does a part beside its own negation."""
     absorbing = not unit
-    out: list[Term] = []
+    out: list[T] = []
     seen: set[int] = set()
     whole: set[int] = set()
     for x in items:
@@ -149,20 +151,24 @@ def _junction(items: Iterable[Term], op: str, unit: bool) -> Term:
         if _complementary(x, whole):
             return absorbing
         whole.add(x.id)
-        for p in x.args if x.op == op else (x,):
-            assert isinstance(p, T)
-            if p.id in seen:
+        for p in x.args if x.op == op else (x,):  # parts of a junction are terms (built here)
+            pid = p.id  # type: ignore[union-attr]
+            if pid in seen:
                 continue
-            if (p.neg is not None and p.neg.id in seen) or (p.op == "not" and isinstance(p.args[0], T) and p.args[0].id in seen):
+            neg = p.neg  # type: ignore[union-attr]
+            if (neg is not None and neg.id in seen) or (p.op == "not" and p.args[0].id in seen):  # type: ignore[union-attr]
                 return absorbing
-            seen.add(p.id)
-            out.append(p)
+            seen.add(pid)
+            out.append(p)  # type: ignore[arg-type]
     if not out:
         return unit
     if len(out) == 1:
         return out[0]
-    out.sort(key=lambda t: t.id)  # type: ignore[union-attr]
+    out.sort(key=_by_id)
     return _mk(op, tuple(out), BOOL)
+
+
+_by_id = operator.attrgetter("id")
 
 
 def implies(a: Term, b: Term) -> Term:
