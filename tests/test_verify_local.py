@@ -844,3 +844,29 @@ def test_an_invariant_the_end_proof_needs_but_no_game_keeps_proves_nothing() -> 
     o = verify(rules_of(text), Options(timeout=10.0, jobs=1, checks=frozenset({"ambiguity", "invariant"})))
     by_kind = {f.kind: f for f in o.findings}
     assert by_kind["ambiguity"].status == "witness" and by_kind["invariant"].status == "witness"
+
+
+def test_the_invariants_an_end_proof_uses_are_proven_once_in_tasks_of_their_own() -> None:
+    """The readings an end-of-game proof may settle wait for the invariants' proofs, made once per
+    player count in tasks of their own; with assumed data, those are made with the data free and
+    the invariant check waits for them too (a proof for every table settles the assumed one).
+    The findings are the same with one worker or two, and the same as without assumed data."""
+    from rulecheck.verifier.verify import verify
+
+    given = rules_of(POINTS.replace("INVARIANT", SCORED))
+    assumed = rules_of(POINTS.replace("INVARIANT", SCORED).replace(
+        "  given rank\n", '  assumed rank because "The cards\' ranks are not printed; 1 to 6 is assumed."\n'))
+    reading, check = ("reading", "tiebreak", "smallest"), ("invariants",)
+    lemmas = [("lemmas", "2"), ("lemmas", "3")]
+    assert Verifier(given, Options(timeout=10.0)).lemma_needs([reading, check]) == {reading: lemmas}
+    assert Verifier(assumed, Options(timeout=10.0)).lemma_needs([reading, check]) == {reading: lemmas, check: lemmas}
+    # without invariants there is nothing to wait for
+    assert Verifier(rules_of(TIEBREAK), Options(timeout=10.0)).lemma_needs([reading, check]) == {}
+    kinds = frozenset({"ambiguity", "invariant"})
+    outcomes = [verify(rules, Options(timeout=10.0, jobs=jobs, checks=kinds, sensitivity=False)) for rules in (given, assumed) for jobs in (1, 2)]
+    seen = [[(f.kind, f.subject, f.status, f.message) for f in o.findings] for o in outcomes]
+    assert seen[0] == seen[1] == seen[2] == seen[3], seen
+    assert [s[:3] for s in seen[0]] == [("ambiguity", "tiebreak", "proven"), ("invariant", "scored", "proven")]
+    assert "'scored'" in seen[0][0][3]
+    assert {"invariants for 2 players", "invariants for 3 players"} <= set(outcomes[0].checks)
+    assert {"invariants for 2 players, any table", "invariants for 3 players, any table"} <= set(outcomes[2].checks)
