@@ -376,10 +376,16 @@ class Verifier:
     # ---- checks -------------------------------------------------------------------------------
 
     def run(self) -> Outcome:
-        # the default readings' traces first: forked workers inherit them
+        # the default readings' traces first: forked workers inherit them; with the data free
+        # too, which every sensitivity check starts from
+        wanted = self.o.checks if self.o.checks is not None else frozenset(KINDS)
         for n in self.players:
             self.base(n)
-        wanted = self.o.checks if self.o.checks is not None else frozenset(KINDS)
+            if self.symbolic and self.o.sensitivity and "sensitivity" in wanted:
+                try:
+                    self.free_base(n)
+                except Unsupported:
+                    pass
         tasks: list[tuple[str, ...]] = []
         if wanted & {"ambiguity", "sensitivity"}:
             for amb in self.rules.ambiguities.values():
@@ -589,9 +595,7 @@ class Verifier:
             if self.proven_invariants.get((inv.name, n, True)):
                 return Result("unsat"), t, False  # proven for every table, so for this one
         else:
-            if n not in self.free_bases:
-                self.free_bases[n] = self.trace(n, self.base_readings, invariants=True, attrs=self.free_data())
-            t = self.free_bases[n]
+            t = self.free_base(n)
         cond = invariant_conditions(t).get(inv.name)
         if cond is None:
             return Result("unsat"), t, False
@@ -1211,8 +1215,16 @@ class Verifier:
         _, values = resolve_params(self.rules, self.o.params)
         return AttrSource(self.rules, values, self.symbolic)
 
+    def free_base(self, n: int) -> Trace:
+        """The default readings' trace with the assumed and unspecified data free (watching the
+        invariants, as the base trace does): one for the sensitivity checks and the invariants'
+        proofs for every table."""
+        if n not in self.free_bases:
+            self.free_bases[n] = self.trace(n, self.base_readings, invariants=True, attrs=self.free_data())
+        return self.free_bases[n]
+
     def _attr_traces(self, n: int, alt: dict[str, str]) -> tuple[Trace, Trace]:
-        return self.trace(n, self.base_readings, attrs=self.free_data()), self.trace(n, alt, attrs=self.free_data())
+        return self.free_base(n), self.trace(n, alt, attrs=self.free_data())
 
     def sensitivity_of_witness(self, n: int, alt: dict[str, str], f: Finding) -> tuple[str, str] | None:
         try:
