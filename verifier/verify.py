@@ -376,16 +376,7 @@ class Verifier:
     # ---- checks -------------------------------------------------------------------------------
 
     def run(self) -> Outcome:
-        # the default readings' traces first: forked workers inherit them; with the data free
-        # too, which every sensitivity check starts from
         wanted = self.o.checks if self.o.checks is not None else frozenset(KINDS)
-        for n in self.players:
-            self.base(n)
-            if self.symbolic and self.o.sensitivity and "sensitivity" in wanted:
-                try:
-                    self.free_base(n)
-                except Unsupported:
-                    pass
         tasks: list[tuple[str, ...]] = []
         if wanted & {"ambiguity", "sensitivity"}:
             for amb in self.rules.ambiguities.values():
@@ -395,6 +386,15 @@ class Verifier:
         tasks += [(name,) for name, kinds in TASK_KINDS.items() if wanted & kinds]
         needs = self.lemma_needs(tasks)
         lemmas = sorted({dep for deps in needs.values() for dep in deps}, key=lambda t: -int(t[1]))
+        # the default readings' traces first: forked workers inherit them; with the data free
+        # too where the sensitivity checks or the invariants' proofs for every table start from it
+        for n in self.players:
+            self.base(n)
+            if self.symbolic and ((self.o.sensitivity and "sensitivity" in wanted) or lemmas):
+                try:
+                    self.free_base(n)
+                except Unsupported:
+                    pass
         results: dict[tuple[str, ...], list[Finding]] = {}
         timing: dict[str, float] = {}
         # the lemmas others wait for first, then the checks over every player count (the

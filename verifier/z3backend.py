@@ -120,7 +120,7 @@ class Translator:
                 bit = ref(z3.Z3_mk_ite(c, x, one.as_ast(), zero.as_ast()), ctx)
                 total = ref(z3.Z3_mk_bvadd(c, total.as_ast(), bit.as_ast()), ctx)
             return total
-        x, y = (self._z(v) for v in raw)
+        x, y = refs
         if op == "mul":
             return x * y
         if op == "div":
