@@ -8,6 +8,7 @@ of each reading, which must reach the same outcome; a disagreement makes the che
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import queue
@@ -1489,4 +1490,13 @@ def _run_task(task: tuple[str, ...], lemmas: dict[tuple[str, int, bool], bool]) 
 
 def verify(rules: ir.Ruleset, options: Options | None = None, progress: Callable[[str], None] | None = None) -> Outcome:
     tm.reset()
-    return Verifier(rules, options or Options(), progress).run()
+    # the interned terms live to the end of the run: the cyclic collector's passes over millions
+    # of them cost a tenth of a Cinderella run (docs/verify.md, Speed) and free nothing, so it is
+    # off for the run (and in the workers, which inherit it); what is left is collected after
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return Verifier(rules, options or Options(), progress).run()
+    finally:
+        if collecting:
+            gc.enable()
