@@ -153,28 +153,19 @@ class Session:
         self.background = [self.tr(b) for b in background if b is not True]
 
     def check_each(self, goals: list[Term]) -> Result:
-        """Is any of the goals possible? Asked one goal at a time of one solver (each with the
-        time limit), so what it learns about the background on one serves the next: many small
-        questions about one game cost little more than one. "unsat" only when each is proven
-        impossible; the first possible one gives "sat" and its model."""
+        """Is any of the goals possible? Asked one goal at a time of one solver (see Batch).
+        "unsat" only when each is proven impossible; the first possible one gives "sat" and its
+        model."""
         goals = [g for g in goals if g is not False]
-        if not goals:
-            return Result("unsat")
-        solver = self._solver(self.timeout_s)
-        which = [z3.Bool(f"rulecheck|goal|{i}", self.tr.ctx) for i in range(len(goals))]
-        solver.add(*(z3.Implies(w, self.tr(goal)) for w, goal in zip(which, goals)))
-        # first the game's rules alone, simplified once with no search (finding a whole game
-        # cost more than the goals after it: measured, docs/verify.md), so the goals then get
-        # their whole time for themselves; a contradiction there already settles every goal
-        solver.set("max_conflicts", 0)
-        if solver.check() == z3.unsat:
-            return Result("unsat")
-        solver.set("max_conflicts", NO_CONFLICT_LIMIT)
-        for w in which:
-            r = self._result(solver, solver.check(w))
+        batch = self.batch(goals)
+        for i in range(len(goals)):
+            r = batch.ask(i)
             if r.status != "unsat":
                 return r
         return Result("unsat")
+
+    def batch(self, goals: list[Term]) -> Batch:
+        return Batch(self, goals)
 
     def check_using(self, goal: Term, facts: dict[str, Term]) -> tuple[Result, list[str]]:
         """Is the goal possible where every fact holds? When not: the facts the proof needed
@@ -224,3 +215,38 @@ class Session:
         if r == z3.unsat:
             return Result("unsat")
         return Result("unknown", reason=solver.reason_unknown())
+
+
+class Batch:
+    """Goals about one background, each asked on its own (``ask``) of one solver, with the time
+    limit each: the background is simplified once for all of them, and what the solver learns
+    about it on one serves the next, so many small questions about one game cost little more
+    than one (measured: docs/verify.md)."""
+
+    def __init__(self, session: Session, goals: list[Term]) -> None:
+        self.session = session
+        self.goals = goals
+        self.solver: Any = None
+        self.which: list[Any] = []
+        self.contradictory = False  # the background alone is impossible: every goal is
+
+    def _start(self) -> None:
+        s = self.session
+        self.solver = s._solver(s.timeout_s)
+        self.which = [z3.Bool(f"rulecheck|goal|{i}", s.tr.ctx) for i in range(len(self.goals))]
+        self.solver.add(*(z3.Implies(w, s.tr(g)) for w, g in zip(self.which, self.goals) if g is not False))
+        # the game's rules alone first, simplified with no search (finding a whole game cost
+        # more than the goals after it), so the goals then get their whole time for themselves
+        self.solver.set("max_conflicts", 0)
+        self.contradictory = self.solver.check() == z3.unsat
+        self.solver.set("max_conflicts", NO_CONFLICT_LIMIT)
+
+    def ask(self, i: int) -> Result:
+        """Is goal i possible?"""
+        if self.goals[i] is False:
+            return Result("unsat")
+        if self.solver is None:
+            self._start()
+        if self.contradictory:
+            return Result("unsat")
+        return self.session._result(self.solver, self.solver.check(self.which[i]))
