@@ -1135,11 +1135,10 @@ class Verifier:
             # an invariant holds at the end of a game that ends: where this reading's winners
             # fail, the game stops there and the invariant says nothing
             facts = {name: tm.or_(check.failed, ok) for name, ok in check.facts.items()}
-            session = self.session(check.lemmas)
-            for o in check.obligations:
-                if o.kind != "diverge":
-                    continue
-                r, used = session.check_using(o.cond, facts)
+            goals = [o.cond for o in check.obligations if o.kind == "diverge"]
+            batch = self.session(check.lemmas).batch(goals, facts)
+            for i in range(len(goals)):
+                r, used = batch.ask_using(i)
                 if r.status != "unsat":
                     return False
                 needed.update(used)

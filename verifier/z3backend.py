@@ -164,24 +164,8 @@ class Session:
                 return r
         return Result("unsat")
 
-    def batch(self, goals: list[Term]) -> Batch:
-        return Batch(self, goals)
-
-    def check_using(self, goal: Term, facts: dict[str, Term]) -> tuple[Result, list[str]]:
-        """Is the goal possible where every fact holds? When not: the facts the proof needed
-        (an unsat core, not necessarily the smallest), so that only those need proofs of their
-        own."""
-        if goal is False:
-            return Result("unsat"), []
-        solver = self._solver(self.timeout_s)
-        which = {name: z3.Bool(f"rulecheck|fact|{name}", self.tr.ctx) for name in sorted(facts)}
-        solver.add(*(z3.Implies(w, self.tr(facts[name])) for name, w in which.items()))
-        solver.add(self.tr(goal))
-        r = self._result(solver, solver.check(*which.values()))
-        if r.status != "unsat":
-            return r, []
-        core = {str(w) for w in solver.unsat_core()}
-        return r, [name for name, w in which.items() if str(w) in core]
+    def batch(self, goals: list[Term], facts: dict[str, Term] | None = None) -> Batch:
+        return Batch(self, goals, facts or {})
 
     def _solver(self, timeout_s: float) -> Any:
         """A finite-domain solver with the background, limited per question (each check)."""
@@ -221,13 +205,16 @@ class Batch:
     """Goals about one background, each asked on its own (``ask``) of one solver, with the time
     limit each: the background is simplified once for all of them, and what the solver learns
     about it on one serves the next, so many small questions about one game cost little more
-    than one (measured: docs/verify.md)."""
+    than one (measured: docs/verify.md). ``facts``: named assumptions every question may use;
+    ``ask`` says which the proof needed."""
 
-    def __init__(self, session: Session, goals: list[Term]) -> None:
+    def __init__(self, session: Session, goals: list[Term], facts: dict[str, Term]) -> None:
         self.session = session
         self.goals = goals
+        self.facts = facts
         self.solver: Any = None
         self.which: list[Any] = []
+        self.fact_vars: dict[str, Any] = {}
         self.contradictory = False  # the background alone is impossible: every goal is
 
     def _start(self) -> None:
@@ -235,6 +222,8 @@ class Batch:
         self.solver = s._solver(s.timeout_s)
         self.which = [z3.Bool(f"rulecheck|goal|{i}", s.tr.ctx) for i in range(len(self.goals))]
         self.solver.add(*(z3.Implies(w, s.tr(g)) for w, g in zip(self.which, self.goals) if g is not False))
+        self.fact_vars = {name: z3.Bool(f"rulecheck|fact|{name}", s.tr.ctx) for name in sorted(self.facts)}
+        self.solver.add(*(z3.Implies(w, s.tr(self.facts[name])) for name, w in self.fact_vars.items()))
         # the game's rules alone first, simplified with no search (finding a whole game cost
         # more than the goals after it), so the goals then get their whole time for themselves
         self.solver.set("max_conflicts", 0)
@@ -242,11 +231,20 @@ class Batch:
         self.solver.set("max_conflicts", NO_CONFLICT_LIMIT)
 
     def ask(self, i: int) -> Result:
-        """Is goal i possible?"""
+        """Is goal i possible (where every fact holds)?"""
+        return self.ask_using(i)[0]
+
+    def ask_using(self, i: int) -> tuple[Result, list[str]]:
+        """Is goal i possible where every fact holds? When not: the facts the proof needed (from
+        an unsat core, not necessarily the fewest), so that only those need proofs of their own."""
         if self.goals[i] is False:
-            return Result("unsat")
+            return Result("unsat"), []
         if self.solver is None:
             self._start()
         if self.contradictory:
-            return Result("unsat")
-        return self.session._result(self.solver, self.solver.check(self.which[i]))
+            return Result("unsat"), []
+        r = self.session._result(self.solver, self.solver.check(self.which[i], *self.fact_vars.values()))
+        if r.status != "unsat" or not self.fact_vars:
+            return r, []
+        core = {str(w) for w in self.solver.unsat_core()}
+        return r, [name for name, w in self.fact_vars.items() if str(w) in core]
