@@ -870,3 +870,26 @@ def test_the_invariants_an_end_proof_uses_are_proven_once_in_tasks_of_their_own(
     assert "'scored'" in seen[0][0][3]
     assert {"invariants for 2 players", "invariants for 3 players"} <= set(outcomes[0].checks)
     assert {"invariants for 2 players, any table", "invariants for 3 players, any table"} <= set(outcomes[2].checks)
+
+
+def test_a_batch_answers_each_goal_as_a_fresh_solver_would_and_names_the_facts_a_proof_used() -> None:
+    """Session.batch: every goal is there when the background is simplified, each is asked on its
+    own; the answers are those of one fresh solver per goal, and an unsat core names the facts."""
+    from rulecheck.verifier import terms as tm
+    from rulecheck.verifier.z3backend import Session
+
+    x, y, z = (tm.bool_var(f"batch|{c}") for c in "xyz")
+    n = tm.int_var("batch|n")
+    background = [tm.or_(x, y), tm.le(0, n), tm.le(n, 3)]
+    goals: list[tm.Term] = [tm.and_(tm.not_(x), tm.not_(y)), tm.eq(n, 2), False, tm.and_(x, tm.lt(3, n)), z]
+    facts: dict[str, tm.Term] = {"no_z": tm.not_(z), "x_small": tm.implies(x, tm.lt(n, 1)), "unused": tm.or_(y, tm.not_(y))}
+    batch = Session(background, 10.0).batch(goals, facts)
+    answers = [batch.ask_using(i) for i in range(len(goals))]
+    fresh = [Session(background + list(facts.values()), 10.0).check(g).status for g in goals]
+    assert [r.status for r, _ in answers] == fresh == ["unsat", "sat", "unsat", "unsat", "unsat"]
+    assert answers[4][1] == ["no_z"]  # z is possible but for the fact that rules it out
+    assert "unused" not in answers[3][1]
+    model = answers[1][0].model
+    assert model is not None and model["batch|n"] == 2 and tm.evaluate(tm.and_all(background), model) is True
+    # a background nothing satisfies settles every goal of the batch
+    assert [Session([x, tm.not_(x)], 10.0).batch([y, z]).ask(i).status for i in range(2)] == ["unsat", "unsat"]

@@ -141,8 +141,9 @@ def _array(asts: list[Any]) -> Any:
 
 
 class Session:
-    """A fixed background (legality of the games compared), asked many questions; each question
-    gets a fresh finite-domain solver so z3 can preprocess the whole problem."""
+    """A fixed background (legality of the games compared), asked many questions: each question
+    gets a fresh finite-domain solver so z3 can preprocess the whole problem, or a batch of them
+    shares one (see Batch) that has every goal from the start."""
 
     def __init__(self, background: Iterable[Term], timeout_s: float, tr: Translator | None = None) -> None:
         # a context of its own, or one shared by the sessions of one check (terms common to its
