@@ -196,50 +196,38 @@ class Verifier:
 
     def solve(self, cond: Condition) -> Result:
         """Cheap over-approximations first (an UNSAT there is a proof), then the whole game."""
-        return self.solve_all([cond])[0]
-
-    def shortcut(self, cond: Condition) -> Result | None:
-        """UNSAT where one of the condition's over-approximations proves it; None otherwise."""
         quick = min(self.o.timeout, SHORTCUT_TIMEOUT)
+        if cond.goal is False:
+            return Result("unsat")
         for background, goal in cond.shortcuts:
             r = self.session(background, quick).check(goal)
             if r.status == "unsat":
                 return r
-        return None
+        session = self.session(cond.background)
+        if cond.parts:
+            r = session.check_each(cond.parts)
+            if r.status != "unknown":
+                return r
+        return session.check(cond.goal)
 
     def solve_all(self, conds: list[Condition]) -> list[Result]:
         """``solve`` for each condition. Where several shortcuts share a background (the abstract
         state of the same statements), the solver is first asked whether any of their goals is
-        possible: most are not, and one question then proves them all. Otherwise each is tried
-        alone; the whole-game questions left over one background are asked of one solver (see
-        Session.batch), one at a time."""
+        possible: most are not, and one question then proves them all. Otherwise each is asked
+        alone, as ``solve`` would."""
         results: list[Result | None] = [Result("unsat") if c.goal is False else None for c in conds]
         quick = min(self.o.timeout, SHORTCUT_TIMEOUT)
         for k in range(max((len(c.shortcuts) for c in conds), default=0)):
             shared: dict[tuple[int | bool, ...], list[int]] = {}
             for i, c in enumerate(conds):
                 if results[i] is None and k < len(c.shortcuts) and c.shortcuts[k][0]:
-                    shared.setdefault(_ids(c.shortcuts[k][0]), []).append(i)
+                    shared.setdefault(tuple(b.id if isinstance(b, tm.T) else b for b in c.shortcuts[k][0]), []).append(i)
             for idx in shared.values():
                 if len(idx) > 1 and self.session(conds[idx[0]].shortcuts[k][0], quick).check(
                         tm.or_all(conds[i].shortcuts[k][1] for i in idx)).status == "unsat":
                     for i in idx:
                         results[i] = Result("unsat")
-        whole: dict[tuple[int | bool, ...], list[int]] = {}
-        for i, c in enumerate(conds):
-            if results[i] is None:
-                results[i] = self.shortcut(c)
-            if results[i] is None:
-                whole.setdefault(_ids(c.background), []).append(i)
-        for idx in whole.values():
-            session = self.session(conds[idx[0]].background)
-            batch = session.batch([conds[i].goal for i in idx]) if len(idx) > 1 else None
-            for k, i in enumerate(idx):
-                r = session.check_each(conds[i].parts) if conds[i].parts else Result("unknown")
-                if r.status == "unknown":
-                    r = batch.ask(k) if batch is not None else session.check(conds[i].goal)
-                results[i] = r
-        return [r if r is not None else Result("unknown") for r in results]
+        return [r if r is not None else self.solve(c) for r, c in zip(results, conds)]
 
     def search(self, traces: list[Trace], goals: list[tuple[str, list[tm.Term], tm.Term]], n: int) -> tuple[str, Result]:
         """Look for a game where one of the goals holds (each with its background): first with the
@@ -1323,10 +1311,6 @@ _KIND_ORDER = (
     "ambiguity", "incompleteness", "conflict", "non-termination", "exhaustion", "dead-rule", "sensitivity",
     "translation", "edition-difference", "invariant",
 )
-
-
-def _ids(terms: list[tm.Term]) -> tuple[int | bool, ...]:
-    return tuple(t.id if isinstance(t, tm.T) else t for t in terms)
 
 
 def players_text(n_list: list[int]) -> str:

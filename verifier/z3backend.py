@@ -157,6 +157,7 @@ class Session:
         """Is any of the goals possible? Asked one goal at a time of one solver (see Batch).
         "unsat" only when each is proven impossible; the first possible one gives "sat" and its
         model."""
+        # the impossible goals dropped first, not only skipped: the indicators keep their numbers
         goals = [g for g in goals if g is not False]
         batch = self.batch(goals)
         for i in range(len(goals)):
