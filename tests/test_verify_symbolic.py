@@ -504,6 +504,7 @@ def z3_reads_as_evaluate(checked: list[tuple[tm.Term, bool | int]], model: dict[
         else:
             solver.add(z3.BitVec(name, WIDTH, ctx) == z3.BitVecVal(int(model.get(name, 0)), WIDTH, ctx))
     solver.add(z3.Or([tr(x) != tr.const(value) for x, value in checked]))
+    solver.add(*tr.definitions([x for x, _ in checked], set()))
     result = solver.check()
     assert result == z3.unsat, f"z3 gives a term another value than terms.evaluate ({result}): {solver.model() if result == z3.sat else ''}"
 

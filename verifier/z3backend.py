@@ -44,10 +44,17 @@ class Result:
 
 
 class Translator:
+    """Terms to z3 terms, each term translated once. Every ``and``, ``or`` and boolean
+    if-then-else becomes a Boolean constant of its own, named by an equation (``definitions``),
+    with its arguments' names inside: z3's preprocessing then keeps the terms' sharing instead of
+    rewriting the whole formula into a larger one (measured: docs/verify.md). A solver must be
+    given the definitions of what it is asked; the names are no game's variables (``vars``)."""
+
     def __init__(self, ctx: z3.Context | None = None) -> None:
         self.ctx = ctx or z3.Context()
         self.memo: dict[int, Any] = {}
         self.vars: dict[str, Any] = {}
+        self.defs: dict[int, Any] = {}  # term id -> the equation naming it
 
     def const(self, v: bool | int) -> Any:
         return z3.BoolVal(v, self.ctx) if isinstance(v, bool) else z3.BitVecVal(v, WIDTH, self.ctx)
@@ -75,8 +82,33 @@ class Translator:
                 stack.extend((a, False) for a in node.args if isinstance(a, tm.T) and a.id not in self.memo)
                 continue
             args = [self.memo[a.id] if isinstance(a, tm.T) else a for a in node.args]
-            self.memo[node.id] = self._build(node.op, args, node.sort)
+            if node.op in ("and", "or") or (node.op == "ite" and node.sort == tm.BOOL):
+                self.memo[node.id] = self._named(node.id, self._build(node.op, args, node.sort))
+            else:
+                self.memo[node.id] = self._build(node.op, args, node.sort)
         return self.memo[t.id]
+
+    def _named(self, tid: int, body: Any) -> Any:
+        c = self.ctx.ref()
+        name = z3.BoolRef(z3.Z3_mk_const(c, z3.Z3_mk_int_symbol(c, tid), z3.Z3_mk_bool_sort(c)), self.ctx)
+        self.defs[tid] = z3.BoolRef(z3.Z3_mk_eq(c, name.as_ast(), body.as_ast()), self.ctx)
+        return name
+
+    def definitions(self, roots: Iterable[Term], done: set[int]) -> list[Any]:
+        """The equations naming the parts of these (translated) terms, except those of terms in
+        ``done``, which the solver has already; ``done`` is updated."""
+        out: list[Any] = []
+        stack = [r for r in roots if isinstance(r, tm.T)]
+        while stack:
+            node = stack.pop()
+            if node.id in done:
+                continue
+            done.add(node.id)
+            d = self.defs.get(node.id)
+            if d is not None:
+                out.append(d)
+            stack.extend(a for a in node.args if isinstance(a, tm.T) and a.id not in done)
+        return out
 
     def _z(self, a: Any) -> Any:
         return self.const(a) if isinstance(a, (bool, int)) else a
@@ -151,7 +183,15 @@ class Session:
         # asked before in the process
         self.tr = tr or Translator()
         self.timeout_s = timeout_s
-        self.background = [self.tr(b) for b in background if b is not True]
+        kept = [b for b in background if b is not True]
+        self.background = [self.tr(b) for b in kept]
+        self.done: set[int] = set()  # the terms whose definitions every solver of this session has
+        self.background += self.tr.definitions(kept, self.done)
+
+    def assertions(self, terms: list[Term]) -> list[Any]:
+        """The terms translated, with the definitions they need beyond the background's."""
+        out = [self.tr(t) for t in terms]
+        return out + self.tr.definitions(terms, set(self.done))
 
     def check_each(self, goals: list[Term]) -> Result:
         """Is any of the goals possible? Asked one goal at a time of one solver (see Batch).
@@ -191,7 +231,7 @@ class Session:
             return Result("unsat")
         solver = self._solver(self.timeout_s if timeout_s is None else timeout_s)
         if goal is not True:
-            solver.add(self.tr(goal))
+            solver.add(*self.assertions([goal]))
         return self._result(solver, solver.check())
 
     def _result(self, solver: Any, r: Any) -> Result:
@@ -223,9 +263,12 @@ class Batch:
         s = self.session
         self.solver = s._solver(s.timeout_s)
         self.which = [z3.Bool(f"rulecheck|goal|{i}", s.tr.ctx) for i in range(len(self.goals))]
-        self.solver.add(*(z3.Implies(w, s.tr(g)) for w, g in zip(self.which, self.goals) if g is not False))
         self.fact_vars = {name: z3.Bool(f"rulecheck|fact|{name}", s.tr.ctx) for name in sorted(self.facts)}
-        self.solver.add(*(z3.Implies(w, s.tr(self.facts[name])) for name, w in self.fact_vars.items()))
+        asked = [(w, g) for w, g in zip(self.which, self.goals) if g is not False]
+        asked += [(w, self.facts[name]) for name, w in self.fact_vars.items()]
+        translated = s.assertions([g for _, g in asked])
+        self.solver.add(*(z3.Implies(w, x) for (w, _), x in zip(asked, translated)))
+        self.solver.add(*translated[len(asked):])
         # the game's rules alone first, simplified with no search (finding a whole game cost
         # more than the goals after it), so the goals then get their whole time for themselves
         self.solver.set("max_conflicts", 0)
