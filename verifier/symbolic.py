@@ -140,7 +140,21 @@ class Reach:
     span: Span
     subject: str
     what: str
-    cond: Term = False
+    # the conditions of each time it is reached, joined once when asked: joining them one by one
+    # rebuilt an ever longer disjunction (quadratic in how often a rule is reached)
+    parts: list[Term] = field(default_factory=list)
+    joined: Term | None = None
+
+    @property
+    def cond(self) -> Term:
+        if self.joined is None:
+            self.joined = tm.or_all(self.parts)
+        return self.joined
+
+    def add(self, cond: Term) -> None:
+        if cond is not False:
+            self.parts.append(cond)
+            self.joined = None
 
 
 @dataclass
@@ -592,7 +606,7 @@ class SymExec:
         r = self.reach.get(label)
         if r is None:
             r = self.reach[label] = Reach(label, span, subject, what)
-        r.cond = tm.or_(r.cond, cond)
+        r.add(cond)
 
     def settle(self) -> Term:
         """Errors of the statement just evaluated stop the game where they happen; returns the
