@@ -110,6 +110,10 @@ class Translator:
             stack.extend(a for a in node.args if isinstance(a, tm.T) and a.id not in done)
         return out
 
+    def conjunction(self, asts: list[Any]) -> Any:
+        c = self.ctx.ref()
+        return z3.BoolRef(z3.Z3_mk_and(c, len(asts), _array([x.as_ast() for x in asts])), self.ctx)
+
     def _z(self, a: Any) -> Any:
         return self.const(a) if isinstance(a, (bool, int)) else a
 
@@ -184,14 +188,15 @@ class Session:
         self.tr = tr or Translator()
         self.timeout_s = timeout_s
         kept = [b for b in background if b is not True]
-        self.background = [self.tr(b) for b in kept]
         self.done: set[int] = set()  # the terms whose definitions every solver of this session has
-        self.background += self.tr.definitions(kept, self.done)
+        # one conjunction: asserting tens of thousands of definitions one by one through z3py
+        # cost more than some questions
+        self.background = self.tr.conjunction([self.tr(b) for b in kept] + self.tr.definitions(kept, self.done))
 
-    def assertions(self, terms: list[Term]) -> list[Any]:
-        """The terms translated, with the definitions they need beyond the background's."""
-        out = [self.tr(t) for t in terms]
-        return out + self.tr.definitions(terms, set(self.done))
+    def assertions(self, terms: list[Term]) -> tuple[list[Any], Any]:
+        """The terms translated, and the conjunction of the definitions they need beyond the
+        background's."""
+        return [self.tr(t) for t in terms], self.tr.conjunction(self.tr.definitions(terms, set(self.done)))
 
     def check_each(self, goals: list[Term]) -> Result:
         """Is any of the goals possible? Asked one goal at a time of one solver (see Batch).
@@ -215,7 +220,7 @@ class Session:
         solver.set("rlimit", max(1, int(timeout_s * RLIMIT_PER_SECOND)))
         solver.set("timeout", max(1, int(timeout_s * 1000 * WALL_CLOCK_FACTOR)))
         solver.set("random_seed", 0)
-        solver.add(*self.background)
+        solver.add(self.background)
         return solver
 
     def _values(self, m: Any) -> dict[str, bool | int]:
@@ -231,7 +236,8 @@ class Session:
             return Result("unsat")
         solver = self._solver(self.timeout_s if timeout_s is None else timeout_s)
         if goal is not True:
-            solver.add(*self.assertions([goal]))
+            (x,), defs = self.assertions([goal])
+            solver.add(x, defs)
         return self._result(solver, solver.check())
 
     def _result(self, solver: Any, r: Any) -> Result:
@@ -266,9 +272,9 @@ class Batch:
         self.fact_vars = {name: z3.Bool(f"rulecheck|fact|{name}", s.tr.ctx) for name in sorted(self.facts)}
         asked = [(w, g) for w, g in zip(self.which, self.goals) if g is not False]
         asked += [(w, self.facts[name]) for name, w in self.fact_vars.items()]
-        translated = s.assertions([g for _, g in asked])
+        translated, defs = s.assertions([g for _, g in asked])
         self.solver.add(*(z3.Implies(w, x) for (w, _), x in zip(asked, translated)))
-        self.solver.add(*translated[len(asked):])
+        self.solver.add(defs)
         # the game's rules alone first, simplified with no search (finding a whole game cost
         # more than the goals after it), so the goals then get their whole time for themselves
         self.solver.set("max_conflicts", 0)
