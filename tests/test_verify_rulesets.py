@@ -314,9 +314,9 @@ def test_output_is_byte_identical_across_runs(fmt: str, name: str) -> None:
 
 @pytest.mark.parametrize("name", ["conflicting_rules", "ambiguity_differs"])
 def test_output_does_not_depend_on_jobs(name: str) -> None:
-    """docs/verify.md: findings are sorted, and every check runs in a fresh worker forked after
-    the shared traces (with one job too), so the output depends neither on which worker finished
-    first nor on --jobs."""
+    """docs/verify.md: findings are sorted, and every check runs in a fresh worker forked at a
+    fixed point of the parent's work (after the shared traces it may use, with one job too), so
+    the output depends neither on which worker finished first nor on --jobs."""
     base = verify_args(HERE / "bad" / f"{name}.rules", "--verbose")
     one, two = run_cli(*base, "--jobs", "1"), run_cli(*base, "--jobs", "2")
     assert one == two

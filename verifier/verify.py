@@ -387,21 +387,22 @@ class Verifier:
         tasks += [(name,) for name, kinds in TASK_KINDS.items() if wanted & kinds]
         needs = self.lemma_needs(tasks)
         lemmas = sorted({dep for deps in needs.values() for dep in deps}, key=lambda t: -int(t[1]))
-        # the default readings' traces first: forked workers inherit them; with the data free
-        # too where the sensitivity checks or the invariants' proofs for every table start from it
-        for n in self.players:
+        def build(n: int) -> None:
+            # the default readings' traces: forked workers inherit them; with the data free too
+            # where the sensitivity checks or the invariants' proofs for every table start from it
             self.base(n)
             if self.symbolic and ((self.o.sensitivity and "sensitivity" in wanted) or lemmas):
                 try:
                     self.free_base(n)
                 except Unsupported:
                     pass
+
         results: dict[tuple[str, ...], list[Finding]] = {}
         timing: dict[str, float] = {}
         # the lemmas others wait for first, then the checks over every player count (the
         # longest), the readings that wait for the lemmas among them; the other readings fill in
         started = lemmas + sorted(tasks, key=lambda t: (t[0] == "reading" and t not in needs, t[0] == "reading"))
-        for i, (task, found, spent) in enumerate(self.run_tasks(started, needs), start=1):
+        for i, (task, found, spent) in enumerate(self.run_tasks(started, needs, build), start=1):
             results[task] = found
             for k, secs in spent.items():
                 timing[k] = timing.get(k, 0.0) + secs
@@ -431,9 +432,14 @@ class Verifier:
         users = ends + ([("invariants",)] if self.symbolic and ("invariants",) in tasks else [])
         return {t: lemmas for t in users}
 
-    def run_tasks(self, tasks: list[tuple[str, ...]], needs: dict[tuple[str, ...], list[tuple[str, ...]]]) -> Iterator[tuple[tuple[str, ...], list[Finding], dict[str, float]]]:
-        """Runs the tasks, each once the tasks it needs are done, the first ready in the list's
-        order whenever a worker is free; yields each as it ends."""
+    def run_tasks(self, tasks: list[tuple[str, ...]], needs: dict[tuple[str, ...], list[tuple[str, ...]]],
+                  build: Callable[[int], None]) -> Iterator[tuple[tuple[str, ...], list[Finding], dict[str, float]]]:
+        """Builds the shared traces of each player count (``build``) and runs the tasks, each
+        once the tasks it needs are done, the first ready in the list's order whenever a worker is
+        free; yields each as it ends. The first task, when it is the invariants' proofs for one
+        player count (the lemmas, the longest task), starts as soon as that count's traces are
+        built, while the parent builds the others (with one job too, so that the point where its
+        worker is forked, and so its output, does not depend on --jobs)."""
         global _ACTIVE
         jobs = max(1, min(self.o.jobs, len(tasks)))
         pending = list(tasks)
@@ -446,7 +452,11 @@ class Verifier:
                     return t, {k: v for dep in needs.get(t, ()) for k, v in lemmas[dep].items()}
             return None
 
+        first = pending[0] if pending and pending[0][0] == "lemmas" else None
+        order = sorted(self.players, key=lambda n: first is None or str(n) != first[1])
         if "fork" not in multiprocessing.get_all_start_methods():
+            for n in order:
+                build(n)
             while (ready := next_ready()) is not None:
                 task, found, spent, proved = self.run_task(*ready)
                 lemmas[task] = proved
@@ -454,26 +464,39 @@ class Verifier:
             return
         _ACTIVE = self
         done: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        pools: list[Any] = []
         try:
-            # a fresh worker for each check, forked after the shared traces, even with one job:
-            # which checks ran before in a process must not matter (terms are interned in
-            # creation order, and the order of their parts reaches the solver), so the output
-            # depends neither on timing nor on --jobs
-            with multiprocessing.get_context("fork").Pool(jobs, maxtasksperchild=1) as pool:
-                running = 0
-                while pending or running:
-                    while running < jobs and (ready := next_ready()) is not None:
-                        pool.apply_async(_run_task, ready, callback=done.put, error_callback=done.put)
-                        running += 1
-                    assert running, "a task waits for one that is not run"
-                    out = done.get()
-                    running -= 1
-                    if isinstance(out, BaseException):
-                        raise out
-                    task, found, spent, proved = out
-                    lemmas[task] = proved
-                    yield task, found, spent
+            running = 0
+            # a fresh worker for each task, forked at a fixed point of the parent's work (after
+            # the traces it may use are built, and after all of them for every task but the
+            # first), even with one job: which checks ran before in a process must not matter
+            # (terms are interned in creation order, and the order of their parts reaches the
+            # solver), so the output depends neither on timing nor on --jobs
+            for n in order:
+                build(n)
+                if first is not None and first[1] == str(n) and first in pending:
+                    pending.remove(first)
+                    pools.append(multiprocessing.get_context("fork").Pool(1, maxtasksperchild=1))
+                    pools[-1].apply_async(_run_task, (first, {}), callback=done.put, error_callback=done.put)
+                    running += 1
+            pools.append(multiprocessing.get_context("fork").Pool(jobs, maxtasksperchild=1))
+            pool = pools[-1]
+            while pending or running:
+                while running < jobs and (ready := next_ready()) is not None:
+                    pool.apply_async(_run_task, ready, callback=done.put, error_callback=done.put)
+                    running += 1
+                assert running, "a task waits for one that is not run"
+                out = done.get()
+                running -= 1
+                if isinstance(out, BaseException):
+                    raise out
+                task, found, spent, proved = out
+                lemmas[task] = proved
+                yield task, found, spent
         finally:
+            for p in pools:
+                p.terminate()
+                p.join()
             _ACTIVE = None
 
     def run_task(self, task: tuple[str, ...], lemmas: dict[tuple[str, int, bool], bool] | None = None) -> tuple[
