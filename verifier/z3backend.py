@@ -114,8 +114,8 @@ class Translator:
         return out
 
     def conjunction(self, asts: list[Any]) -> Any:
-        c = self.ctx.ref()
-        return z3.BoolRef(z3.Z3_mk_and(c, len(asts), _array([x.as_ast() for x in asts])), self.ctx)
+        """One z3 ``and`` of translated terms (asserted at once: see Session)."""
+        return self._build("and", asts, tm.BOOL)
 
     def _z(self, a: Any) -> Any:
         return self.const(a) if isinstance(a, (bool, int)) else a
