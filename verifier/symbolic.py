@@ -15,6 +15,7 @@ interpreter/semantics.py statement by statement; tests check that the two agree.
 
 from __future__ import annotations
 
+import itertools
 from collections import ChainMap, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -485,6 +486,15 @@ class SymExec:
             self.vars[v.name] = init if v.index is None else {i: init for i in self.domain(v.index)}
         self.ended: Term = False
         self.stopped: Term = False
+        # the definitions' cache is keyed by what each one reads: the components' locations, the
+        # variables it names, the winners; each has a version of its own (``fresh`` numbers), so a
+        # move does not evaluate again a definition of variables alone, nor an assignment one of
+        # other variables or of zones
+        self.fresh = itertools.count(1)
+        self.loc_ver = 0
+        self.var_ver: dict[str, int] = dict.fromkeys(self.rules.vars, 0)
+        self.win_ver = 0
+        self.def_reads: dict[str, tuple[bool, tuple[str, ...], bool]] = {}
         self.winners = SymSet({q: False for q in range(n)})
         self.decisions: list[Decision] = []
         self.constraints: list[Term] = list(self.attrs.constraints)
@@ -508,6 +518,15 @@ class SymExec:
         self.abstract_states = 0
         self.invariant_abstract: list[tuple[ir.Invariant, list[Term], Term]] = []
         self.invariant_version: dict[str, int] = {}  # the state version last checked abstractly
+
+    @property
+    def winners(self) -> SymSet:
+        return self._winners
+
+    @winners.setter
+    def winners(self, w: SymSet) -> None:
+        self._winners = w
+        self.win_ver = next(self.fresh)
 
     # ---- domains and zones ------------------------------------------------------------------
 
@@ -546,7 +565,7 @@ class SymExec:
         zid = self.zone_id(zone, idx)
         mem = {c: self.in_zone(c, zid) for c in self.zone_kinds[zone]}
         if isinstance(zid, int):
-            return SymSet(mem, zid, self.version, True)
+            return SymSet(mem, zid, self.loc_ver, True)
         return SymSet(mem)
 
     def zone_count(self, zone: str, idx: Value | None) -> Term:
@@ -707,12 +726,14 @@ class SymExec:
                 scope[s.name] = merge(ok, v, scope[s.name])
             elif idx is None:
                 self.vars[s.name] = merge(ok, v, self.vars[s.name])
+                self.var_ver[s.name] = next(self.fresh)
             else:
                 table = self.vars[s.name]
                 f = as_fd(idx, sorted(table))
                 for k, c in f.mem.items():
                     if k in table:
                         table[k] = merge(tm.and_(ok, c), v, table[k])
+                self.var_ver[s.name] = next(self.fresh)
             self.version += 1
         elif isinstance(s, ir.Move):
             what = self.ev(s.what, env, g)
@@ -735,6 +756,7 @@ class SymExec:
                 self.counts[src] = tm.sub(self.counts[src], step)
                 self.counts[zid] = tm.add(self.counts[zid], step)
             self.version += 1
+            self.loc_ver = next(self.fresh)
         elif isinstance(s, ir.Draw):
             self.draw(s, env, g)
         elif isinstance(s, ir.Choose):
@@ -908,16 +930,19 @@ class SymExec:
                 vars_abs[v.name] = free(cur, v.type, f"{tag}|var|{v.name}")
             else:
                 vars_abs[v.name] = {k: free(x, v.type, f"{tag}|var|{v.name}|{k}") for k, x in cur.items()}
-        saved = (self.loc, self.vars, self.obligations, self.errs, self.reach, self.version, self.site, self.counts)
+        saved = (self.loc, self.vars, self.obligations, self.errs, self.reach, self.version, self.site, self.counts,
+                 self.loc_ver, self.var_ver)
         self.loc, self.vars, self.obligations, self.errs, self.reach, self.counts = loc_abs, vars_abs, [], [], {}, counts_abs
         self.no_compare += 1  # an abstract state has no other reading's state beside it
         self.abstract_states += 1
         self.version = -self.abstract_states  # a state version no concrete state has: its own cache
+        self.loc_ver, self.var_ver = next(self.fresh), {name: next(self.fresh) for name in self.var_ver}
         try:
             value = evaluate()
             obligations = self.obligations
         finally:
-            self.loc, self.vars, self.obligations, self.errs, self.reach, self.version, self.site, self.counts = saved
+            (self.loc, self.vars, self.obligations, self.errs, self.reach, self.version, self.site, self.counts,
+             self.loc_ver, self.var_ver) = saved
             self.no_compare -= 1
         return lemmas, (value, obligations)
 
@@ -978,7 +1003,7 @@ class SymExec:
         if not isinstance(dst, int) or dst not in self.counts:
             return None
         origin = getattr(what, "origin", None)
-        if origin is None or what.ver != self.version or origin not in self.counts or origin == dst:
+        if origin is None or what.ver != self.loc_ver or origin not in self.counts or origin == dst:
             return None
         if isinstance(what, FD):
             return origin, 1
@@ -1056,6 +1081,7 @@ class SymExec:
                     if z in self.counts:
                         self.counts[z] = tm.add(self.counts[z], tm.mul(sign, tm.mul(n, tm.bool_to_int(tm.and_(struct, cz)))))
         self.version += 1
+        self.loc_ver = next(self.fresh)
         if s.bind is not None:
             env[s.bind] = d.value
 
@@ -1196,10 +1222,11 @@ class SymExec:
         that only move components and evaluate: see __init__)."""
         assert proc.body is not None and other.body is not None
         env: Env = ChainMap({n: v for (n, _), v in zip(proc.formals, args)})
-        saved = (self.loc, self.counts, self.version, self.obligations, self.reach, self.stopped, self.ended, self.errs)
+        saved = (self.loc, self.counts, self.version, self.obligations, self.reach, self.stopped, self.ended, self.errs, self.loc_ver)
         self.loc, self.counts = self.other_state()
         self.other_runs += 1
         self.version = -(1 << 50) * self.other_runs  # a state of its own: no call cached elsewhere applies
+        self.loc_ver = next(self.fresh)
         self.obligations, self.reach, self.moves = [], {}, {}
         self.no_compare += 1
         try:
@@ -1207,7 +1234,7 @@ class SymExec:
             other_loc, other_moves = self.loc, self.moves
             failed = tm.or_all([*(o.cond for o in self.obligations), tm.and_(self.stopped, tm.not_(saved[5]))])
         finally:
-            self.loc, self.counts, self.version, self.obligations, self.reach, self.stopped, self.ended, self.errs = saved
+            self.loc, self.counts, self.version, self.obligations, self.reach, self.stopped, self.ended, self.errs, self.loc_ver = saved
         old = {c: _differing(alt, self.loc[c]) for c, alt in self.alt_loc.items()}
         self.moves, start, stopped = {}, len(self.obligations), self.stopped
         try:
@@ -1218,6 +1245,7 @@ class SymExec:
         failed_here = tm.or_all([*(o.cond for o in self.obligations[start:]), tm.and_(self.stopped, tm.not_(stopped))])
         self.diverge(proc.span, tm.and_(struct, tm.not_(value_eq(failed_here, failed))))
         self.version += 1  # the other state has changed
+        self.loc_ver = next(self.fresh)
         for c in sorted({*other_moves, *these_moves, *old}):
             when_a, where_a = these_moves.get(c, (False, set()))
             when_b, where_b = other_moves.get(c, (False, set()))
@@ -1252,16 +1280,17 @@ class SymExec:
     def in_other(self, evaluate: Callable[[], Value]) -> tuple[Value, Term]:
         """``evaluate()`` in the other reading's state (see ``displaced``): its value, and the
         condition under which it fails."""
-        saved = (self.loc, self.counts, self.version, self.errs, self.obligations, self.reach)
+        saved = (self.loc, self.counts, self.version, self.errs, self.obligations, self.reach, self.loc_ver)
         self.loc, self.counts = self.other_state()
         self.version = -(1 << 40) - self.version  # calls cached per state: this one is not the first's
+        self.loc_ver = -1 - self.loc_ver  # the other state follows from this one (never nested)
         self.errs, self.obligations, self.reach = [], [], {}
         self.no_compare += 1
         try:
             value = evaluate()
             failed = tm.or_all([*self.errs, *(o.cond for o in self.obligations)])
         finally:
-            self.loc, self.counts, self.version, self.errs, self.obligations, self.reach = saved
+            self.loc, self.counts, self.version, self.errs, self.obligations, self.reach, self.loc_ver = saved
             self.no_compare -= 1
         return value, failed
 
@@ -1583,7 +1612,10 @@ class SymExec:
         """A definition, evaluated once per state and arguments; its obligations and reached
         cases are kept relative to the call, then placed under the caller's guard."""
         d = self.shadow[e.name] if self.mode == 2 and e.name in self.shadow else self.p.defs[e.name]
-        key = (self.mode, e.name, self.version, *(value_key(a) for a in args))
+        loc, names, win = self.reads_of(e.name)
+        # the locations with whether the other reading's state is compared (it adds obligations)
+        key = (self.mode, e.name, (self.loc_ver, not self.no_compare and bool(self.alt_loc)) if loc else None,
+               *(self.var_ver[v] for v in names), self.win_ver if win else None, *(value_key(a) for a in args))
         cached = self.def_cache.get(key)
         if cached is None:
             saved_errs, saved_obl, saved_reach, saved_mode = self.errs, self.obligations, self.reach, self.mode
@@ -1612,6 +1644,31 @@ class SymExec:
         for r, cond in reaches:
             self.reached(r.label, r.span, r.subject, r.what, tm.and_(g, cond))
         return value
+
+    def reads_of(self, name: str) -> tuple[bool, tuple[str, ...], bool]:
+        """What a definition reads of the state, through the definitions it calls, in either
+        version: (the components' locations, the variables, the winners)."""
+        got = self.def_reads.get(name)
+        if got is not None:
+            return got
+        self.def_reads[name] = (True, tuple(self.var_ver), True)  # while being worked out: everything
+        loc, names, win = False, set(), False
+        for d in (self.p.defs[name], self.shadow.get(name)):
+            if d is None:
+                continue
+            for x in walk_exprs([d.body, d.otherwise, *(part for c in d.cases or [] for part in (c.guard, c.value))]):
+                if isinstance(x, ir.ZoneRef):
+                    loc = True
+                elif isinstance(x, ir.VarRef):
+                    names.add(x.name)
+                elif isinstance(x, ir.Builtin) and x.op == "winners":
+                    win = True
+                elif isinstance(x, ir.CallDef) and x.name != name:
+                    sub = self.reads_of(x.name)
+                    loc, win = loc or sub[0], win or sub[2]
+                    names.update(sub[1])
+        got = self.def_reads[name] = (loc, tuple(sorted(names)), win)
+        return got
 
     def def_body(self, d: ir.Definition, args: list[Value]) -> Value:
         env: Env = ChainMap({n: v for (n, _), v in zip(d.formals, args)})
