@@ -18,7 +18,7 @@ INT = "Int"
 class T:
     """A non-constant term. Build terms with the functions below, never directly."""
 
-    __slots__ = ("_hash", "args", "id", "neg", "op", "sort")
+    __slots__ = ("_hash", "args", "id", "neg", "op", "parts", "sort")
 
     def __init__(self, op: str, args: tuple[Term, ...], sort: str, tid: int) -> None:
         self.op = op
@@ -28,6 +28,7 @@ class T:
         # interned: one object per term, so its number is a hash (hashing the parts cost more)
         self._hash = tid
         self.neg: T | None = None  # the term "not this", once built (and/or look for pairs)
+        self.parts: frozenset[int] | None = None  # an and/or's parts' numbers, once asked (_pair)
 
     def __hash__(self) -> int:
         return self._hash
@@ -139,6 +140,16 @@ def _junction(items: Iterable[Term], op: str, unit: bool) -> Term:
     """``and`` (unit True) or ``or`` (unit False), flattened, without repeats, sorted: the unit
     drops out, the other constant absorbs, and so does a part beside its own negation."""
     absorbing = not unit
+    if items.__class__ is tuple and len(items) == 2:  # type: ignore[arg-type]
+        a, b = items  # type: ignore[misc]
+        if a.__class__ is T and b.__class__ is T:
+            return _pair(a, b, op, absorbing)
+        if a is unit:
+            return b  # type: ignore[no-any-return]
+        if b is unit:
+            return a  # type: ignore[no-any-return]
+        if a is absorbing or b is absorbing:
+            return absorbing
     out: list[T] = []
     seen: set[int] = set()
     whole: set[int] = set()
@@ -169,6 +180,40 @@ def _junction(items: Iterable[Term], op: str, unit: bool) -> Term:
 
 
 _by_id = operator.attrgetter("id")
+
+
+def _pair(a: T, b: T, op: str, absorbing: bool) -> Term:
+    """``_junction`` of two terms, most calls (a guard and one more condition): the same term,
+    but only the smaller side's parts are looked at one by one; the larger's are already a
+    junction's, with no repeats and no part beside its negation."""
+    if a is b:
+        return a
+    if a.neg is b or b.neg is a:
+        return absorbing
+    pa = a.args if a.op == op else (a,)
+    pb = b.args if b.op == op else (b,)
+    if len(pa) < len(pb):
+        a, b, pa, pb = b, a, pb, pa
+    if a.op == op:
+        big = a.parts
+        if big is None:
+            big = a.parts = frozenset([p.id for p in pa])  # type: ignore[union-attr]
+    else:
+        big = frozenset((a.id,))
+    new: list[T] = []
+    for p in pb:
+        pid = p.id  # type: ignore[union-attr]
+        if pid in big:
+            continue
+        neg = p.neg  # type: ignore[union-attr]
+        if (neg is not None and neg.id in big) or (p.op == "not" and p.args[0].id in big):  # type: ignore[union-attr]
+            return absorbing
+        new.append(p)  # type: ignore[arg-type]
+    if not new:
+        return a
+    out = [*pa, *new]
+    out.sort(key=_by_id)
+    return _mk(op, tuple(out), BOOL)  # type: ignore[arg-type]
 
 
 def implies(a: Term, b: Term) -> Term:
