@@ -144,6 +144,9 @@ class Verifier:
         self.pass_action = num_distinct_actions(rules) - 1  # the action of a player who only passes
         self.models: dict[int, tuple[dict[str, bool | int], set[str]]] = {}  # id(finding) -> witness model, decisions taken
         self.tr: Translator | None = None  # the z3 context of the check running (see session)
+        # the default readings' games translated once, before the workers fork: each check starts
+        # from its own copy of this context (see run_tasks)
+        self.shared_tr: Translator | None = None
         self.proven_invariants: dict[tuple[str, int, bool], bool] = {}  # (invariant, players, any table) -> proven
         self.end_proofs: dict[int, list[str]] = {}  # players -> the invariants agree_at_end's proof used
         self.free_bases: dict[int, Trace] = {}  # players -> the default readings' trace with the data free
@@ -387,15 +390,20 @@ class Verifier:
         tasks += [(name,) for name, kinds in TASK_KINDS.items() if wanted & kinds]
         needs = self.lemma_needs(tasks)
         lemmas = sorted({dep for deps in needs.values() for dep in deps}, key=lambda t: -int(t[1]))
-        def build(n: int) -> None:
+        def build(n: int, shared: Translator | None) -> None:
             # the default readings' traces: forked workers inherit them; with the data free too
             # where the sensitivity checks or the invariants' proofs for every table start from it
-            self.base(n)
+            built = [self.base(n)]
             if self.symbolic and ((self.o.sensitivity and "sensitivity" in wanted) or lemmas):
                 try:
-                    self.free_base(n)
+                    built.append(self.free_base(n))
                 except Unsupported:
                     pass
+            if shared is not None:
+                # the rules of these games are the background of almost every check's questions
+                for t in built:
+                    for c in t.constraints:
+                        shared(c)
 
         results: dict[tuple[str, ...], list[Finding]] = {}
         timing: dict[str, float] = {}
@@ -433,7 +441,7 @@ class Verifier:
         return {t: lemmas for t in users}
 
     def run_tasks(self, tasks: list[tuple[str, ...]], needs: dict[tuple[str, ...], list[tuple[str, ...]]],
-                  build: Callable[[int], None]) -> Iterator[tuple[tuple[str, ...], list[Finding], dict[str, float]]]:
+                  build: Callable[[int, Translator | None], None]) -> Iterator[tuple[tuple[str, ...], list[Finding], dict[str, float]]]:
         """Builds the shared traces of each player count (``build``) and runs the tasks, each
         once the tasks it needs are done, the first ready in the list's order whenever a worker is
         free; yields each as it ends. The first task, when it is the invariants' proofs for one
@@ -456,7 +464,7 @@ class Verifier:
         order = sorted(self.players, key=lambda n: first is None or str(n) != first[1])
         if "fork" not in multiprocessing.get_all_start_methods():
             for n in order:
-                build(n)
+                build(n, None)  # the checks run one after the other here: each gets a fresh context
             while (ready := next_ready()) is not None:
                 task, found, spent, proved = self.run_task(*ready)
                 lemmas[task] = proved
@@ -472,8 +480,9 @@ class Verifier:
             # first), even with one job: which checks ran before in a process must not matter
             # (terms are interned in creation order, and the order of their parts reaches the
             # solver), so the output depends neither on timing nor on --jobs
+            self.shared_tr = Translator()
             for n in order:
-                build(n)
+                build(n, self.shared_tr)
                 if first is not None and first[1] == str(n) and first in pending:
                     pending.remove(first)
                     pools.append(multiprocessing.get_context("fork").Pool(1, maxtasksperchild=1))
@@ -498,11 +507,12 @@ class Verifier:
                 p.terminate()
                 p.join()
             _ACTIVE = None
+            self.shared_tr = None
 
     def run_task(self, task: tuple[str, ...], lemmas: dict[tuple[str, int, bool], bool] | None = None) -> tuple[
             tuple[str, ...], list[Finding], dict[str, float], dict[tuple[str, int, bool], bool]]:
         """One check; also what it proves for others to use (a "lemmas" task's invariants)."""
-        self.findings, self.timing, self.tr = [], {}, None
+        self.findings, self.timing, self.tr = [], {}, self.shared_tr
         self.proven_invariants.update(lemmas or {})
         if task[0] == "lemmas":
             n = int(task[1])
