@@ -742,21 +742,27 @@ def test_an_undecided_ambiguity_says_what_random_play_tried(monkeypatch: pytest.
 
 
 def test_shortcuts_sharing_a_background_are_asked_together(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``Verifier.solve_all``: conditions whose shortcuts share a background are first asked
-    together; when none is possible one question proves them all, and when one is, each is asked
-    alone and gets its own answer (never the batch's)."""
+    """``Verifier.solve_all``: conditions whose shortcuts share a background are asked of one
+    batch over it, each goal its own question; a goal the batch proves is settled there, one it
+    does not goes on to the whole game (its shortcut not asked again) and gets its own answer."""
     from rulecheck.verifier import terms as tm
     from rulecheck.verifier import z3backend
     from rulecheck.verifier.conditions import Condition
 
-    asked: list[object] = []
-    real_check = z3backend.Session.check
+    checked: list[object] = []
+    batched: list[int] = []
+    real_check, real_ask = z3backend.Session.check, z3backend.Batch.ask
 
     def counting(self: z3backend.Session, *goals: tm.Term, timeout_s: float | None = None) -> z3backend.Result:
-        asked.append(goals)
+        checked.append(goals)
         return real_check(self, *goals, timeout_s=timeout_s)
 
+    def asking(self: z3backend.Batch, i: int) -> z3backend.Result:
+        batched.append(i)
+        return real_ask(self, i)
+
     monkeypatch.setattr(z3backend.Session, "check", counting)
+    monkeypatch.setattr(z3backend.Batch, "ask", asking)
     v = Verifier(rules_of(COUNTING), Options(timeout=5))
     x, y = tm.bool_var("batch|x"), tm.bool_var("batch|y")
     lemmas = [tm.or_(x, y)]
@@ -766,13 +772,13 @@ def test_shortcuts_sharing_a_background_are_asked_together(monkeypatch: pytest.M
 
     never = [cond(tm.and_(tm.not_(x), tm.not_(y))), cond(tm.and_(tm.not_(x), tm.not_(y), tm.bool_var("batch|z")))]
     assert [r.status for r in v.solve_all(never)] == ["unsat", "unsat"]
-    assert len(asked) == 1  # the two goals in one question
+    assert batched == [0, 1] and checked == []  # proven by the batch: no whole game asked
 
-    asked.clear()
+    batched.clear()
     results = v.solve_all([never[0], cond(x)])
     assert [r.status for r in results] == ["unsat", "sat"]
     assert results[1].model is not None and results[1].model["batch|x"] is True
-    assert len(asked) > 1
+    assert batched == [0, 1] and len(checked) == 1  # the whole game, for the possible one only
 
 
 POINTS = """

@@ -197,12 +197,15 @@ class Verifier:
             self.tr = Translator()
         return Session(background, self.o.timeout if timeout is None else timeout, self.tr)
 
-    def solve(self, cond: Condition) -> Result:
-        """Cheap over-approximations first (an UNSAT there is a proof), then the whole game."""
+    def solve(self, cond: Condition, skip: frozenset[int] = frozenset()) -> Result:
+        """Cheap over-approximations first (an UNSAT there is a proof), then the whole game.
+        ``skip``: the shortcuts already asked (see solve_all)."""
         quick = min(self.o.timeout, SHORTCUT_TIMEOUT)
         if cond.goal is False:
             return Result("unsat")
-        for background, goal in cond.shortcuts:
+        for k, (background, goal) in enumerate(cond.shortcuts):
+            if k in skip:
+                continue
             r = self.session(background, quick).check(goal)
             if r.status == "unsat":
                 return r
@@ -215,22 +218,27 @@ class Verifier:
 
     def solve_all(self, conds: list[Condition]) -> list[Result]:
         """``solve`` for each condition. Where several shortcuts share a background (the abstract
-        state of the same statements), the solver is first asked whether any of their goals is
-        possible: most are not, and one question then proves them all. Otherwise each is asked
-        alone, as ``solve`` would."""
+        state of the same statements), their goals are asked of one batch over it (each a small
+        question, the background simplified once; one question of their disjunction took longer
+        and settled none where one goal was possible); each goal it does not prove goes on to
+        its other shortcuts and the whole game, as in ``solve``."""
         results: list[Result | None] = [Result("unsat") if c.goal is False else None for c in conds]
+        asked: list[set[int]] = [set() for _ in conds]
         quick = min(self.o.timeout, SHORTCUT_TIMEOUT)
         for k in range(max((len(c.shortcuts) for c in conds), default=0)):
             shared: dict[tuple[int | bool, ...], list[int]] = {}
             for i, c in enumerate(conds):
-                if results[i] is None and k < len(c.shortcuts) and c.shortcuts[k][0]:
+                if results[i] is None and k < len(c.shortcuts):
                     shared.setdefault(tuple(b.id if isinstance(b, tm.T) else b for b in c.shortcuts[k][0]), []).append(i)
             for idx in shared.values():
-                if len(idx) > 1 and self.session(conds[idx[0]].shortcuts[k][0], quick).check(
-                        tm.or_all(conds[i].shortcuts[k][1] for i in idx)).status == "unsat":
-                    for i in idx:
+                if len(idx) < 2:
+                    continue
+                batch = self.session(conds[idx[0]].shortcuts[k][0], quick).batch([conds[i].shortcuts[k][1] for i in idx])
+                for j, i in enumerate(idx):
+                    asked[i].add(k)
+                    if batch.ask(j).status == "unsat":
                         results[i] = Result("unsat")
-        return [r if r is not None else self.solve(c) for r, c in zip(results, conds)]
+        return [r if r is not None else self.solve(c, frozenset(a)) for r, c, a in zip(results, conds, asked)]
 
     def search(self, traces: list[Trace], goals: list[tuple[str, list[tm.Term], tm.Term]], n: int) -> tuple[str, Result]:
         """Look for a game where one of the goals holds (each with its background): first with the
