@@ -412,6 +412,8 @@ class Verifier:
                 for t in built:
                     for c in t.constraints:
                         shared(c)
+                # and the default readings' engine replays every witness
+                self.engine(self.base_readings)
 
         results: dict[tuple[str, ...], list[Finding]] = {}
         timing: dict[str, float] = {}
