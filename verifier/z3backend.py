@@ -58,6 +58,9 @@ class Translator:
         self.memo: dict[int, Any] = {}
         self.vars: dict[str, Any] = {}
         self.defs: dict[int, Any] = {}  # term id -> the equation naming it
+        # a background's conjunction and the terms it defines, by the background's terms: the
+        # same game is the background of many sessions of a check
+        self.backgrounds: dict[tuple[int | str, ...], tuple[Any, set[int]]] = {}
 
     def const(self, v: bool | int) -> Any:
         return z3.BoolVal(v, self.ctx) if isinstance(v, bool) else z3.BitVecVal(v, WIDTH, self.ctx)
@@ -191,10 +194,15 @@ class Session:
         self.tr = tr or Translator()
         self.timeout_s = timeout_s
         kept = [b for b in background if b is not True]
-        self.done: set[int] = set()  # the terms whose definitions every solver of this session has
-        # one conjunction: asserting tens of thousands of definitions one by one through z3py
-        # cost more than some questions
-        self.background = self.tr.conjunction([self.tr(b) for b in kept] + self.tr.definitions(kept, self.done))
+        key = tuple(b.id if isinstance(b, tm.T) else str(b) for b in kept)
+        if key not in self.tr.backgrounds:
+            done: set[int] = set()
+            # one conjunction: asserting tens of thousands of definitions one by one through z3py
+            # cost more than some questions
+            self.tr.backgrounds[key] = (self.tr.conjunction([self.tr(b) for b in kept] + self.tr.definitions(kept, done)), done)
+        # the terms whose definitions every solver of this session has (never changed: a
+        # question's own definitions are looked for in a copy)
+        self.background, self.done = self.tr.backgrounds[key]
 
     def assertions(self, terms: list[Term]) -> tuple[list[Any], Any]:
         """The terms translated, and the conjunction of the definitions they need beyond the
