@@ -398,7 +398,7 @@ class Verifier:
         tasks += [(name,) for name, kinds in TASK_KINDS.items() if wanted & kinds]
         needs = self.lemma_needs(tasks)
         lemmas = sorted({dep for deps in needs.values() for dep in deps}, key=lambda t: -int(t[1]))
-        def build(n: int, shared: Translator | None) -> None:
+        def build(n: int) -> list[Trace]:
             # the default readings' traces: forked workers inherit them; with the data free too
             # where the sensitivity checks or the invariants' proofs for every table start from it
             built = [self.base(n)]
@@ -407,13 +407,7 @@ class Verifier:
                     built.append(self.free_base(n))
                 except Unsupported:
                     pass
-            if shared is not None:
-                # the rules of these games are the background of almost every check's questions
-                for t in built:
-                    for c in t.constraints:
-                        shared(c)
-                # and the default readings' engine replays every witness
-                self.engine(self.base_readings)
+            return built
 
         results: dict[tuple[str, ...], list[Finding]] = {}
         timing: dict[str, float] = {}
@@ -451,13 +445,15 @@ class Verifier:
         return {t: lemmas for t in users}
 
     def run_tasks(self, tasks: list[tuple[str, ...]], needs: dict[tuple[str, ...], list[tuple[str, ...]]],
-                  build: Callable[[int, Translator | None], None]) -> Iterator[tuple[tuple[str, ...], list[Finding], dict[str, float]]]:
+                  build: Callable[[int], list[Trace]]) -> Iterator[tuple[tuple[str, ...], list[Finding], dict[str, float]]]:
         """Builds the shared traces of each player count (``build``) and runs the tasks, each
         once the tasks it needs are done, the first ready in the list's order whenever a worker is
         free; yields each as it ends. The first task, when it is the invariants' proofs for one
         player count (the lemmas, the longest task), starts as soon as that count's traces are
         built, while the parent builds the others (with one job too, so that the point where its
-        worker is forked, and so its output, does not depend on --jobs)."""
+        worker is forked, and so its output, does not depend on --jobs). The parent also
+        translates the default readings' games to one z3 context, which every later task starts
+        from (its own copy, inherited at the fork)."""
         global _ACTIVE
         jobs = max(1, min(self.o.jobs, len(tasks)))
         pending = list(tasks)
@@ -474,7 +470,7 @@ class Verifier:
         order = sorted(self.players, key=lambda n: first is None or str(n) != first[1])
         if "fork" not in multiprocessing.get_all_start_methods():
             for n in order:
-                build(n, None)  # the checks run one after the other here: each gets a fresh context
+                build(n)  # the checks run one after the other here: each gets a fresh z3 context
             while (ready := next_ready()) is not None:
                 task, found, spent, proved = self.run_task(*ready)
                 lemmas[task] = proved
@@ -492,12 +488,19 @@ class Verifier:
             # solver), so the output depends neither on timing nor on --jobs
             self.shared_tr = Translator()
             for n in order:
-                build(n, self.shared_tr)
+                built = build(n)
                 if first is not None and first[1] == str(n) and first in pending:
                     pending.remove(first)
                     pools.append(multiprocessing.get_context("fork").Pool(1, maxtasksperchild=1))
                     pools[-1].apply_async(_run_task, (first, {}), callback=done.put, error_callback=done.put)
                     running += 1
+                # the rules of these games are the background of almost every other check's
+                # questions (the invariants' proofs start afresh: see run_task)
+                for t in built:
+                    for c in t.constraints:
+                        self.shared_tr(c)
+            # and the default readings' engine replays every witness
+            self.engine(self.base_readings)
             pools.append(multiprocessing.get_context("fork").Pool(jobs, maxtasksperchild=1))
             pool = pools[-1]
             while pending or running:
