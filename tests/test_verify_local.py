@@ -899,3 +899,67 @@ def test_a_batch_answers_each_goal_as_a_fresh_solver_would_and_names_the_facts_a
     assert model is not None and model["batch|n"] == 2 and tm.evaluate(tm.and_all(background), model) is True
     # a background nothing satisfies settles every goal of the batch
     assert [Session([x, tm.not_(x)], 10.0).batch([y, z]).ask(i).status for i in range(2)] == ["unsat", "unsat"]
+
+
+CACHED = """
+game "Cached" {
+  players 2..2
+}
+
+piece Token "token {k}" {
+  k: 1..3
+}
+
+table Token in pile {
+  assumed k because "A test's tokens."
+  | k    |
+  | 1..3 |
+}
+
+zone pile: Token hidden "the tokens nobody has"
+zone box: Token hidden "tokens out of the game"
+
+var a: 0..9 = 0 "a number"
+var before: 0..9 = 0 "a plus one, first"
+var after: 0..9 = 0 "a plus one, after a changed"
+var empty: 0..9 = 0 "the box, before the move"
+var full: 0..9 = 0 "the box, after the move"
+var again: 0..9 = 0 "the box, after a changed"
+
+define plus_one -> int "a plus one" = a + 1
+define in_box -> int "how many tokens are in the box" = size(box)
+
+flow {
+  set before = plus_one
+  set a = 4
+  set after = plus_one
+  set empty = in_box
+  move pile to box
+  set full = in_box
+  set a = 2
+  set again = in_box
+  end winners {p for p in players if before + after + empty + full + again == 12}
+}
+"""
+
+
+def test_definitions_are_evaluated_again_only_when_what_they_read_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SymExec caches a definition's value by the versions of what it reads: a variable's
+    definition is evaluated again after that variable is set, a zone's after a move, and not
+    after an assignment to a variable it does not read."""
+    from rulecheck.verifier.symbolic import SymExec
+
+    evaluated: list[str] = []
+    real = SymExec.def_body
+
+    def counting(self: SymExec, d: ir.Definition, args: list[object]) -> object:
+        evaluated.append(d.name)
+        return real(self, d, args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SymExec, "def_body", counting)
+    ex = SymExec(ir.bind(rules_of(CACHED)), 2)
+    ex.run()
+    assert {name: ex.vars[name] for name in ("before", "after", "empty", "full", "again")} == {
+        "before": 1, "after": 5, "empty": 0, "full": 3, "again": 3}
+    assert evaluated.count("plus_one") == 2  # before and after `a` changed
+    assert evaluated.count("in_box") == 2  # before and after the move; not again after `a` changed

@@ -1653,7 +1653,7 @@ class SymExec:
             return got
         self.def_reads[name] = (True, tuple(self.var_ver), True)  # while being worked out: everything
         loc, names, win = False, set(), False
-        for d in (self.p.defs[name], self.shadow.get(name)):
+        for d in (self.p.defs.get(name), self.shadow.get(name)):
             if d is None:
                 continue
             for x in walk_exprs([d.body, d.otherwise, *(part for c in d.cases or [] for part in (c.guard, c.value))]):
