@@ -963,3 +963,30 @@ def test_definitions_are_evaluated_again_only_when_what_they_read_changes(monkey
         "before": 1, "after": 5, "empty": 0, "full": 3, "again": 3}
     assert evaluated.count("plus_one") == 2  # before and after `a` changed
     assert evaluated.count("in_box") == 2  # before and after the move; not again after `a` changed
+
+
+def test_and_or_of_two_terms_are_the_general_junction() -> None:
+    """``terms._pair`` (the and/or of two terms, most calls) builds the very term the general
+    junction builds: over random and/or/not terms of a few atoms, the same interned term, with
+    its parts' negations and repeats found, and the constants absorbed."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from rulecheck.verifier import terms as tm
+
+    atoms = st.sampled_from([tm.bool_var(f"pair|{k}") for k in range(4)])
+    leaf = st.one_of(atoms, atoms.map(tm.not_), st.booleans())
+    build = st.recursive(leaf, lambda inner: st.one_of(
+        st.tuples(inner, inner).map(lambda ab: tm.and_all(list(ab))),  # a list: the general path
+        st.tuples(inner, inner).map(lambda ab: tm.or_all(list(ab))),
+        inner.map(tm.not_),
+    ), max_leaves=8)
+
+    @settings(max_examples=300, deadline=None)
+    @given(build, build)
+    def same(a: tm.Term, b: tm.Term) -> None:
+        for op, unit in (("and", True), ("or", False)):
+            assert tm._junction((a, b), op, unit) is tm._junction([a, b], op, unit)
+            assert tm._junction((b, a), op, unit) is tm._junction([a, b], op, unit)
+
+    same()
