@@ -5,7 +5,9 @@
 * proofs local to the rule an ambiguity changes (``Verifier.agree_where_used``): two versions of a
   definition that disagree where they are used must never be called harmless, and versions that
   disagree only inside a caller that hides it (a tie-break picking different cards, but the same
-  player) must be.
+  player) must be;
+* the speed-ups that must not change a term: the definitions' cache keyed by what each reads, and
+  the and/or of two terms built without the general junction.
 """
 
 from __future__ import annotations
