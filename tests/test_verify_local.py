@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -992,3 +993,27 @@ def test_and_or_of_two_terms_are_the_general_junction() -> None:
             assert tm._junction((b, a), op, unit) is tm._junction([a, b], op, unit)
 
     same()
+
+
+@pytest.mark.parametrize("how", ["raises", "dies"])
+def test_a_failing_or_dying_worker_stops_verify_with_an_error_not_a_hang(monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    """Each check runs in a worker forked for it: an error it raises is raised again in the
+    parent, and a worker that dies without a result (killed, a crash in the solver) is an error
+    naming the check, never a wait without end."""
+    import os
+
+    from rulecheck.verifier.verify import verify
+
+    real = Verifier.run_task
+
+    def failing(self: Verifier, task: tuple[str, ...], lemmas: dict[tuple[str, int, bool], bool] | None = None) -> Any:
+        if task == ("termination",):
+            if how == "dies":
+                os._exit(3)
+            raise ValueError("broken on purpose")
+        return real(self, task, lemmas)
+
+    monkeypatch.setattr(Verifier, "run_task", failing)
+    expected = (RuntimeError, "the worker of the check termination ended without a result") if how == "dies" else (ValueError, "broken on purpose")
+    with pytest.raises(expected[0], match=expected[1]):
+        verify(rules_of(COUNTING), Options(timeout=5.0, jobs=2))

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import multiprocessing.connection
 import os
-import queue
 import random
+import signal
 import time
 import types
 from collections.abc import Callable, Iterator
@@ -468,7 +469,7 @@ class Verifier:
 
         first = pending[0] if pending and pending[0][0] == "lemmas" else None
         order = sorted(self.players, key=lambda n: first is None or str(n) != first[1])
-        if "fork" not in multiprocessing.get_all_start_methods():
+        if not hasattr(os, "fork"):
             for n in order:
                 build(n)  # the checks run one after the other here: each gets a fresh z3 context
             while (ready := next_ready()) is not None:
@@ -477,23 +478,20 @@ class Verifier:
                 yield task, found, spent
             return
         _ACTIVE = self
-        done: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        pools: list[Any] = []
+        running: dict[Any, tuple[int, tuple[str, ...]]] = {}  # result pipe -> (worker pid, task)
         try:
-            running = 0
-            # a fresh worker for each task, forked at a fixed point of the parent's work (after
-            # the traces it may use are built, and after all of them for every task but the
-            # first), even with one job: which checks ran before in a process must not matter
-            # (terms are interned in creation order, and the order of their parts reaches the
-            # solver), so the output depends neither on timing nor on --jobs
+            # a fresh worker for each task, forked by this thread (no pool and no helper thread,
+            # whose forks could copy a lock another thread held) at a fixed point of the parent's
+            # work (after the traces it may use are built, and after all of them for every task
+            # but the first), even with one job: which checks ran before in a process must not
+            # matter (terms are interned in creation order, and the order of their parts reaches
+            # the solver), so the output depends neither on timing nor on --jobs
             self.shared_tr = Translator()
             for n in order:
                 built = build(n)
                 if first is not None and first[1] == str(n) and first in pending:
                     pending.remove(first)
-                    pools.append(multiprocessing.get_context("fork").Pool(1, maxtasksperchild=1))
-                    pools[-1].apply_async(_run_task, (first, {}), callback=done.put, error_callback=done.put)
-                    running += 1
+                    running.update(_fork_task(first, {}))
                 # the rules of these games are the background of almost every other check's
                 # questions (the invariants' proofs start afresh: see run_task)
                 for t in built:
@@ -501,24 +499,32 @@ class Verifier:
                         self.shared_tr(c)
             # and the default readings' engine replays every witness
             self.engine(self.base_readings)
-            pools.append(multiprocessing.get_context("fork").Pool(jobs, maxtasksperchild=1))
-            pool = pools[-1]
             while pending or running:
-                while running < jobs and (ready := next_ready()) is not None:
-                    pool.apply_async(_run_task, ready, callback=done.put, error_callback=done.put)
-                    running += 1
+                while len(running) < jobs and (ready := next_ready()) is not None:
+                    running.update(_fork_task(*ready))
                 assert running, "a task waits for one that is not run"
-                out = done.get()
-                running -= 1
-                if isinstance(out, BaseException):
-                    raise out
-                task, found, spent, proved = out
-                lemmas[task] = proved
-                yield task, found, spent
+                finished: list[Any] = multiprocessing.connection.wait(sorted(running, key=_fileno))
+                for conn in finished:
+                    pid, task = running.pop(conn)
+                    try:
+                        status, out = conn.recv()
+                    except EOFError:  # the worker died (killed, or a crash in the solver)
+                        status, out = "error", RuntimeError(f"the worker of the check {' '.join(task)} ended without a result")
+                    conn.close()
+                    os.waitpid(pid, 0)
+                    if status == "error":
+                        raise out
+                    task, found, spent, proved = out
+                    lemmas[task] = proved
+                    yield task, found, spent
         finally:
-            for p in pools:
-                p.terminate()
-                p.join()
+            for conn, (pid, _) in running.items():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                except OSError:
+                    pass
+                conn.close()
             _ACTIVE = None
             self.shared_tr = None
 
@@ -1533,10 +1539,30 @@ def drained_loops(program: ir.Program) -> dict[int, int]:
 _ACTIVE: Verifier | None = None
 
 
-def _run_task(task: tuple[str, ...], lemmas: dict[tuple[str, int, bool], bool]) -> tuple[
-        tuple[str, ...], list[Finding], dict[str, float], dict[tuple[str, int, bool], bool]]:
+def _fileno(conn: Any) -> int:
+    return int(conn.fileno())
+
+
+def _fork_task(task: tuple[str, ...], lemmas: dict[tuple[str, int, bool], bool]) -> dict[Any, tuple[int, tuple[str, ...]]]:
+    """Runs one task of ``_ACTIVE`` in a forked worker; returns the pipe its result (or the error
+    it raised) will come through, with the worker's pid and the task."""
     assert _ACTIVE is not None
-    return _ACTIVE.run_task(task, lemmas)
+    receive, send = multiprocessing.Pipe(duplex=False)
+    pid = os.fork()
+    if pid == 0:  # the worker
+        receive.close()
+        try:
+            try:
+                send.send(("ok", _ACTIVE.run_task(task, lemmas)))
+            except BaseException as err:  # every error goes to the parent, raised there
+                try:
+                    send.send(("error", err))
+                except Exception:  # an error that does not pickle: its text
+                    send.send(("error", RuntimeError(f"{type(err).__name__}: {err}")))
+        finally:
+            os._exit(0)  # no exit handlers: they belong to the parent
+    send.close()
+    return {receive: (pid, task)}
 
 
 def verify(rules: ir.Ruleset, options: Options | None = None, progress: Callable[[str], None] | None = None) -> Outcome:
