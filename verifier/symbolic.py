@@ -457,7 +457,6 @@ class SymExec:
                                         for x in walk_stmts(proc.body)):
                 raise Unsupported(f"a version of '{proc.name}' that sets variables, makes choices or calls procedures")
         self.alt_loc: dict[int, dict[int, Term]] = {}
-        self.other_runs = 0
         self.moves: dict[int, tuple[Term, set[int]]] | None = None  # per component: when and where it moves
         self.no_compare = 0  # >0: inside an evaluation already compared, a say, or a displaced procedure
         self.watch_invariants = watch_invariants
@@ -930,19 +929,17 @@ class SymExec:
                 vars_abs[v.name] = free(cur, v.type, f"{tag}|var|{v.name}")
             else:
                 vars_abs[v.name] = {k: free(x, v.type, f"{tag}|var|{v.name}|{k}") for k, x in cur.items()}
-        saved = (self.loc, self.vars, self.obligations, self.errs, self.reach, self.version, self.site, self.counts,
-                 self.loc_ver, self.var_ver)
+        saved = (self.loc, self.vars, self.obligations, self.errs, self.reach, self.site, self.counts, self.loc_ver, self.var_ver)
         self.loc, self.vars, self.obligations, self.errs, self.reach, self.counts = loc_abs, vars_abs, [], [], {}, counts_abs
         self.no_compare += 1  # an abstract state has no other reading's state beside it
         self.abstract_states += 1
-        self.version = -self.abstract_states  # a state version no concrete state has: its own cache
+        # a state no concrete one is: the definitions' cache keeps it apart
         self.loc_ver, self.var_ver = next(self.fresh), {name: next(self.fresh) for name in self.var_ver}
         try:
             value = evaluate()
             obligations = self.obligations
         finally:
-            (self.loc, self.vars, self.obligations, self.errs, self.reach, self.version, self.site, self.counts,
-             self.loc_ver, self.var_ver) = saved
+            self.loc, self.vars, self.obligations, self.errs, self.reach, self.site, self.counts, self.loc_ver, self.var_ver = saved
             self.no_compare -= 1
         return lemmas, (value, obligations)
 
@@ -1222,19 +1219,18 @@ class SymExec:
         that only move components and evaluate: see __init__)."""
         assert proc.body is not None and other.body is not None
         env: Env = ChainMap({n: v for (n, _), v in zip(proc.formals, args)})
-        saved = (self.loc, self.counts, self.version, self.obligations, self.reach, self.stopped, self.ended, self.errs, self.loc_ver)
+        stopped_before = self.stopped
+        saved = (self.loc, self.counts, self.obligations, self.reach, self.stopped, self.ended, self.errs, self.loc_ver)
         self.loc, self.counts = self.other_state()
-        self.other_runs += 1
-        self.version = -(1 << 50) * self.other_runs  # a state of its own: no call cached elsewhere applies
-        self.loc_ver = next(self.fresh)
+        self.loc_ver = next(self.fresh)  # a state of its own: no call cached elsewhere applies
         self.obligations, self.reach, self.moves = [], {}, {}
         self.no_compare += 1
         try:
             self.block(other.body, env, struct)
             other_loc, other_moves = self.loc, self.moves
-            failed = tm.or_all([*(o.cond for o in self.obligations), tm.and_(self.stopped, tm.not_(saved[5]))])
+            failed = tm.or_all([*(o.cond for o in self.obligations), tm.and_(self.stopped, tm.not_(stopped_before))])
         finally:
-            self.loc, self.counts, self.version, self.obligations, self.reach, self.stopped, self.ended, self.errs, self.loc_ver = saved
+            self.loc, self.counts, self.obligations, self.reach, self.stopped, self.ended, self.errs, self.loc_ver = saved
         old = {c: _differing(alt, self.loc[c]) for c, alt in self.alt_loc.items()}
         self.moves, start, stopped = {}, len(self.obligations), self.stopped
         try:
@@ -1280,17 +1276,17 @@ class SymExec:
     def in_other(self, evaluate: Callable[[], Value]) -> tuple[Value, Term]:
         """``evaluate()`` in the other reading's state (see ``displaced``): its value, and the
         condition under which it fails."""
-        saved = (self.loc, self.counts, self.version, self.errs, self.obligations, self.reach, self.loc_ver)
+        saved = (self.loc, self.counts, self.errs, self.obligations, self.reach, self.loc_ver)
         self.loc, self.counts = self.other_state()
-        self.version = -(1 << 40) - self.version  # calls cached per state: this one is not the first's
-        self.loc_ver = -1 - self.loc_ver  # the other state follows from this one (never nested)
+        # calls are cached per state: the other state follows from this one (never nested)
+        self.loc_ver = -1 - self.loc_ver
         self.errs, self.obligations, self.reach = [], [], {}
         self.no_compare += 1
         try:
             value = evaluate()
             failed = tm.or_all([*self.errs, *(o.cond for o in self.obligations)])
         finally:
-            self.loc, self.counts, self.version, self.errs, self.obligations, self.reach, self.loc_ver = saved
+            self.loc, self.counts, self.errs, self.obligations, self.reach, self.loc_ver = saved
             self.no_compare -= 1
         return value, failed
 

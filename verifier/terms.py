@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 
 BOOL = "Bool"
 INT = "Int"
@@ -67,6 +68,11 @@ def _mk(op: str, args: tuple[Term, ...], sort: str) -> T:
     return t
 
 
+def key_of(terms: Iterable[Term]) -> tuple[object, ...]:
+    """A key for a list of terms (constants kept apart from term numbers)."""
+    return tuple(_key(t) for t in terms)
+
+
 def reset() -> None:
     """Forget every interned term (between independent verification runs)."""
     _table.clear()
@@ -118,7 +124,7 @@ def and_(*items: Term) -> Term:
     return and_all(items)
 
 
-def _complementary(x: T, whole: set[int]) -> bool:
+def _complementary(x: T, whole: AbstractSet[int]) -> bool:
     if x.op == "not" and isinstance(x.args[0], T) and x.args[0].id in whole:
         return True
     return x.neg is not None and x.neg.id in whole
@@ -205,8 +211,7 @@ def _pair(a: T, b: T, op: str, absorbing: bool) -> Term:
         pid = p.id  # type: ignore[union-attr]
         if pid in big:
             continue
-        neg = p.neg  # type: ignore[union-attr]
-        if (neg is not None and neg.id in big) or (p.op == "not" and p.args[0].id in big):  # type: ignore[union-attr]
+        if _complementary(p, big):  # type: ignore[arg-type]
             return absorbing
         new.append(p)  # type: ignore[arg-type]
     if not new:

@@ -227,10 +227,10 @@ class Verifier:
         asked: list[set[int]] = [set() for _ in conds]
         quick = min(self.o.timeout, SHORTCUT_TIMEOUT)
         for k in range(max((len(c.shortcuts) for c in conds), default=0)):
-            shared: dict[tuple[int | str, ...], list[int]] = {}
+            shared: dict[tuple[object, ...], list[int]] = {}
             for i, c in enumerate(conds):
                 if results[i] is None and k < len(c.shortcuts):
-                    shared.setdefault(tuple(b.id if isinstance(b, tm.T) else str(b) for b in c.shortcuts[k][0]), []).append(i)
+                    shared.setdefault(tm.key_of(c.shortcuts[k][0]), []).append(i)
             for idx in shared.values():
                 if len(idx) < 2:
                     continue
@@ -455,7 +455,6 @@ class Verifier:
         worker is forked, and so its output, does not depend on --jobs). The parent also
         translates the default readings' games to one z3 context, which every later task starts
         from (its own copy, inherited at the fork)."""
-        global _ACTIVE
         jobs = max(1, min(self.o.jobs, len(tasks)))
         pending = list(tasks)
         lemmas: dict[tuple[str, ...], dict[tuple[str, int, bool], bool]] = {}
@@ -477,7 +476,6 @@ class Verifier:
                 lemmas[task] = proved
                 yield task, found, spent
             return
-        _ACTIVE = self
         running: dict[Any, tuple[int, tuple[str, ...]]] = {}  # result pipe -> (worker pid, task)
         try:
             # a fresh worker for each task, forked by this thread (no pool and no helper thread,
@@ -491,7 +489,7 @@ class Verifier:
                 built = build(n)
                 if first is not None and first[1] == str(n) and first in pending:
                     pending.remove(first)
-                    running.update(_fork_task(first, {}))
+                    running.update(self.fork_task(first, {}))
                 # the rules of these games are the background of almost every other check's
                 # questions (the invariants' proofs start afresh: see run_task)
                 for t in built:
@@ -501,9 +499,9 @@ class Verifier:
             self.engine(self.base_readings)
             while pending or running:
                 while len(running) < jobs and (ready := next_ready()) is not None:
-                    running.update(_fork_task(*ready))
+                    running.update(self.fork_task(*ready))
                 assert running, "a task waits for one that is not run"
-                finished: list[Any] = multiprocessing.connection.wait(sorted(running, key=_fileno))
+                finished: list[Any] = multiprocessing.connection.wait(list(running))
                 for conn in finished:
                     pid, task = running.pop(conn)
                     try:
@@ -525,8 +523,28 @@ class Verifier:
                 except OSError:
                     pass
                 conn.close()
-            _ACTIVE = None
             self.shared_tr = None
+
+    def fork_task(self, task: tuple[str, ...], lemmas: dict[tuple[str, int, bool], bool]) -> dict[Any, tuple[int, tuple[str, ...]]]:
+        """Runs one task in a forked worker (which inherits this verifier: nothing is pickled but
+        the result); returns the pipe its result (or the error it raised) will come through, with
+        the worker's pid and the task."""
+        receive, send = multiprocessing.Pipe(duplex=False)
+        pid = os.fork()
+        if pid == 0:  # the worker
+            receive.close()
+            try:
+                try:
+                    send.send(("ok", self.run_task(task, lemmas)))
+                except BaseException as err:  # every error goes to the parent, raised there
+                    try:
+                        send.send(("error", err))
+                    except Exception:  # an error that does not pickle: its text
+                        send.send(("error", RuntimeError(f"{type(err).__name__}: {err}")))
+            finally:
+                os._exit(0)  # no exit handlers: they belong to the parent
+        send.close()
+        return {receive: (pid, task)}
 
     def run_task(self, task: tuple[str, ...], lemmas: dict[tuple[str, int, bool], bool] | None = None) -> tuple[
             tuple[str, ...], list[Finding], dict[str, float], dict[tuple[str, int, bool], bool]]:
@@ -1533,36 +1551,6 @@ def drained_loops(program: ir.Program) -> dict[int, int]:
                 if most <= DRAIN_UNROLL:
                     out[s.sid] = most
     return out
-
-
-#: The verifier a forked worker runs its tasks on (inherited, never pickled).
-_ACTIVE: Verifier | None = None
-
-
-def _fileno(conn: Any) -> int:
-    return int(conn.fileno())
-
-
-def _fork_task(task: tuple[str, ...], lemmas: dict[tuple[str, int, bool], bool]) -> dict[Any, tuple[int, tuple[str, ...]]]:
-    """Runs one task of ``_ACTIVE`` in a forked worker; returns the pipe its result (or the error
-    it raised) will come through, with the worker's pid and the task."""
-    assert _ACTIVE is not None
-    receive, send = multiprocessing.Pipe(duplex=False)
-    pid = os.fork()
-    if pid == 0:  # the worker
-        receive.close()
-        try:
-            try:
-                send.send(("ok", _ACTIVE.run_task(task, lemmas)))
-            except BaseException as err:  # every error goes to the parent, raised there
-                try:
-                    send.send(("error", err))
-                except Exception:  # an error that does not pickle: its text
-                    send.send(("error", RuntimeError(f"{type(err).__name__}: {err}")))
-        finally:
-            os._exit(0)  # no exit handlers: they belong to the parent
-    send.close()
-    return {receive: (pid, task)}
 
 
 def verify(rules: ir.Ruleset, options: Options | None = None, progress: Callable[[str], None] | None = None) -> Outcome:

@@ -60,7 +60,7 @@ class Translator:
         self.defs: dict[int, Any] = {}  # term id -> the equation naming it
         # a background's conjunction and the terms it defines, by the background's terms: the
         # same game is the background of many sessions of a check
-        self.backgrounds: dict[tuple[int | str, ...], tuple[Any, set[int]]] = {}
+        self.backgrounds: dict[tuple[object, ...], tuple[Any, set[int]]] = {}
 
     def const(self, v: bool | int) -> Any:
         return z3.BoolVal(v, self.ctx) if isinstance(v, bool) else z3.BitVecVal(v, WIDTH, self.ctx)
@@ -194,7 +194,7 @@ class Session:
         self.tr = tr or Translator()
         self.timeout_s = timeout_s
         kept = [b for b in background if b is not True]
-        key = tuple(b.id if isinstance(b, tm.T) else str(b) for b in kept)
+        key = tm.key_of(kept)
         if key not in self.tr.backgrounds:
             done: set[int] = set()
             # one conjunction: asserting tens of thousands of definitions one by one through z3py
