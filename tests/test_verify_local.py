@@ -1017,3 +1017,57 @@ def test_a_failing_or_dying_worker_stops_verify_with_an_error_not_a_hang(monkeyp
     expected = (RuntimeError, "the worker of the check termination ended without a result") if how == "dies" else (ValueError, "broken on purpose")
     with pytest.raises(expected[0], match=expected[1]):
         verify(rules_of(COUNTING), Options(timeout=5.0, jobs=2))
+
+
+def test_integers_in_the_fewest_bits_keep_their_values() -> None:
+    """The z3 back end gives each integer term the fewest bits its range needs (from its parts'
+    ranges; WIDTH bits where a part's is unknown): over random sums, products, floor divisions,
+    remainders, counts, if-then-elses and comparisons of variables with declared ranges, variables
+    without one, and constants, with the variables fixed to random values of their ranges, z3
+    reads every term as terms.evaluate does. A declared range also bounds what the solver may pick."""
+    import z3
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from rulecheck.verifier import terms as tm
+    from rulecheck.verifier.z3backend import Session, Translator
+
+    ranged = [tm.int_var("bits|a", 0, 3), tm.int_var("bits|b", -5, 9), tm.int_var("bits|c", 0, 171), tm.int_var("bits|d", 1, 4)]
+    free = [tm.int_var("bits|e"), tm.int_var("bits|f")]
+    flags = [tm.bool_var(f"bits|p{k}") for k in range(3)]
+    ints = st.recursive(
+        st.one_of(st.sampled_from(ranged), st.sampled_from(ranged + free), st.integers(-40, 40)),
+        lambda inner: st.one_of(
+            st.tuples(inner, inner).map(lambda ab: tm.add(*ab)),
+            st.tuples(inner, inner).map(lambda ab: tm.sub(*ab)),
+            st.tuples(inner, st.sampled_from([-3, 2, ranged[1]])).map(lambda ab: tm.mul(*ab)),
+            st.tuples(inner, st.sampled_from([2, -3, ranged[3]])).map(lambda ab: tm.div(*ab)),
+            st.tuples(inner, st.sampled_from([5, -2, ranged[3]])).map(lambda ab: tm.mod(*ab)),
+            st.lists(st.sampled_from(flags), min_size=1, max_size=3).map(tm.count_true),
+            st.tuples(st.sampled_from(flags), inner, inner).map(lambda cab: tm.ite(*cab)),
+        ), max_leaves=6)
+    compare = st.tuples(st.sampled_from([tm.eq, tm.lt, tm.le]), ints, ints).map(lambda fab: fab[0](fab[1], fab[2]))
+    values = st.fixed_dictionaries({
+        "bits|a": st.integers(0, 3), "bits|b": st.integers(-5, 9), "bits|c": st.integers(0, 171), "bits|d": st.integers(1, 4),
+        "bits|e": st.integers(-60, 60), "bits|f": st.integers(-60, 60),
+        **{f"bits|p{k}": st.booleans() for k in range(3)}})
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.one_of(ints, compare), min_size=1, max_size=4), values)
+    def same(checked: list[tm.Term], model: dict[str, bool | int]) -> None:
+        tr = Translator()
+        solver = z3.Solver(ctx=tr.ctx)
+        wrong = z3.Or([z3.Not(tr.value_is(t, tm.evaluate(t, model))) for t in checked])
+        for name, v in tr.vars.items():
+            solver.add(v == (z3.BoolVal(bool(model[name]), tr.ctx) if z3.is_bool(v) else model[name]))
+        solver.add(wrong, *tr.definitions(checked, set()))
+        assert solver.check() == z3.unsat
+        assert max(tr.widths.values(), default=0) <= 16
+
+    same()
+    # narrower than 16 bits where the ranges allow, and a declared range is a constraint
+    tr = Translator()
+    tr(tm.add(ranged[0], ranged[2]))
+    assert tr.widths[tm.add(ranged[0], ranged[2]).id] == 9  # 0..174, signed
+    assert Session([], 10.0).check(tm.lt(171, ranged[2])).status == "unsat"
+    assert Session([], 10.0).check(tm.lt(171, free[0])).status == "sat"

@@ -48,7 +48,7 @@ from rulecheck.interpreter.state import Game, State
 from rulecheck.verifier import terms as tm
 from rulecheck.verifier.symbolic import FD, SymExec, SymMap, SymSet, Trace, Unsupported
 from rulecheck.verifier.witness import actions_of, model_of_actions
-from rulecheck.verifier.z3backend import WIDTH, Session, Translator
+from rulecheck.verifier.z3backend import Session, Translator
 
 ROOT = Path(__file__).resolve().parent.parent
 MIXED = ROOT / "tests" / "verify" / "symbolic" / "mixed.rules"
@@ -498,12 +498,10 @@ def z3_reads_as_evaluate(checked: list[tuple[tm.Term, bool | int]], model: dict[
     tr = Translator(ctx)
     solver = z3.SolverFor("QF_BV", ctx=ctx)
     solver.set("timeout", 20_000)
-    for name, sort in sorted(tm.free_vars([x for x, _ in checked]).items()):
-        if sort == tm.BOOL:
-            solver.add(z3.Bool(name, ctx) == z3.BoolVal(bool(model.get(name, False)), ctx))
-        else:
-            solver.add(z3.BitVec(name, WIDTH, ctx) == z3.BitVecVal(int(model.get(name, 0)), WIDTH, ctx))
-    solver.add(z3.Or([tr(x) != tr.const(value) for x, value in checked]))
+    differs = z3.Or([z3.Not(tr.value_is(x, value)) for x, value in checked])
+    for name, v in sorted(tr.vars.items()):
+        solver.add(v == (z3.BoolVal(bool(model.get(name, False)), ctx) if z3.is_bool(v) else int(model.get(name, 0))))
+    solver.add(differs)
     solver.add(*tr.definitions([x for x, _ in checked], set()))
     result = solver.check()
     assert result == z3.unsat, f"z3 gives a term another value than terms.evaluate ({result}): {solver.model() if result == z3.sat else ''}"

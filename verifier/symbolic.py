@@ -911,7 +911,7 @@ class SymExec:
         by_kind: dict[tuple[int, ...], list[Term]] = defaultdict(list)
         for (zname, _idx), zid in sorted(self.zone_ids.items(), key=lambda kv: kv[1]):
             members = [loc_abs[c].get(zid, False) for c in self.zone_kinds[zname]]
-            cnt = tm.int_var(f"{tag}|cnt|{zid}")
+            cnt = tm.int_var(f"{tag}|cnt|{zid}", 0, len(members))
             lemmas.append(tm.eq(cnt, tm.count_true(members)))
             if zid in self.counts and not whole:
                 lemmas.append(tm.eq(cnt, self.counts[zid]))
@@ -948,7 +948,7 @@ class SymExec:
         if isinstance(t, TBool):
             return tm.bool_var(name)
         if isinstance(t, TInt):
-            x = tm.int_var(name)
+            x = tm.int_var(name, t.lo, t.hi)
             if t.lo is not None:
                 lemmas.append(tm.ge(x, t.lo))
             if t.hi is not None:
@@ -1725,7 +1725,7 @@ def _abstract(v: Value, t: Type, name: str, lemmas: list[Term]) -> Value:
     if isinstance(v, tm.T):
         if v.sort == tm.BOOL:
             return tm.bool_var(name)
-        x = tm.int_var(name)
+        x = tm.int_var(name, t.lo, t.hi) if isinstance(t, TInt) else tm.int_var(name)
         if isinstance(t, TInt) and t.lo is not None:
             lemmas.append(tm.ge(x, t.lo))
         if isinstance(t, TInt) and t.hi is not None:

@@ -103,8 +103,19 @@ def bool_var(name: str) -> T:
     return var(name, BOOL)
 
 
-def int_var(name: str) -> T:
-    return var(name, INT)
+def int_var(name: str, lo: int | None = None, hi: int | None = None) -> T:
+    """An integer variable; ``lo``..``hi``: the values it is meant to take (a hint for the
+    back end's bit-width: the range must still be constrained where it matters)."""
+    if lo is None or hi is None:
+        return var(name, INT)
+    return _mk("var", (name, lo, hi), INT)  # type: ignore[arg-type]
+
+
+def var_range(t: T) -> tuple[int, int] | None:
+    """An integer variable's declared range (see int_var)."""
+    if len(t.args) == 3:
+        return int(t.args[1]), int(t.args[2])  # type: ignore[arg-type]
+    return None
 
 
 # ---- booleans ---------------------------------------------------------------------------------

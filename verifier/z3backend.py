@@ -2,7 +2,8 @@
 
 The only module of the toolkit that imports z3. Everything the symbolic executor produces is
 finite: booleans, cardinality constraints and small integers, so the terms go to z3's finite-domain
-solver (QF_FD: SAT with native cardinality constraints), integers as 16-bit bit-vectors.
+solver (QF_FD: SAT with native cardinality constraints), integers as bit-vectors of at most 16
+bits, each as narrow as the values it can take allow.
 Results are three-valued: SAT with a model, UNSAT, or UNKNOWN when the time limit runs out;
 UNKNOWN is never reported as proven.
 """
@@ -19,7 +20,8 @@ import z3
 from . import terms as tm
 from .terms import Term
 
-#: Integers are 16-bit two's complement; scores and sums of small games fit with room to spare.
+#: Integers are at most 16-bit two's complement; scores and sums of small games fit with room to
+#: spare. Most terms' ranges are known (counts, sums of table values), and they get fewer bits.
 WIDTH = 16
 
 #: z3's resource units per second of a time limit. A question is stopped after a number of the
@@ -58,12 +60,30 @@ class Translator:
         self.memo: dict[int, Any] = {}
         self.vars: dict[str, Any] = {}
         self.defs: dict[int, Any] = {}  # term id -> the equation naming it
+        self.widths: dict[int, int] = {}  # integer term id -> its bit-vector's width
+        self.ranges: dict[int, tuple[int, int] | None] = {}  # integer term id -> its values' bounds, where known
         # a background's conjunction and the terms it defines, by the background's terms: the
         # same game is the background of many sessions of a check
         self.backgrounds: dict[tuple[object, ...], tuple[Any, set[int]]] = {}
 
-    def const(self, v: bool | int) -> Any:
-        return z3.BoolVal(v, self.ctx) if isinstance(v, bool) else z3.BitVecVal(v, WIDTH, self.ctx)
+    def const(self, v: bool | int, width: int = WIDTH) -> Any:
+        return z3.BoolVal(v, self.ctx) if isinstance(v, bool) else z3.BitVecVal(v, width, self.ctx)
+
+    def width_of(self, t: Term) -> int:
+        """The bit-width of a translated integer term (of a constant: the fewest bits)."""
+        if isinstance(t, tm.T):
+            return self.widths[t.id]
+        return _bits(int(t), int(t))
+
+    def value_is(self, t: Term, v: bool | int) -> Any:
+        """The translated term equals the constant v."""
+        if not isinstance(t, tm.T):
+            return z3.BoolVal(t == v and isinstance(t, bool) == isinstance(v, bool), self.ctx)
+        x = self(t)
+        if t.sort == tm.BOOL:
+            return x == self.const(bool(v))
+        w = max(self.widths[t.id], _bits(int(v), int(v)))
+        return self._extend(x, self.widths[t.id], w) == self.const(int(v), w)
 
     def __call__(self, t: Term) -> Any:
         if not isinstance(t, tm.T):
@@ -79,7 +99,19 @@ class Translator:
                 continue
             if node.op == "var":
                 name = str(node.args[0])
-                v = z3.Bool(name, self.ctx) if node.sort == tm.BOOL else z3.BitVec(name, WIDTH, self.ctx)
+                if node.sort == tm.BOOL:
+                    v = z3.Bool(name, self.ctx)
+                else:
+                    declared = tm.var_range(node)
+                    w = WIDTH if declared is None else _bits(*declared)
+                    v = z3.BitVec(name, w, self.ctx)
+                    self.widths[node.id] = w
+                    self.ranges[node.id] = declared
+                    if declared is not None:
+                        # every question with the variable gets its range (as the equations
+                        # naming terms: see definitions), so the ranges computed from it hold
+                        lo, hi = (self.const(b, w) for b in declared)
+                        self.defs[node.id] = self._build("and", [self._build("le", [lo, v], tm.BOOL), self._build("le", [v, hi], tm.BOOL)], tm.BOOL)
                 self.vars[name] = v
                 self.memo[node.id] = v
                 continue
@@ -90,9 +122,69 @@ class Translator:
             args = [self.memo[a.id] if isinstance(a, tm.T) else a for a in node.args]
             if node.op in ("and", "or") or (node.op == "ite" and node.sort == tm.BOOL):
                 self.memo[node.id] = self._named(node.id, self._build(node.op, args, node.sort))
+            elif node.sort == tm.INT or node.op in ("eq", "lt", "le"):
+                self.memo[node.id] = self._build_int(node, args)
             else:
                 self.memo[node.id] = self._build(node.op, args, node.sort)
         return self.memo[t.id]
+
+    def _range(self, a: Term) -> tuple[int, int] | None:
+        if isinstance(a, tm.T):
+            return self.ranges[a.id]
+        return (int(a), int(a))
+
+    def _extend(self, x: Any, have: int, want: int) -> Any:
+        if want == have:
+            return x
+        return z3.BitVecRef(z3.Z3_mk_sign_ext(self.ctx.ref(), want - have, x.as_ast()), self.ctx)
+
+    def _at(self, a: Term, x: Any, w: int) -> Any:
+        """An integer argument (translated: x) as a bit-vector of width w."""
+        if not isinstance(a, tm.T):
+            return self.const(int(a), w)
+        return self._extend(x, self.widths[a.id], w)
+
+    def _build_int(self, node: tm.T, raw: list[Any]) -> Any:
+        """An integer term, or a comparison of two, in the fewest bits that hold every value it
+        can take (its range, computed from its parts') and its parts; where a part's range is
+        unknown, or the range does not fit in WIDTH bits, in WIDTH bits with wrap-around. The
+        values are those of WIDTH bits everywhere; the narrower the bit-vectors, the smaller the
+        problem the solver gets (measured: docs/verify.md)."""
+        op, args = node.op, node.args
+        if op in ("eq", "lt", "le") and tm.sort_of(args[0]) == tm.BOOL:
+            return self._build(op, raw, tm.BOOL)
+        ints = [(a, x) for a, x in zip(args, raw) if tm.sort_of(a) == tm.INT]
+        widths = [self.width_of(a) for a, _ in ints]
+        ranges = [self._range(a) for a, _ in ints]
+        if op in ("eq", "lt", "le"):
+            w = max(widths)
+            return self._build(op, [self._at(a, x, w) if isinstance(a, tm.T) else a for a, x in zip(args, raw)], tm.BOOL, w)
+        rng: tuple[int, int] | None
+        if op == "count":
+            rng = (0, len(args))
+        elif any(r is None for r in ranges):
+            rng = None
+        else:
+            known = [r for r in ranges if r is not None]
+            if op == "add":
+                # a partial sum may wrap around: sums and products are exact modulo 2**w, so
+                # the whole, within range, is exact
+                rng = (sum(r[0] for r in known), sum(r[1] for r in known))
+            elif op == "ite":
+                rng = (min(r[0] for r in known), max(r[1] for r in known))
+            elif op == "mul":
+                ends = [x * y for x in known[0] for y in known[1]]
+                rng = (min(ends), max(ends))
+            else:  # div, mod: |x // y| <= |x|, |x % y| < |y|; z3's division by 0 aside, below
+                m = max(abs(v) for r in known for v in r) + 2
+                rng = (-2 * m, 2 * m)
+        if rng is not None and _bits(*rng) > WIDTH:
+            rng = None
+        w = max([WIDTH if rng is None else _bits(*rng), *widths])
+        self.ranges[node.id] = rng
+        self.widths[node.id] = w
+        at = [self._at(a, x, w) if isinstance(a, tm.T) and a.sort == tm.INT else x for a, x in zip(args, raw)]
+        return self._build(op, at, tm.INT, w)
 
     def _named(self, tid: int, body: Any) -> Any:
         c = self.ctx.ref()
@@ -120,10 +212,10 @@ class Translator:
         """One z3 ``and`` of translated terms (asserted at once: see Session)."""
         return self._build("and", asts, tm.BOOL)
 
-    def _z(self, a: Any) -> Any:
-        return self.const(a) if isinstance(a, (bool, int)) else a
+    def _z(self, a: Any, width: int = WIDTH) -> Any:
+        return self.const(a, width) if isinstance(a, (bool, int)) else a
 
-    def _build(self, op: str, raw: list[Any], sort: str) -> Any:
+    def _build(self, op: str, raw: list[Any], sort: str, width: int = WIDTH) -> Any:
         # z3's C API directly: z3py's And/If/== check and coerce every argument in Python, which
         # cost more than the solver on the smaller questions; the terms built are the same
         ctx = self.ctx
@@ -133,7 +225,7 @@ class Translator:
             bools = [r.as_ast() for r in refs]
             mk = {"pbeq": z3.Z3_mk_pbeq, "pbge": z3.Z3_mk_pbge, "pble": z3.Z3_mk_pble}[op]
             return z3.BoolRef(mk(c, len(bools), _array(bools), (ctypes.c_int * len(bools))(*([1] * len(bools))), int(raw[0])), ctx)
-        refs = [self._z(x) for x in raw]
+        refs = [self._z(x, width) for x in raw]
         a = [r.as_ast() for r in refs]
         ref = z3.BoolRef if sort == tm.BOOL else z3.BitVecRef
         if op == "not":
@@ -159,7 +251,7 @@ class Translator:
                 out = ref(z3.Z3_mk_bvadd(c, out.as_ast(), x), ctx)
             return out
         if op == "count":
-            one, zero = self.const(1), self.const(0)
+            one, zero = self.const(1, width), self.const(0, width)
             total = ref(z3.Z3_mk_ite(c, a[0], one.as_ast(), zero.as_ast()), ctx)
             for x in a[1:]:
                 bit = ref(z3.Z3_mk_ite(c, x, one.as_ast(), zero.as_ast()), ctx)
@@ -176,6 +268,14 @@ class Translator:
             r = z3.SRem(x, y)
             return z3.If(z3.And(r != 0, (r < 0) != (y < 0)), r + y, r)
         raise AssertionError(op)  # pragma: no cover
+
+
+def _bits(lo: int, hi: int) -> int:
+    """The fewest bits of a two's complement number that holds every value from lo to hi."""
+    w = 1
+    while lo < -(1 << (w - 1)) or hi > (1 << (w - 1)) - 1:
+        w += 1
+    return w
 
 
 def _array(asts: list[Any]) -> Any:
