@@ -657,8 +657,7 @@ class SymExec:
                 # the solver can take one part at a time
                 for part in (ok.args if isinstance(ok, tm.T) and ok.op == "and" else [ok]):
                     self.invariant_violations.append((inv, tm.and_(done, tm.not_(part))))
-                if inv.at_end:
-                    self.abstract_invariant(inv)
+            self.abstract_invariants([inv for inv in self.rules.invariants if inv.at_end])
         scores = {v.name: [self.vars[v.name][q] for q in range(self.n)] for v in self.rules.vars.values() if v.score}
         return Trace(
             self.n, dict(self.p.readings), self.decisions, self.constraints, self.obligations, self.reach,
@@ -669,22 +668,29 @@ class SymExec:
     def check_always_invariants(self, g: Term) -> None:
         if not self.watch_invariants or g is False:
             return
+        abstract = []
         for inv in self.rules.invariants:
             if not inv.at_end:
                 ok = self.eval_pure(inv.expr, ChainMap(), g)
                 self.invariant_violations.append((inv, tm.and_(g, tm.not_(ok))))
                 if ok is not True:  # true here whatever the game: nothing to prove abstractly
-                    self.abstract_invariant(inv)
+                    abstract.append(inv)
+        self.abstract_invariants(abstract)
 
-    def abstract_invariant(self, inv: ir.Invariant) -> None:
-        """The invariant over the abstract state of this point (once per state version): when it
-        holds there at every point, it holds in every game, whatever the game that leads there."""
-        if self.invariant_version.get(inv.name) == self.version:
+    def abstract_invariants(self, invs: list[ir.Invariant]) -> None:
+        """The invariants over the abstract state of this point (once per state version): when one
+        holds there at every point, it holds in every game, whatever the game that leads there.
+        One abstract state for all of them: questions over the same background are asked together
+        (see Verifier.solve_all)."""
+        invs = [inv for inv in invs if self.invariant_version.get(inv.name) != self.version]
+        if not invs:
             return
-        self.invariant_version[inv.name] = self.version
-        tag = f"inv|{inv.name}|{self.abstract_states}"
-        lemmas, (ok, _) = self.over_abstract_state(tag, lambda: self.eval_pure(inv.expr, ChainMap(), True))
-        self.invariant_abstract.append((inv, lemmas, tm.not_(ok)))
+        for inv in invs:
+            self.invariant_version[inv.name] = self.version
+        lemmas, (oks, _) = self.over_abstract_state(f"inv|{self.abstract_states}",
+                                                    lambda: [self.eval_pure(inv.expr, ChainMap(), True) for inv in invs])
+        for inv, ok in zip(invs, oks):
+            self.invariant_abstract.append((inv, lemmas, tm.not_(ok)))
 
     def eval_pure(self, e: ir.Expr, env: Env, g: Term) -> Term:
         """A condition that must hold; an evaluation that fails counts as not holding."""

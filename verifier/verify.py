@@ -149,6 +149,7 @@ class Verifier:
         # from its own copy of this context (see run_tasks)
         self.shared_tr: Translator | None = None
         self.proven_invariants: dict[tuple[str, int, bool], bool] = {}  # (invariant, players, any table) -> proven
+        self.solved: dict[tuple[str, int, bool], Result] = {}  # the same key -> the solver's answer, asked ahead (prove_invariants)
         self.end_proofs: dict[int, list[str]] = {}  # players -> the invariants agree_at_end's proof used
         self.free_bases: dict[int, Trace] = {}  # players -> the default readings' trace with the data free
 
@@ -557,8 +558,7 @@ class Verifier:
         if task[0] == "lemmas":
             n = int(task[1])
             any_table = bool(self.symbolic)
-            self.timed(f"invariants for {n} players{', any table' if any_table else ''}",
-                       lambda: [self.invariant_proven(inv.name, n, any_table) for inv in self.rules.invariants])
+            self.timed(f"invariants for {n} players{', any table' if any_table else ''}", lambda: self.prove_invariants(n, any_table))
             return task, [], self.timing, {k: v for k, v in self.proven_invariants.items() if k[1] == n}
         if task[0] == "reading":
             amb = self.rules.ambiguities[task[1]]
@@ -673,7 +673,7 @@ class Verifier:
         cond = invariant_conditions(t).get(inv.name)
         if cond is None:
             return Result("unsat"), t, False
-        r = self.solve(cond)
+        r = self.solved.get((inv.name, n, any_table)) or self.solve(cond)
         if not any_table and drained and inv.at_end and r.status == "unsat" and not self.ends_within(n):
             r2, t2 = self.invariant_on_whole_passes(inv, n)
             if r2.status != "unknown":
@@ -690,6 +690,17 @@ class Verifier:
             r, _, on_whole = self.invariant_result(inv, n, bool(drained_loops(self.program(self.base_readings))), any_table)
             self.proven_invariants[key] = r.status == "unsat" and (not inv.at_end or on_whole or self.ends_within(n))
         return self.proven_invariants[key]
+
+    def prove_invariants(self, n: int, any_table: bool) -> None:
+        """invariant_proven for every invariant, their questions asked together (see solve_all:
+        the invariants of the final state share the abstract states of the game's ends)."""
+        t = self.free_base(n) if any_table else self.base(n)
+        conds = invariant_conditions(t)
+        names = [inv.name for inv in self.rules.invariants if inv.name in conds]
+        for name, r in zip(names, self.solve_all([conds[name] for name in names])):
+            self.solved[(name, n, any_table)] = r
+        for inv in self.rules.invariants:
+            self.invariant_proven(inv.name, n, any_table)
 
     def check_invariants(self) -> None:
         drained = bool(drained_loops(self.program(self.base_readings)))
