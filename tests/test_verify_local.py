@@ -1019,6 +1019,50 @@ def test_a_failing_or_dying_worker_stops_verify_with_an_error_not_a_hang(monkeyp
         verify(rules_of(COUNTING), Options(timeout=5.0, jobs=2))
 
 
+def random_terms() -> tuple[Any, Any, list[Any]]:
+    """Hypothesis strategies for random terms (integers, and booleans over them) and values of
+    their variables (integer variables with and without a declared range, and flags); also the
+    ranged variables."""
+    from hypothesis import strategies as st
+
+    from rulecheck.verifier import terms as tm
+
+    ranged = [tm.int_var("bits|a", 0, 3), tm.int_var("bits|b", -5, 9), tm.int_var("bits|c", 0, 171), tm.int_var("bits|d", 1, 4)]
+    free = [tm.int_var("bits|e"), tm.int_var("bits|f")]
+    flags = [tm.bool_var(f"bits|p{k}") for k in range(3)]
+    factors: list[tm.Term] = [-3, 2, ranged[1]]
+    divisors: list[tm.Term] = [2, -3, 5, ranged[3]]  # never 0: a division's divisor is an obligation
+    ints = st.recursive(
+        st.one_of(st.sampled_from(ranged), st.sampled_from(ranged + free), st.integers(-40, 40)),
+        lambda inner: st.one_of(
+            st.tuples(inner, inner).map(lambda ab: tm.add(*ab)),
+            st.tuples(inner, inner).map(lambda ab: tm.sub(*ab)),
+            st.tuples(inner, st.sampled_from(factors)).map(lambda ab: tm.mul(*ab)),
+            st.tuples(inner, st.sampled_from(divisors)).map(lambda ab: tm.div(*ab)),
+            st.tuples(inner, st.sampled_from(divisors)).map(lambda ab: tm.mod(*ab)),
+            st.lists(st.sampled_from(flags), min_size=1, max_size=3).map(tm.count_true),
+            st.tuples(st.sampled_from(flags), inner, inner).map(lambda cab: tm.ite(*cab)),
+        ), max_leaves=6)
+    compare = st.tuples(st.sampled_from([tm.eq, tm.lt, tm.le]), ints, ints).map(lambda fab: fab[0](fab[1], fab[2]))
+    cardinality = st.tuples(st.lists(st.sampled_from(flags), min_size=2, max_size=3, unique=True), st.integers(1, 2),
+                            st.sampled_from([tm.eq, tm.le, tm.ge])).map(lambda bkf: bkf[2](tm.count_true(bkf[0]), bkf[1]))
+    bools = st.recursive(
+        st.one_of(st.sampled_from(flags), compare, cardinality),
+        lambda inner: st.one_of(
+            st.lists(inner, min_size=1, max_size=3).map(tm.and_all),
+            st.lists(inner, min_size=1, max_size=3).map(tm.or_all),
+            inner.map(tm.not_),
+            st.tuples(inner, inner, inner).map(lambda cab: tm.ite(*cab)),
+            st.tuples(inner, inner).map(lambda ab: tm.eq(*ab)),
+        ), max_leaves=6)
+    values = st.fixed_dictionaries({
+        "bits|a": st.integers(0, 3), "bits|b": st.integers(-5, 9), "bits|c": st.integers(0, 171), "bits|d": st.integers(1, 4),
+        "bits|e": st.integers(-60, 60), "bits|f": st.integers(-60, 60),
+        **{f"bits|p{k}": st.booleans() for k in range(3)}})
+
+    return st.one_of(ints, bools), values, ranged
+
+
 def test_integers_in_the_fewest_bits_keep_their_values() -> None:
     """The z3 back end gives each integer term the fewest bits its range needs (from its parts'
     ranges; WIDTH bits where a part's is unknown): over random sums, products, floor divisions,
@@ -1032,28 +1076,11 @@ def test_integers_in_the_fewest_bits_keep_their_values() -> None:
     from rulecheck.verifier import terms as tm
     from rulecheck.verifier.z3backend import Session, Translator
 
-    ranged = [tm.int_var("bits|a", 0, 3), tm.int_var("bits|b", -5, 9), tm.int_var("bits|c", 0, 171), tm.int_var("bits|d", 1, 4)]
-    free = [tm.int_var("bits|e"), tm.int_var("bits|f")]
-    flags = [tm.bool_var(f"bits|p{k}") for k in range(3)]
-    ints = st.recursive(
-        st.one_of(st.sampled_from(ranged), st.sampled_from(ranged + free), st.integers(-40, 40)),
-        lambda inner: st.one_of(
-            st.tuples(inner, inner).map(lambda ab: tm.add(*ab)),
-            st.tuples(inner, inner).map(lambda ab: tm.sub(*ab)),
-            st.tuples(inner, st.sampled_from([-3, 2, ranged[1]])).map(lambda ab: tm.mul(*ab)),
-            st.tuples(inner, st.sampled_from([2, -3, ranged[3]])).map(lambda ab: tm.div(*ab)),
-            st.tuples(inner, st.sampled_from([5, -2, ranged[3]])).map(lambda ab: tm.mod(*ab)),
-            st.lists(st.sampled_from(flags), min_size=1, max_size=3).map(tm.count_true),
-            st.tuples(st.sampled_from(flags), inner, inner).map(lambda cab: tm.ite(*cab)),
-        ), max_leaves=6)
-    compare = st.tuples(st.sampled_from([tm.eq, tm.lt, tm.le]), ints, ints).map(lambda fab: fab[0](fab[1], fab[2]))
-    values = st.fixed_dictionaries({
-        "bits|a": st.integers(0, 3), "bits|b": st.integers(-5, 9), "bits|c": st.integers(0, 171), "bits|d": st.integers(1, 4),
-        "bits|e": st.integers(-60, 60), "bits|f": st.integers(-60, 60),
-        **{f"bits|p{k}": st.booleans() for k in range(3)}})
+    terms, values, ranged = random_terms()
+    free = [tm.int_var("bits|e")]
 
     @settings(max_examples=300, deadline=None)
-    @given(st.lists(st.one_of(ints, compare), min_size=1, max_size=4), values)
+    @given(st.lists(terms, min_size=1, max_size=4), values)
     def same(checked: list[tm.Term], model: dict[str, bool | int]) -> None:
         tr = Translator()
         solver = z3.Solver(ctx=tr.ctx)
@@ -1067,7 +1094,33 @@ def test_integers_in_the_fewest_bits_keep_their_values() -> None:
     same()
     # narrower than 16 bits where the ranges allow, and a declared range is a constraint
     tr = Translator()
-    tr(tm.add(ranged[0], ranged[2]))
-    assert tr.widths[tm.add(ranged[0], ranged[2]).id] == 9  # 0..174, signed
+    total = tm.add(ranged[0], ranged[2])
+    assert isinstance(total, tm.T)
+    tr(total)
+    assert tr.widths[total.id] == 9  # 0..174, signed
     assert Session([], 10.0).check(tm.lt(171, ranged[2])).status == "unsat"
     assert Session([], 10.0).check(tm.lt(171, free[0])).status == "sat"
+
+
+def test_evaluating_under_several_assignments_at_once_is_evaluating_each() -> None:
+    """terms.Evaluators (random games checked against a trace in one pass) gives every term,
+    under each assignment, the value terms.evaluate gives: a boolean's bit g, an integer's
+    element g."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from rulecheck.verifier import terms as tm
+
+    terms, values, _ = random_terms()
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(terms, min_size=1, max_size=4), st.lists(values, min_size=1, max_size=5))
+    def same(checked: list[tm.Term], models: list[dict[str, bool | int]]) -> None:
+        value = tm.Evaluators(models)
+        for t in checked:
+            got = value(t)
+            for g, model in enumerate(models):
+                want = tm.evaluate(t, model)
+                assert (bool(got >> g & 1) if tm.sort_of(t) == tm.BOOL else got[g]) == want
+
+    same()

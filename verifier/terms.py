@@ -11,6 +11,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
+from typing import Any
 
 BOOL = "Bool"
 INT = "Int"
@@ -555,6 +556,90 @@ class Evaluator:
             vals = [memo[a.id] if isinstance(a, T) else a for a in t.args]
             memo[t.id] = _apply(t.op, vals)
         return memo[term.id]
+
+
+class Evaluators:
+    """``evaluate`` under several assignments at once, in one pass over the shared terms (a few
+    random games checked against a whole game's trace): a boolean's value is a bit mask, bit g
+    its value under assignment g (``mask``); an integer's, the tuple of its values."""
+
+    def __init__(self, assignments: list[dict[str, bool | int]], default: int = 0) -> None:
+        self.assignments = assignments
+        self.default = default
+        self.games = range(len(assignments))
+        self.full = (1 << len(assignments)) - 1  # true under every assignment
+        self.memo: dict[int, Any] = {}
+
+    def mask(self, term: Term) -> int:
+        """Which assignments make a boolean term true, as a bit mask."""
+        m = self(term)
+        assert isinstance(m, int)
+        return m
+
+    def _lift(self, x: Term) -> Any:
+        if isinstance(x, bool):
+            return self.full if x else 0
+        if isinstance(x, int):
+            return (x,) * len(self.assignments)
+        return self.memo[x.id]
+
+    def __call__(self, term: Term) -> Any:
+        if not isinstance(term, T):
+            return self._lift(term)
+        memo = self.memo
+        stack: list[tuple[T, bool]] = [(term, False)]
+        while stack:
+            t, ready = stack.pop()
+            if t.id in memo:
+                continue
+            if t.op == "var":
+                name = str(t.args[0])
+                if t.sort == BOOL:
+                    memo[t.id] = sum(1 << g for g, a in enumerate(self.assignments) if a.get(name))
+                else:
+                    memo[t.id] = tuple(int(a.get(name, self.default)) for a in self.assignments)
+                continue
+            if not ready:
+                stack.append((t, True))
+                stack.extend((a, False) for a in t.args if isinstance(a, T) and a.id not in memo)
+                continue
+            memo[t.id] = self._apply(t)
+        return memo[term.id]
+
+    def _apply(self, t: T) -> Any:
+        op, full = t.op, self.full
+        v = [self._lift(a) for a in t.args]
+        if op == "not":
+            return full ^ v[0]
+        if op == "and":
+            m = full
+            for x in v:
+                m &= x
+            return m
+        if op == "or":
+            m = 0
+            for x in v:
+                m |= x
+            return m
+        if op == "ite" and t.sort == BOOL:
+            return (v[0] & v[1]) | ((full ^ v[0]) & v[2])
+        if op == "eq" and sort_of(t.args[0]) == BOOL:
+            return full ^ (v[0] ^ v[1])
+        if op == "ite":
+            return tuple(x if v[0] >> g & 1 else y for g, (x, y) in enumerate(zip(v[1], v[2])))
+        if op in ("pbeq", "pbge", "pble", "count"):
+            # the first argument of a cardinality constraint is its bound, a number
+            bools = v if op == "count" else v[1:]
+            counts = [sum(m >> g & 1 for m in bools) for g in self.games]
+            if op == "count":
+                return tuple(counts)
+            k = int(t.args[0])  # type: ignore[arg-type]
+            test = {"pbeq": operator.eq, "pbge": operator.ge, "pble": operator.le}[op]
+            return sum(1 << g for g, c in enumerate(counts) if test(c, k))
+        per_game = [_apply(op, list(xs)) for xs in zip(*v)]
+        if t.sort == BOOL:
+            return sum(1 << g for g, x in enumerate(per_game) if x)
+        return tuple(int(x) for x in per_game)
 
 
 def _apply(op: str, v: list[bool | int]) -> bool | int:

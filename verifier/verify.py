@@ -309,17 +309,21 @@ class Verifier:
     def random_play_shows(self, t: Trace, goal: tm.Term) -> bool:
         """Does one of a few random games of the trace's readings make ``goal`` true? (A cheap
         example before asking the solver for one.)"""
-        return any(value(goal) for value in self.random_models(t))
+        value, valid = self.random_models(t)
+        return bool(valid & value.mask(goal))
 
-    def random_models(self, t: Trace, games: int = 4) -> Iterator[tm.Evaluator]:
-        """A few random games as assignments of the trace's variables; only those that satisfy
-        the trace's constraints (as any game within its bound does), so each is a model the solver
-        would accept."""
+    def random_models(self, t: Trace, games: int = 4) -> tuple[tm.Evaluators, int]:
+        """A few random games as assignments of the trace's variables, evaluated together, and
+        the mask of those that satisfy the trace's constraints (as any game within its bound
+        does): models the solver would accept. A goal's mask, and-ed with it, tells which of
+        them make it true."""
         program = self.program(t.readings)
-        for seed in range(games):
-            value = tm.Evaluator(model_of_actions(t, random_game(program, t.players, seed=seed, params=self.o.params)))
-            if all(value(c) for c in t.constraints):
-                yield value
+        value = tm.Evaluators([model_of_actions(t, random_game(program, t.players, seed=seed, params=self.o.params))
+                               for seed in range(games)])
+        valid = value.full
+        for c in t.constraints:
+            valid &= value.mask(c)
+        return value, valid
 
     # ---- witnesses --------------------------------------------------------------------------
 
@@ -496,6 +500,12 @@ class Verifier:
                 for t in built:
                     for c in t.constraints:
                         self.shared_tr(c)
+                # and whether its games end within the loop bound, or run past it: almost every
+                # check asks (a few random games, the solver where they do not show it)
+                self.tr = self.shared_tr
+                self.ends_within(n)
+                self.cut_by_bound(n)
+                self.tr = None
             # and the default readings' engine replays every witness
             self.engine(self.base_readings)
             while pending or running:
@@ -928,8 +938,8 @@ class Verifier:
         """Which of the pending rules some game of the trace reaches; one game that reaches a rule
         usually reaches many, so each model is evaluated on all of them: first those of a few
         random games (the rules every game goes through, without the solver), then the solver's."""
-        for value in self.random_models(t, games=16):
-            covered.update(lab for lab in pending if value(t.reach[lab].cond))
+        games, valid = self.random_models(t, games=16)
+        covered.update(lab for lab in pending if valid & games.mask(t.reach[lab].cond))
         pending[:] = [p for p in pending if p not in covered]
         # one solver for the trace, each rule's reach asked of it in turn
         batch = self.session(t.constraints).batch([t.reach[lab].cond for lab in pending])
