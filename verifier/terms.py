@@ -105,8 +105,8 @@ def bool_var(name: str) -> T:
 
 
 def int_var(name: str, lo: int | None = None, hi: int | None = None) -> T:
-    """An integer variable; ``lo``..``hi``: the values it is meant to take (a hint for the
-    back end's bit-width: the range must still be constrained where it matters)."""
+    """An integer variable; ``lo``..``hi``: the values it can take (the z3 back end sizes its
+    bit-vector by them and gives every question that names it the range as a constraint)."""
     if lo is None or hi is None:
         return var(name, INT)
     return _mk("var", (name, lo, hi), INT)  # type: ignore[arg-type]

@@ -175,7 +175,8 @@ class Translator:
             elif op == "mul":
                 ends = [x * y for x in known[0] for y in known[1]]
                 rng = (min(ends), max(ends))
-            else:  # div, mod: |x // y| <= |x|, |x % y| < |y|; z3's division by 0 aside, below
+            else:  # div, mod (as built below): |x // y| <= |x| + 1, |x % y + y| <= |x| + |y|,
+                # whatever y, 0 included
                 m = max(abs(v) for r in known for v in r) + 2
                 rng = (-2 * m, 2 * m)
         if rng is not None and _bits(*rng) > WIDTH:
