@@ -9,7 +9,7 @@ the formulas small. Constants are plain Python ``bool`` and ``int``.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from typing import Any
 
@@ -521,8 +521,7 @@ def evaluate(term: Term, assignment: dict[str, bool | int], default: bool | int 
 class Evaluator:
     """``evaluate`` for many terms under one assignment, sharing the values of common subterms.
     The assignment may grow between calls only with variables no term evaluated so far contains
-    (a game's decisions, assigned in the order they were created). Iterative, so deep terms
-    cannot overflow the stack."""
+    (a game's decisions, assigned in the order they were created)."""
 
     def __init__(self, assignment: dict[str, bool | int], default: bool | int = 0) -> None:
         self.assignment = assignment
@@ -532,30 +531,38 @@ class Evaluator:
     def __call__(self, term: Term) -> bool | int:
         if not isinstance(term, T):
             return term
-        memo, assignment = self.memo, self.assignment
-        got = memo.get(term.id)
-        if got is not None:
-            return got
-        stack: list[tuple[T, bool]] = [(term, False)]
-        while stack:
-            t, ready = stack.pop()
-            if t.id in memo:
-                continue
-            if t.op == "var":
-                name = t.args[0]
-                assert isinstance(name, str)
-                v = assignment.get(name)
-                memo[t.id] = v if v is not None else (False if t.sort == BOOL else self.default)
-                continue
-            if not ready:
-                stack.append((t, True))
-                for a in t.args:
-                    if isinstance(a, T) and a.id not in memo:
-                        stack.append((a, False))
-                continue
-            vals = [memo[a.id] if isinstance(a, T) else a for a in t.args]
-            memo[t.id] = _apply(t.op, vals)
-        return memo[term.id]
+        value: bool | int = _bottom_up(term, self.memo, self._var, self._node)
+        return value
+
+    def _var(self, t: T) -> bool | int:
+        v = self.assignment.get(str(t.args[0]))
+        return v if v is not None else (False if t.sort == BOOL else self.default)
+
+    def _node(self, t: T) -> bool | int:
+        memo = self.memo
+        return _apply(t.op, [memo[a.id] if isinstance(a, T) else a for a in t.args])
+
+
+def _bottom_up(term: T, memo: dict[int, Any], var: Callable[[T], Any], node: Callable[[T], Any]) -> Any:
+    """A term's value, each part's worked out first and kept in ``memo``: ``var`` gives a
+    variable's, ``node`` any other term's from its parts' values. Iterative, so deep terms cannot
+    overflow the stack."""
+    got = memo.get(term.id)
+    if got is not None:
+        return got
+    stack: list[tuple[T, bool]] = [(term, False)]
+    while stack:
+        t, ready = stack.pop()
+        if t.id in memo:
+            continue
+        if t.op == "var":
+            memo[t.id] = var(t)
+        elif not ready:
+            stack.append((t, True))
+            stack.extend((a, False) for a in t.args if isinstance(a, T) and a.id not in memo)
+        else:
+            memo[t.id] = node(t)
+    return memo[term.id]
 
 
 class Evaluators:
@@ -586,25 +593,13 @@ class Evaluators:
     def __call__(self, term: Term) -> Any:
         if not isinstance(term, T):
             return self._lift(term)
-        memo = self.memo
-        stack: list[tuple[T, bool]] = [(term, False)]
-        while stack:
-            t, ready = stack.pop()
-            if t.id in memo:
-                continue
-            if t.op == "var":
-                name = str(t.args[0])
-                if t.sort == BOOL:
-                    memo[t.id] = sum(1 << g for g, a in enumerate(self.assignments) if a.get(name))
-                else:
-                    memo[t.id] = tuple(int(a.get(name, self.default)) for a in self.assignments)
-                continue
-            if not ready:
-                stack.append((t, True))
-                stack.extend((a, False) for a in t.args if isinstance(a, T) and a.id not in memo)
-                continue
-            memo[t.id] = self._apply(t)
-        return memo[term.id]
+        return _bottom_up(term, self.memo, self._var, self._apply)
+
+    def _var(self, t: T) -> Any:
+        name = str(t.args[0])
+        if t.sort == BOOL:
+            return sum(1 << g for g, a in enumerate(self.assignments) if a.get(name))
+        return tuple(int(a.get(name, self.default)) for a in self.assignments)
 
     def _apply(self, t: T) -> Any:
         op, full = t.op, self.full

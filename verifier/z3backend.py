@@ -122,7 +122,7 @@ class Translator:
             args = [self.memo[a.id] if isinstance(a, tm.T) else a for a in node.args]
             if node.op in ("and", "or") or (node.op == "ite" and node.sort == tm.BOOL):
                 self.memo[node.id] = self._named(node.id, self._build(node.op, args, node.sort))
-            elif node.sort == tm.INT or node.op in ("eq", "lt", "le"):
+            elif node.sort == tm.INT or (node.op in ("eq", "lt", "le") and tm.sort_of(node.args[0]) == tm.INT):
                 self.memo[node.id] = self._build_int(node, args)
             else:
                 self.memo[node.id] = self._build(node.op, args, node.sort)
@@ -151,14 +151,12 @@ class Translator:
         values are those of WIDTH bits everywhere; the narrower the bit-vectors, the smaller the
         problem the solver gets (measured: docs/verify.md)."""
         op, args = node.op, node.args
-        if op in ("eq", "lt", "le") and tm.sort_of(args[0]) == tm.BOOL:
-            return self._build(op, raw, tm.BOOL)
-        ints = [(a, x) for a, x in zip(args, raw) if tm.sort_of(a) == tm.INT]
-        widths = [self.width_of(a) for a, _ in ints]
-        ranges = [self._range(a) for a, _ in ints]
+        ints = [a for a in args if tm.sort_of(a) == tm.INT]
+        widths = [self.width_of(a) for a in ints]
         if op in ("eq", "lt", "le"):
             w = max(widths)
             return self._build(op, [self._at(a, x, w) if isinstance(a, tm.T) else a for a, x in zip(args, raw)], tm.BOOL, w)
+        ranges = [self._range(a) for a in ints]
         rng: tuple[int, int] | None
         if op == "count":
             rng = (0, len(args))
