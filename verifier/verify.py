@@ -107,8 +107,8 @@ class Options:
     checks: frozenset[str] | None = None  # finding kinds to check (None: all)
     random_games: int = 200  # ambiguities the solver leaves open: random games tried for a witness
     guided_tries: int = 4  # random deals tried before the open search
-    # seconds for each of them: a deal with a witness is settled within about 5 million of z3's
-    # units on Cinderella (half of this); a deal without one gives up sooner
+    # seconds for each of them: in the committed rulesets a deal with a witness was settled within
+    # about 5 million of z3's units (half of this); a deal without one gives up sooner
     guided_timeout: float = 2.0
 
 

@@ -331,7 +331,7 @@ class Session:
         solver.set("timeout", max(1, int(timeout_s * 1000 * WALL_CLOCK_FACTOR)))
         solver.set("random_seed", 0)
         # no failed-literal probing in the SAT solver's inprocessing: on these games it cost more
-        # than it saved (about a tenth of z3's work on Cinderella; measured: docs/verify.md)
+        # than it saved (about a tenth of z3's work in the committed rulesets' verify; docs/verify.md)
         solver.set("sat.probing", False)
         solver.add(self.background)
         return solver
