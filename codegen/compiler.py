@@ -1916,7 +1916,7 @@ class Compiler:
 
     def s_Draw(self, s: ir.Draw, after: bool, rec: BlockRec, i: int) -> bool:
         self.comment(s, f"draw from {s.src} to {s.dst}")
-        p = self.point("chance", s)
+        p = self.point("chance", s, ir.decision_label(s))
         self.chance_zones[p] = s.src
         count_value = s.count.value if isinstance(s.count, ir.Const) else None
         once = count_value == 1

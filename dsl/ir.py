@@ -519,6 +519,16 @@ def label_case(definition: str, case: str, reading: tuple[str, str] | None) -> s
     return f"case:{definition}:{case}:{reading}"
 
 
+def decision_label(s: Stmt) -> str:
+    """What a decision is about, the same in every back end and every reading: a choice's label,
+    or the zone a chance draw is from. Random players key their choices by it (dsl/coupling.py)."""
+    if isinstance(s, (Choose, ChooseEach)):
+        return s.label
+    if isinstance(s, Draw):
+        return f"draw from {s.src}"
+    return ""
+
+
 class ReadingError(Exception):
     """A --reading that names no ambiguity or reading; carries a 'did you mean' hint."""
 

@@ -166,7 +166,7 @@ class Machine:
                 if not options:
                     raise RuleError("exhaustion", f"cannot draw from {self.zone_label(src)}: it is empty", s.span)
                 self.steps = 0  # the budget counts statements between two decisions
-                cid = yield Pending("chance", s, options=options)
+                cid = yield Pending("chance", s, options=options, label=ir.decision_label(s))
                 self.move(cid, dst)
                 drawn.append(cid)
                 if s.bind is not None:

@@ -131,6 +131,10 @@ class State:
         self._history.append(tuple(actions))
         self._advance(list(actions))
 
+    def decision_label(self) -> str:
+        """What the node decides (ir.decision_label): "" when the game is over."""
+        return self.pending.label if self.pending is not None else ""
+
     def action_to_string(self, player: int, action: int) -> str:
         p = self.pending
         if p is None:

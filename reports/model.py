@@ -24,9 +24,9 @@ from .english import language_name
 
 @dataclass(frozen=True)
 class ReadingFrequency:
-    """How often one reading of an ambiguity changes the result of a random game, compared with the
-    default reading: ``changed`` of ``games`` games, ``share`` = changed / games, and the
-    confidence interval [low, high] of that share."""
+    """How often one reading of an ambiguity changes the result of a random game of ``players``
+    players, compared with the default reading: ``changed`` of ``games`` games, ``share`` =
+    changed / games, and the confidence interval [low, high] of that share."""
 
     ambiguity: str
     reading: str
@@ -35,6 +35,7 @@ class ReadingFrequency:
     share: float
     low: float
     high: float
+    players: int
 
 
 @dataclass(frozen=True)
@@ -42,13 +43,17 @@ class SimulationResults:
     """Random play under every reading: the seed and the number of games make it reproducible."""
 
     seed: int
-    games: int
-    players: int
+    games: int  # per player count
+    players: tuple[int, ...]
     readings: tuple[ReadingFrequency, ...]
     level: float = 0.95  # the confidence level of every interval
 
     def for_ambiguity(self, name: str) -> list[ReadingFrequency]:
         return [r for r in self.readings if r.ambiguity == name]
+
+    def for_reading(self, ambiguity: str, reading: str) -> list[ReadingFrequency]:
+        """One reading's frequencies, one per player count (ascending)."""
+        return sorted((r for r in self.readings if r.ambiguity == ambiguity and r.reading == reading), key=lambda r: r.players)
 
 
 # ---- the report --------------------------------------------------------------------------------------
@@ -324,12 +329,11 @@ def _quotes(rules: ir.Ruleset, f: Finding) -> list[Cited]:
 
 
 def _readings(amb: ir.Ambiguity, plays: list[Play], sim: SimulationResults | None) -> list[ReadingView]:
-    freq = {r.reading: r for r in sim.for_ambiguity(amb.name)} if sim else {}
     out = []
     for r in amb.readings:
         outcome = next((p.outcome for p in plays if p.readings.get(amb.name) == r.name), None)
-        fr = freq.get(r.name)
-        out.append(ReadingView(r.name, r.default, r.desc, r.clarify, outcome, _frequency(fr, sim) if fr and sim else None))
+        freqs = sim.for_reading(amb.name, r.name) if sim else []
+        out.append(ReadingView(r.name, r.default, r.desc, r.clarify, outcome, _frequency(freqs, sim) if freqs and sim else None))
     return out
 
 
@@ -337,11 +341,17 @@ def _percent(x: float) -> str:
     return f"{x * 100:.1f}%"
 
 
-def _frequency(fr: ReadingFrequency, sim: SimulationResults) -> str:
-    return (
-        f"changes the result in {fr.changed} of {fr.games} games ({_percent(fr.share)}; "
-        f"{sim.level * 100:g}% interval {_percent(fr.low)} to {_percent(fr.high)})"
-    )
+def _frequency(freqs: list[ReadingFrequency], sim: SimulationResults) -> str:
+    """How often the reading changes the result, per player count: a share that is 0 at one
+    count and not at another is the rule showing only with some numbers of players."""
+    parts = []
+    for fr in freqs:
+        if fr.changed == 0:
+            parts.append(f"{fr.players} players: never in {fr.games} games (at most {_percent(fr.high)} at {sim.level * 100:g}%)")
+        else:
+            parts.append(f"{fr.players} players: {fr.changed} of {fr.games} games ({_percent(fr.share)}; "
+                         f"{sim.level * 100:g}% interval {_percent(fr.low)} to {_percent(fr.high)})")
+    return "changes the result at " + "; at ".join(parts)
 
 
 def _actions(actions: list[Any]) -> str:
@@ -397,7 +407,7 @@ def _finding(rules: ir.Ruleset, f: Finding, n: int, sim: SimulationResults | Non
         quotes = [_cited_quotes(rules, s.quotes) for s in amb.sources]
     sim_note = None
     if amb and sim and sim.for_ambiguity(amb.name):
-        sim_note = f"{sim.games} random games with {sim.players} players per reading, seed {sim.seed}"
+        sim_note = f"{sim.games} random games per reading at each of {_counts(sim.players)}, seed {sim.seed}; random choices coupled between readings"
     return FindingView(
         number=n,
         anchor=f"finding-{n}",
@@ -420,6 +430,12 @@ def _finding(rules: ir.Ruleset, f: Finding, n: int, sim: SimulationResults | Non
         details=_details(f.details),
         simulation=sim_note,
     )
+
+
+def _counts(players: tuple[int, ...]) -> str:
+    if len(players) == 1:
+        return f"{players[0]} players"
+    return ", ".join(str(n) for n in players[:-1]) + f" and {players[-1]} players"
 
 
 def _rule_anchor(rules: ir.Ruleset, name: str) -> str | None:
@@ -521,7 +537,7 @@ def _summary(
         cov_text = f"{cov.cited} of {cov.total} rulebook sentences are cited by a rule ({cov.percent}); {len(cov.uncited)} are cited by none."
     sim_text = None
     if sim is not None:
-        sim_text = f"{sim.games} random games with {sim.players} players per reading (seed {sim.seed})."
+        sim_text = f"{sim.games} random games per reading at each of {_counts(sim.players)} (seed {sim.seed}), random choices coupled between readings."
     return Summary(
         title=g.title, edition=g.edition, language=lang, players=players, ruleset=rules.name, text_hash=rules.text_hash,
         findings=len(findings), severities=list(SEVERITIES), rows=rows, statuses=statuses, proven=proven, unknown=unknown,

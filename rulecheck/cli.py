@@ -287,9 +287,10 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     bind_program(rules, readings)  # reports an unknown reading as E0503
     params = parse_params(args.param, rules)
     g = rules.game
-    players = args.players if args.players is not None else g.max_players
-    if not g.min_players <= players <= g.max_players:
-        raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}", f"e.g. --players {g.max_players}")
+    players = sorted(set(args.players)) if args.players else list(range(g.min_players, g.max_players + 1))
+    for n in players:
+        if not g.min_players <= n <= g.max_players:
+            raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {n}", f"e.g. --players {g.max_players}")
     jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
     for name, value, example in (("--games", args.games, 1000), ("--jobs", jobs, 2), ("--max-steps", args.max_steps, 10_000)):
         if value < 1:
@@ -299,12 +300,12 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from rulecheck.codegen.engine import GenerationError
     from rulecheck.reports import simulate as sim
 
-    note = "" if args.players is not None else " (the most the game allows; --players to change)"
+    note = "" if args.players else ": every count the game allows; --players to choose"
     labels = param_labels(args.param)
     try:
         result = sim.simulate(rules, games=args.games, seed=args.seed, players=players, jobs=jobs, fixed=readings, params=params,
                               param_labels=labels, level=args.level, max_steps=args.max_steps, players_note=note,
-                              progress=sim.progress_reporter(err, args.games))
+                              progress=sim.progress_reporter(err, args.games * len(players)))
     except GenerationError as exc:
         _err(err, f"cannot generate an engine for {args.file}: {exc}", "this is a limit of the code generator, not an error in the ruleset")
         return EXIT_FINDINGS
@@ -451,7 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("file", metavar="FILE")
     sm.add_argument("--games", type=int, default=1000, metavar="N", help="games to play under each reading (default 1000)")
     sm.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (the same seed prints the same result)")
-    sm.add_argument("--players", type=int, metavar="N", help="number of players (default: the most the game allows)")
+    sm.add_argument("--players", type=int, action="append", metavar="N", help="a player count to play (repeatable; default: every count the game allows)")
     sm.add_argument("--jobs", type=int, metavar="J", help="worker processes (default: one per CPU); the result does not depend on it")
     sm.add_argument("--reading", action="append", metavar="NAME=READING", help="fix the reading of an ambiguity and leave it out of the comparison (repeatable)")
     sm.add_argument("--param", action="append", metavar="NAME=VALUE", help="set a game parameter (repeatable)")

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from rulecheck.cli import main
 from rulecheck.dsl import ir
+from rulecheck.dsl.coupling import Coupled
 from rulecheck.dsl.loader import load_path
 from rulecheck.dsl.quotes import check_quotes, normalize
 from rulecheck.interpreter.play import play_random, random_step
@@ -266,11 +267,11 @@ def play_checked(readings: dict[str, str], players: int, game_length: int, seed:
         params["Request.bonus"] = bonus
     game = Game(ir.bind(rules(), readings), players, params)
     state = game.new_initial_state()
-    rng = random.Random(seed)
+    pick = Coupled(seed)
     broken: list[str] = []
     decisions = 0
     while not state.is_terminal() and decisions < MAX_DECISIONS:
-        random_step(state, rng)
+        random_step(state, pick)
         decisions += 1
         broken += state.machine.broken_invariants(at_end=False)
     if state.is_terminal():
@@ -322,11 +323,11 @@ def test_no_present_left_ends_the_game() -> None:
     for seed in range(6):
         game = Game(ir.bind(rules(), readings), 2, {"length": length("long")})
         state = game.new_initial_state()
-        rng = random.Random(seed)
+        pick = Coupled(seed)
         for _ in range(4000):
             if state.is_terminal():
                 break
-            random_step(state, rng)
+            random_step(state, pick)
         if state.is_terminal():
             ended += 1
             assert state.machine.broken_invariants(at_end=True) == []
@@ -337,9 +338,9 @@ def test_an_invariant_can_fail() -> None:
     """The invariant check is live: a game stopped half-way breaks the at-end invariants."""
     game = Game(ir.bind(rules(), {}), 4, {"length": length("short")})
     state = game.new_initial_state()
-    rng = random.Random(0)
+    pick = Coupled(0)
     for _ in range(60):
-        random_step(state, rng)
+        random_step(state, pick)
     assert state.machine.broken_invariants(at_end=False) == []
     assert set(state.machine.broken_invariants(at_end=True)) >= {"ended_by_condition"}
 

@@ -125,12 +125,12 @@ def verify_json(rules: ir.Ruleset, findings: list[Finding]) -> str:
 def simulate_json(rules: ir.Ruleset, sim: SimulationResults) -> str:
     """A `rulecheck simulate --format json` output in the agreed schema (docs/reports.md)."""
     return json.dumps({
-        "schema": "rulecheck-simulate", "schema_version": 1, "tool": {"name": "rulecheck", "version": "test"},
+        "schema": "rulecheck-simulate", "schema_version": 2, "tool": {"name": "rulecheck", "version": "test"},
         "ruleset": {"file": rules.name, "sha256": rules.text_hash, "game": rules.game.title},
-        "seed": sim.seed, "games": sim.games, "players": sim.players, "level": sim.level, "readings_fixed": {},
-        "seats": [], "length": {},
-        "readings": [{"ambiguity": r.ambiguity, "reading": r.reading, "games": r.games, "changed": r.changed,
-                      "share": r.share, "low": r.low, "high": r.high} for r in sim.readings],
+        "seed": sim.seed, "games": sim.games, "players": list(sim.players), "level": sim.level, "readings_fixed": {},
+        "by_players": [],
+        "readings": [{"ambiguity": r.ambiguity, "reading": r.reading, "players": r.players, "games": r.games,
+                      "changed": r.changed, "share": r.share, "low": r.low, "high": r.high} for r in sim.readings],
     })
 
 

@@ -125,7 +125,7 @@ def hostile_report() -> Report:
         Finding("incompleteness", "error", "unknown", "Subject " + EVIL, "Title two " + EVIL, "Message two " + EVIL,
                 Span(1, 1, 1, 2), bound="Bound " + EVIL),
     ]
-    sim = SimulationResults(3, 10, 2, (ReadingFrequency("evil_question", "second", 10, 1, 0.1, 0.01, 0.4),))
+    sim = SimulationResults(3, 10, (2,), (ReadingFrequency("evil_question", "second", 10, 1, 0.1, 0.01, 0.4, 2),))
     return build_report(rules, findings, sim, RULEBOOK, "Rulebook " + EVIL)
 
 

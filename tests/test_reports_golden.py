@@ -107,10 +107,10 @@ def hand_written_findings(rules: ir.Ruleset, seconds: float = 0.0) -> list[Findi
 
 def hand_written_simulation() -> SimulationResults:
     return SimulationResults(
-        seed=7, games=2000, players=3,
+        seed=7, games=2000, players=(2, 3),
         readings=(
-            ReadingFrequency("inversion_presentation", "inverted", 2000, 0, 0.0, 0.0, 0.0019),
-            ReadingFrequency("inversion_presentation", "printed", 2000, 61, 0.0305, 0.0238, 0.0391),
+            ReadingFrequency("inversion_presentation", "printed", 2000, 0, 0.0, 0.0, 0.0019, 2),
+            ReadingFrequency("inversion_presentation", "printed", 2000, 61, 0.0305, 0.0238, 0.0391, 3),
         ),
     )
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulecheck.dsl import ir
+from rulecheck.dsl.coupling import Coupled
 from rulecheck.dsl.values import player_name, show
 from rulecheck.interpreter.semantics import RuleError
 from rulecheck.interpreter.state import Game, State, observation, seen
@@ -198,9 +199,7 @@ def continue_game(program: ir.Program, n: int, actions: list[Any], params: dict[
                   max_moves: int = 10_000, covered: set[str] | None = None) -> list[Any]:
     """The actions as far as the game allows them, then random legal moves to the end: the other
     reading's side of a witness whose readings part at some decision."""
-    import random
-
-    rng = random.Random(seed)
+    pick = Coupled(seed)
     state = State(Game(program, n, params), covered=covered)
     out: list[Any] = []
     queue = list(actions)
@@ -208,18 +207,19 @@ def continue_game(program: ir.Program, n: int, actions: list[Any], params: dict[
         while not state.is_terminal() and len(out) < max_moves:
             a: Any = queue.pop(0) if queue else None
             if state.is_chance_node():
-                legal = [x for x, _ in state.chance_outcomes()]
-                a = a if isinstance(a, int) and a in legal else rng.choice(legal)
+                outcomes = state.chance_outcomes()
+                a = a if isinstance(a, int) and a in [x for x, _ in outcomes] else pick.chance(state.decision_label(), outcomes)
                 state.apply_action(a)
             elif state.is_simultaneous_node():
                 options = [state.legal_actions(q) for q in range(n)]
                 if not (isinstance(a, list) and all(x in o for x, o in zip(a, options))):
-                    a, queue = [rng.choice(o) for o in options], []
+                    label = state.decision_label()
+                    a, queue = [pick.choose(q, label, o) for q, o in enumerate(options)], []
                 state.apply_actions(a)
             else:
                 legal = state.legal_actions()
                 if not (isinstance(a, int) and a in legal):
-                    a, queue = rng.choice(legal), []
+                    a, queue = pick.choose(state.current_player(), state.decision_label(), legal), []
                 state.apply_action(a)
             out.append(a)
     except RuleError:
