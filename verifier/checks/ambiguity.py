@@ -1,0 +1,265 @@
+"""ambiguity: do the readings of a declared ambiguity ever give other results, moves or views?
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulecheck.codegen.playout import game_seed, play
+from rulecheck.dsl import ir
+from rulecheck.dsl.values import player_name
+
+from .. import terms as tm
+from ..conditions import (
+    moves_condition,
+    outcome_differs,
+)
+from ..context import RANDOM_MAX_STEPS, ReplayMismatch, _quotes, players_text
+from ..findings import Finding, Play, Quote
+from ..witness import (
+    continue_game,
+    first_difference,
+    first_seen_difference,
+    first_state_difference,
+    observe_engine,
+    random_game,
+)
+from .local_proofs import LocalProofs, _moved_only
+
+SEEN_GAMES = 3  # random games watched for a difference in what players see: it shows in most games or none
+
+
+class AmbiguityCheck(LocalProofs):
+    """ambiguity: do the readings of a declared ambiguity ever give other results, moves or views?"""
+
+    def random_witness(self, alt: dict[str, str], n: int, labels: tuple[str, str], names: tuple[str, str]) -> tuple[Play, Play, str] | None:
+        """Games played at random on the two readings' engines, one random stream per game shared
+        by both (the same choices until the rules part): the first whose results differ, replayed
+        and checked like any witness, with the results and where the two games first part. For differences the solver cannot reach: games longer than
+        its loop bound, or problems it does not settle in time. Deterministic: fixed seeds."""
+        ma, mb = self.engine(self.base_readings), self.engine(alt)
+        if ma is None or mb is None or self.o.random_games <= 0:
+            return None
+        ga = ma.load_game({"players": n, **self.o.params})
+        gb = mb.load_game({"players": n, **self.o.params})
+        for g in range(self.o.random_games):
+            seed = game_seed(0, g)
+            acts_a: list[Any] = []
+            acts_b: list[Any] = []
+            oa, _ = play(ga, ma.RuleError, seed, RANDOM_MAX_STEPS, acts_a)
+            ob, _ = play(gb, mb.RuleError, seed, RANDOM_MAX_STEPS, acts_b)
+            if isinstance(oa, str) or isinstance(ob, str) or oa == ob:
+                continue
+            pa, ra = self.play_actions(self.base_readings, acts_a, n, labels[0])
+            pb, rb = self.play_actions(alt, acts_b, n, labels[1])
+            if ra.error is None and rb.error is None and None not in (ra.winners, rb.winners) and ra.winners != rb.winners:
+                div = f"{pa.outcome} under '{names[0]}'; {pb.outcome} under '{names[1]}'"
+                where = first_state_difference(self.program(self.base_readings), self.program(alt), n, (acts_a, acts_b), names, self.o.params)
+                return pa, pb, div + (f"; the games first part {where}" if where else "")
+        self.random_tried.append(n)
+        return None
+
+    def check_ambiguities(self) -> None:
+        for amb in self.rules.ambiguities.values():
+            if amb.name in self.o.readings:
+                continue
+            base_reading = self.base_readings[amb.name]
+            for reading in amb.readings:
+                if reading.name == base_reading:
+                    continue
+                self.check_reading(amb, base_reading, reading.name)
+
+    def check_reading(self, amb: ir.Ambiguity, base: str, other: str) -> None:
+        alt = dict(self.base_readings)
+        alt[amb.name] = other
+        proven: list[int] = []
+        unknown: list[int] = []
+        quotes = _ambiguity_quotes(amb)
+        label_a = f"reading {base} (default)" if base == amb.default.name else f"reading {base}"
+        label_b = f"reading {other}"
+        locally: list[int] = []
+        at_end: list[int] = []
+        self.random_tried = []
+        moved = _moved_only(amb, base, other)
+        for n in self.players:
+            # readings that change only where procedures leave components: a local proof first,
+            # which costs little next to comparing two whole games; with the assumed data free
+            # first, which proves the sensitivity finding too
+            if moved and (self.alike_any_table(moved, alt, amb.name, n) or self.same_after_moves(moved, alt, n)):
+                locally.append(n)
+                proven.append(n)
+                continue
+            # readings that change only the winners: a proof over the end of the game alone
+            if not moved and (self.end_any_table(amb, alt, n) or self.agree_at_end(amb, alt, n)):
+                at_end.append(n)
+                proven.append(n)
+                continue
+            ta = self.trace(n, self.base_readings)
+            tb = self.trace(n, alt)
+            both = ta.constraints + tb.constraints
+            background, moves = moves_condition(ta, tb)
+            kind_of, r = self.search([ta, tb], [("outcome", both, outcome_differs(ta, tb)), ("moves", background, moves)], n)
+            found_by, where = "", None
+            if r.status == "sat":
+                assert r.model is not None
+                pa = self.play_of(ta, r.model, n, label_a)
+                if kind_of == "outcome":
+                    pb = self.play_of(tb, r.model, n, label_b)
+                else:
+                    pb = self.play_of(tb, r.model, n, label_b, after=pa.actions)
+                    where = first_difference(self.program(ta.readings), self.program(tb.readings), n, pa.actions, (base, other), self.o.params)
+                    if where is None:
+                        # the solver's claim does not replay: the symbolic model over-approximates
+                        # here. Said loudly, as rulecheck's own limit, never as a finding.
+                        self.findings.append(Finding(
+                            "ambiguity", "error", "unknown", amb.name,
+                            f"{amb.name}: not decided (the verifier's model is too coarse here) ({base} / {other})",
+                            f"For {n} players the solver described a game in which '{base}' and '{other}' offer different "
+                            "moves, but replayed in the interpreter that game shows no difference: the symbolic model "
+                            "over-approximates this part of the rules. This is a limit of rulecheck, not a finding; "
+                            "please report it.",
+                            amb.span, quotes, details={"ambiguity": amb.name, "readings": [base, other]},
+                        ))
+                        return
+            elif r.status == "unknown" or self.cut_by_bound(n):
+                # beyond the solver's reach (time, or games longer than its bound): random games
+                got = self.random_witness(alt, n, (label_a, label_b), (base, other))
+                if got is not None:
+                    (pa, pb, div), kind_of, found_by = got, "outcome", "random play"
+            if r.status == "sat" or found_by:
+                if kind_of == "outcome":
+                    what = "the readings give different results"
+                    if not found_by:
+                        div = f"{pa.outcome} under '{base}'; {pb.outcome} under '{other}'"
+                        if pa.outcome == pb.outcome:  # the same winners: the scores differ
+                            div = f"{pa.outcome} under both, but " + "; ".join(
+                                f"'{name}' is {_by_seat(got)} under '{base}', {_by_seat(self.scores[id(pb)][name])} under '{other}'"
+                                for name, got in self.scores[id(pa)].items() if got != self.scores[id(pb)].get(name))
+                else:
+                    assert where is not None
+                    what, div = "the readings allow different moves", where
+                finding = self.ambiguity_witness(amb, (base, other), n, kind_of, what, div, (pa, pb), found_by)
+                if r.model is not None and not found_by:
+                    value = tm.Evaluator(r.model)
+                    active = {d.key for t in (ta, tb) for d in t.decisions if value(d.active)}
+                    self.models[id(finding)] = (r.model, active)
+                return
+            if r.status == "unknown" and self.agree_where_used(amb, alt, n):
+                locally.append(n)
+            (proven if r.status == "unsat" or n in locally else unknown).append(n)
+        # results are compared only in games that end: where none ends within the bound, "the
+        # same in every game" covers the opening of the game alone, and is not a proof
+        endless = [n for n in proven if not self.ends_within(n)]
+        settled = [n for n in proven if n not in endless]
+        checked = (f" The solver checked {self.span_line(self.players)}"
+                   + (f": no game of {self.span_line(settled)} shows a difference." if settled else ", without an answer."))
+        # the question is whether the readings ever differ: random games of the player counts
+        # the solver did not take show it too, and cost little next to a solver question
+        g = self.rules.game
+        for n in [k for k in range(g.min_players, g.max_players + 1) if k not in self.players]:
+            got = self.random_witness(alt, n, (label_a, label_b), (base, other))
+            if got is not None:
+                pa, pb, div = got
+                self.ambiguity_witness(amb, (base, other), n, "outcome", "the readings give different results", div, (pa, pb),
+                                       "random play", checked)
+                return
+        seen = self.seen_witness(alt, self.players[0], (label_a, label_b), (base, other))
+        if seen is not None:
+            pa, pb, div = seen
+            if unknown or endless:
+                same = " Whether they also change results or moves was not decided."
+            else:
+                same = f" In every game of {self.span_line(proven)} they give the same winners and scores and offer the same choices."
+            self.ambiguity_witness(amb, (base, other), self.players[0], "information", "the readings show players different things",
+                                   div, (pa, pb), "random play", same)
+            return
+        if endless:
+            self.findings.append(Finding(
+                "ambiguity", "warning", "unknown", amb.name, f"{amb.name}: not decided (no game ends within the bound) ({base} / {other})",
+                f"No game of {self.span_line(endless)} reaches its end within the bound, so the readings' results were not compared; "
+                f"within the bound the readings '{base}' and '{other}' offer the same choices"
+                + (f", and the solver ran out of time for {self.span_line(unknown)}" if unknown else "") + ".",
+                amb.span, quotes, details={"ambiguity": amb.name, "readings": [base, other]},
+            ))
+            return
+        if unknown:
+            self.findings.append(Finding(
+                "ambiguity", "warning", "unknown", amb.name, f"{amb.name}: not decided in time ({base} / {other})",
+                f"The solver ran out of time for {self.span_line(unknown)}; no game where '{base}' and '{other}' differ was found"
+                + (f", and none exists for {self.span_line(proven)}." if proven else ".")
+                + (f" Random play showed none either: {self.o.random_games} games for each player count "
+                   f"({players_text(sorted(set(self.random_tried)))}), the same choices under both readings until the rules part."
+                   if self.random_tried else ""),
+                amb.span, quotes, bound=self.span_line(proven) if proven else None,
+                details={"ambiguity": amb.name, "readings": [base, other]},
+            ))
+            return
+        names = ", ".join(repr(x) for x in sorted({*(amb.reading(base) or amb.default).defs, *(amb.reading(other) or amb.default).defs}))
+        where = "" if locally == proven else f" (for {self.span_line(locally)})"
+        how = ""
+        if locally and moved:
+            how = (f" Where the game calls {', '.join(repr(x) for x in moved)}, the two versions may leave components in "
+                   f"different places, but no rule the game applies afterwards tells the two tables apart{where}, so every "
+                   "game goes exactly the same way.")
+        elif locally:
+            how = f" Where the game uses {names}, both versions give the same value{where}, so every game goes exactly the same way."
+        if at_end:
+            used = sorted({name for k in at_end for name in self.end_proofs[k]})
+            how += (f" {'The game' if at_end == proven else f'For {self.span_line(at_end)}, the game'} uses {names} only "
+                    "to name its winners, and both versions name the same ones at every end of the game, "
+                    + (f"in every position where {'the invariant' if len(used) == 1 else 'the invariants'} {', '.join(repr(x) for x in used)} "
+                       f"{'holds' if len(used) == 1 else 'hold'} (proven: see the invariant findings)" if used else
+                       "in every position of the components") + ".")
+
+        self.findings.append(Finding(
+            "ambiguity", "note", "proven", amb.name, f"{amb.name}: harmless ({base} / {other})",
+            f"Proven harmless: in every game of {self.span_line(proven)} the readings '{base}' and '{other}' "
+            "give the same winners and scores and offer the same choices." + how,
+            amb.span, quotes, bound=f"every game of {self.span_line(proven)}",
+            details={"ambiguity": amb.name, "readings": [base, other]},
+        ))
+
+    def ambiguity_witness(self, amb: ir.Ambiguity, readings: tuple[str, str], n: int, kind_of: str, what: str, div: str,
+                          plays: tuple[Play, Play], found_by: str, more: str = "") -> Finding:
+        details: dict[str, Any] = {"ambiguity": amb.name, "readings": list(readings), "differs_in": kind_of, "players": n}
+        if found_by:
+            details["found_by"] = found_by
+        finding = Finding(
+            "ambiguity", "warning", "witness", amb.name, f"{amb.name}: {what} ({readings[0]} / {readings[1]})",
+            f"{amb.question or 'The readings differ.'} A game of {n} players{f', found by {found_by},' if found_by else ''} "
+            f"shows it: {div}.{more}",
+            amb.span, _ambiguity_quotes(amb), witness=self.witness(list(plays), n, div), details=details,
+        )
+        self.findings.append(finding)
+        return finding
+
+    def seen_witness(self, alt: dict[str, str], n: int, labels: tuple[str, str], names: tuple[str, str]) -> tuple[Play, Play, str] | None:
+        """A few random games played alike under both readings, watched for a point where a
+        player sees other components' faces under one reading than under the other (what goes
+        face up, and when). Replayed in both engines, whose view of the table must match the
+        interpreter's there."""
+        if self.o.random_games <= 0:
+            return None
+        program_a, program_b = self.program(self.base_readings), self.program(alt)
+        for g in range(SEEN_GAMES):
+            actions = random_game(program_a, n, seed=game_seed(0, g), params=self.o.params)
+            diff = first_seen_difference(program_a, program_b, n, actions, names, self.o.params)
+            if diff is None:
+                continue
+            for readings, view in ((self.base_readings, diff.observations[0]), (alt, diff.observations[1])):
+                module = self.engine(readings)
+                if module is not None and observe_engine(module, n, actions[:diff.step], diff.player, self.o.params) != view:
+                    raise ReplayMismatch(f"the generated engine shows {player_name(diff.player)} another table than the interpreter "
+                                         f"after decision {diff.step}")
+            pa, _ = self.play_actions(self.base_readings, actions, n, labels[0])
+            pb, _ = self.play_actions(alt, continue_game(program_b, n, actions, self.o.params), n, labels[1])
+            return pa, pb, diff.text
+        return None
+
+
+def _by_seat(values: list[int]) -> str:
+    return ", ".join(f"{player_name(q)} {v}" for q, v in enumerate(values))
+
+
+def _ambiguity_quotes(amb: ir.Ambiguity) -> list[Quote]:
+    return [q for src in amb.sources for q in _quotes(src)]
