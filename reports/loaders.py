@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from rulecheck.dsl.source import Span
-from rulecheck.verifier.findings import KINDS, SEVERITIES, STATUSES, Finding, Play, Quote, Witness
+from rulecheck.verifier.findings import DECLARED_KINDS, KINDS, SEVERITIES, STATUSES, VERDICTS, Finding, Play, Quote, Witness
 
 from . import simulate
 from .model import SimulationResults
@@ -121,6 +121,11 @@ def _finding(d: Any, where: str) -> Finding:
     }
     if not isinstance(args["details"], dict):
         raise LoadError(f"{where}: 'details' has the wrong type")
+    verdict, declared = d.get("verdict", ""), d.get("declared")
+    if not isinstance(verdict, str) or (verdict and VERDICTS.get((d["kind"], verdict)) != (d["status"], d["severity"])):
+        raise LoadError(f"{where}: verdict {verdict!r} is not one of a {d['kind']} finding with status {d['status']} and severity {d['severity']}")
+    if declared is not None and declared not in DECLARED_KINDS:
+        raise LoadError(f"{where}: unknown declared kind {declared!r}")
     # fields the verifier adds later (with defaults) are carried over as they are
     for f in dataclasses.fields(Finding):
         if f.name not in args and f.name in d and f.name != "seconds":

@@ -16,7 +16,7 @@ from rulecheck.dsl import ir
 from rulecheck.dsl.quotes import all_sources, coverage, normalize
 from rulecheck.verifier.findings import KINDS, SEVERITIES, Finding, Play
 
-from . import english
+from . import english, wording
 from .english import language_name
 
 # ---- simulation results (filled by the simulate command) -------------------------------------------
@@ -209,17 +209,27 @@ class Report:
 
 # ---- labels --------------------------------------------------------------------------------------
 
+#: What each kind of finding asks, worded so that it is true whatever the answer (a proven
+#: invariant is not "a fact that does not hold").
 KIND_LABELS = {
+    "ambiguity": "Ambiguity: can the readings of the rulebook give different games?",
+    "incompleteness": "Completeness: is there a situation no rule settles?",
+    "conflict": "Conflict: can two rules apply and disagree?",
+    "non-termination": "Termination: can play go on forever?",
+    "exhaustion": "Exhaustion: can a supply run out when a rule needs it?",
+    "dead-rule": "Dead rule: is there a rule that never applies?",
+    "sensitivity": "Sensitivity: does a result depend on data the rulebook does not give?",
+    "translation": "Translation: does the wording disagree with the rule?",
+    "edition-difference": "Edition difference: do two editions give different games?",
+    "invariant": "Invariant: does a fact the rules should guarantee always hold?",
+}
+
+#: The kind of a declared question, as the ruleset declares it (`kind K` of an ambiguity).
+DECLARED_LABELS = {
     "ambiguity": "Ambiguity: the rulebook can be read in several ways",
-    "incompleteness": "Gap: no rule says what happens",
-    "conflict": "Conflict: two rules apply and disagree",
-    "non-termination": "Endless play: the game can go on forever",
-    "exhaustion": "Exhaustion: a supply runs out when a rule needs it",
-    "dead-rule": "Dead rule: a rule that can never apply",
-    "sensitivity": "Sensitivity: the result depends on data the rulebook does not give",
-    "translation": "Translation: the wording disagrees with the rule",
-    "edition-difference": "Edition difference: two editions give different results",
-    "invariant": "Invariant: a fact the rules should guarantee does not hold",
+    "gap": "Gap: the rulebook does not say",
+    "contradiction": "Contradiction: two sentences of the rulebook disagree",
+    "translation": "Translation: the translation changes the rule",
 }
 
 AMBIGUITY_KINDS = {
@@ -231,27 +241,8 @@ AMBIGUITY_KINDS = {
 
 
 def verdict(f: Finding) -> str:
-    """The status in words; "unknown" is said to be no proof, so it is never read as one."""
-    bound = f" (checked: {f.bound})" if f.bound else ""
-    if f.status == "witness":
-        if f.kind == "ambiguity" and f.details.get("differs_in") == "moves":
-            return ("Confirmed by a concrete game: in the game below the readings offer a player different moves "
-                    "at the same point (the results may still agree).")
-        if f.kind == "ambiguity" and f.details.get("differs_in") == "information":
-            return ("Confirmed by a concrete game: in the game below a player sees a card or piece under one reading "
-                    "that the player never sees under the other (the results may still agree).")
-        if f.kind == "ambiguity":
-            return "Confirmed by a concrete game: the readings give different results in the game below."
-        return "Confirmed by a concrete game: the game below shows it."
-    if f.status == "proven":
-        if f.kind == "ambiguity":
-            return f"Proven harmless: no game within the bound gives different results or offers different moves under the readings{bound}."
-        return f"Proven not to happen{bound}."
-    if f.status == "unknown" and f.severity == "error":
-        return "Unknown: rulecheck could not decide this (see the explanation above). This is not a proof either way."
-    if f.status == "unknown":
-        return f"Unknown: the solver stopped before deciding. This is not a proof either way{bound}."
-    return "Found by reading the rules; no game is needed to show it."
+    """The status in words (reports/wording.py)."""
+    return wording.verdict_sentence(f)
 
 
 # ---- building ------------------------------------------------------------------------------------
@@ -412,7 +403,7 @@ def _finding(rules: ir.Ruleset, f: Finding, n: int, sim: SimulationResults | Non
         number=n,
         anchor=f"finding-{n}",
         kind=f.kind,
-        kind_label=KIND_LABELS.get(f.kind, f.kind),
+        kind_label=DECLARED_LABELS[f.declared] if f.declared and f.kind == "ambiguity" else KIND_LABELS.get(f.kind, f.kind),
         severity=f.severity,
         status=f.status,
         verdict=verdict(f),

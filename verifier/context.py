@@ -15,13 +15,14 @@ from rulecheck.dsl import ir
 from rulecheck.dsl.source import Span
 from rulecheck.dsl.values import num_distinct_actions
 from rulecheck.interpreter.semantics import resolve_params
+from rulecheck.reports import wording
 
 from . import terms as tm
 from .conditions import (
     Condition,
     shrinking_zone,
 )
-from .findings import Finding, Play, Quote, Witness
+from .findings import VERDICTS, Finding, Play, Quote, Witness
 from .symbolic import DEFAULT_LOOP_BOUND, AttrSource, SymExec, Trace, statements
 from .witness import (
     Replay,
@@ -235,10 +236,8 @@ class Context:
     def span_line(self, n_list: list[int]) -> str:
         """The player counts a statement covers, and the loop bound when some trace is cut by it
         (a proof then covers the passes explored, not the games beyond them)."""
-        text = players_text(n_list)
-        if n_list and any(self.cut_by_bound(n) for n in n_list):
-            text += f" (up to {self.o.loop_bound} passes of each open loop)"
-        return text
+        cut = bool(n_list) and any(self.cut_by_bound(n) for n in n_list)
+        return wording.players_span(n_list, self.o.loop_bound if cut else None)
 
     def ends_within(self, n: int) -> bool:
         """Does some game of n players end within the loop bound (proven possible)?"""
@@ -316,6 +315,26 @@ class Context:
             raise ReplayMismatch(f"the generated engine does not reproduce the interpreter's game ({label}): {eng}")
         return play, r
 
+    def found(self, kind: str, verdict: str, subject: str, span: Span, quotes: list[Quote] | None = None,
+              witness: Witness | None = None, bound: str | None = None, declared: str | None = None, **facts: Any) -> Finding:
+        """Record a finding: its verdict (findings.VERDICTS gives its status and severity) and the
+        facts behind it; its sentences are made from both afterwards (reports/wording.py)."""
+        status, severity = VERDICTS[(kind, verdict)]
+        f = Finding(kind, severity, status, subject, "", "", span, list(quotes or []), witness, bound,
+                    details=facts, verdict=verdict, declared=declared)
+        self.findings.append(f)
+        return f
+
+    def readings_scope(self) -> str:
+        """The readings (and parameter values) a claim about the model was made under."""
+        changed = {a: r for a, r in self.base_readings.items() if r != self.rules.ambiguities[a].default.name}
+        text = "under the default readings" if not changed else "under the readings " + ", ".join(f"{a}={r}" for a, r in sorted(changed.items()))
+        if self.rules.params:
+            given = dict(sorted(self.o.param_labels.items()))
+            text += (", with the parameters at their defaults" if not given
+                     else ", with " + ", ".join(f"{k}={v}" for k, v in given.items()) + " (the other parameters at their defaults)")
+        return text
+
     def witness(self, plays: list[Play], n: int, divergence: str) -> Witness:
         return Witness(n, self.setups.get(id(plays[0]), []), plays, divergence)
 
@@ -338,15 +357,6 @@ class Context:
             self.free_bases[n] = self.trace(n, self.base_readings, invariants=True, attrs=self.free_data())
         return self.free_bases[n]
 
-
-def players_text(n_list: list[int]) -> str:
-    if not n_list:
-        return "no player count"
-    if len(n_list) == 1:
-        return f"{n_list[0]} players"
-    if n_list == list(range(n_list[0], n_list[-1] + 1)):
-        return f"{n_list[0]} to {n_list[-1]} players"
-    return ", ".join(map(str, n_list)) + " players"
 
 def _enclosing(rules: ir.Ruleset, span: Span) -> str | None:
     """The innermost definition or procedure (a reading's version included) whose text holds the

@@ -1000,6 +1000,34 @@ class SymExec:
             out.append((lemmas, tm.not_(ok)))
         return out
 
+    def versions_differ_anywhere(self, names: list[str]) -> tuple[list[Term], Term]:
+        """Can the two versions of these definitions (the program's and ``shadow``'s) give
+        different values, or one fail where the other does not, in any state of the table at all
+        (see over_abstract_state, ``whole``) and for any arguments? Unsatisfiable: they are one
+        rule written twice, whatever the game."""
+        args_lemmas: list[Term] = []
+
+        def anywhere() -> Term:
+            parts: list[Term] = []
+            for name in names:
+                d = self.p.defs[name]
+                args = [self.free_value(t, f"same|{name}|{pname}", args_lemmas) for pname, t in d.formals]
+                saved_obl, saved_mode = self.obligations, self.mode
+                try:
+                    self.obligations, self.mode = [], 1
+                    mine = self.def_body(d, args)
+                    mine_err = tm.or_all(o.cond for o in self.obligations)
+                    self.obligations, self.mode = [], 2
+                    theirs = self.def_body(self.shadow[name], args)
+                    their_err = tm.or_all(o.cond for o in self.obligations)
+                finally:
+                    self.obligations, self.mode = saved_obl, saved_mode
+                parts.append(tm.or_(tm.ne(mine_err, their_err), tm.and_(tm.not_(mine_err), tm.not_(value_eq(mine, theirs)))))
+            return tm.or_all(parts)
+
+        lemmas, (differ, _) = self.over_abstract_state("same", anywhere, whole=True)
+        return lemmas + args_lemmas, differ
+
     def known_move(self, what: Value, dst: Value) -> tuple[int, Term] | None:
         """(source zone, number moved) when a move's effect on counts is known without the
         solver: one component chosen from a zone, or a zone's whole contents, unmoved since."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rulecheck.dsl import ir
+from rulecheck.reports import wording
 
 from . import terms as tm
 from .checks.dead_rule import DeadRuleCheck
@@ -91,6 +92,7 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
         self.findings = [f for task in tasks for f in results[task] if f.kind in wanted]
         if "translation" in wanted:
             self.timed("translation", self.check_translation)
+        wording.apply(self.findings)
         order = {k: i for i, k in enumerate(_KIND_ORDER)}
         sev = {"error": 0, "warning": 1, "note": 2}
         self.findings.sort(key=lambda f: (order.get(f.kind, 99), sev[f.severity], f.span.line, f.span.col, f.subject, f.title))

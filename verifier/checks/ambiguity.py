@@ -8,13 +8,14 @@ from typing import Any
 from rulecheck.codegen.playout import game_seed, play
 from rulecheck.dsl import ir
 from rulecheck.dsl.values import player_name
+from rulecheck.reports import wording
 
 from .. import terms as tm
 from ..conditions import (
     moves_condition,
     outcome_differs,
 )
-from ..context import RANDOM_MAX_STEPS, ReplayMismatch, _quotes, players_text
+from ..context import RANDOM_MAX_STEPS, ReplayMismatch, _quotes
 from ..findings import Finding, Play, Quote
 from ..witness import (
     continue_game,
@@ -24,12 +25,13 @@ from ..witness import (
     observe_engine,
     random_game,
 )
-from .local_proofs import LocalProofs, _moved_only
+from .local_proofs import _moved_only
+from .same_rule import SameRuleCheck
 
 SEEN_GAMES = 3  # random games watched for a difference in what players see: it shows in most games or none
 
 
-class AmbiguityCheck(LocalProofs):
+class AmbiguityCheck(SameRuleCheck):
     """ambiguity: do the readings of a declared ambiguity ever give other results, moves or views?"""
 
     def random_witness(self, alt: dict[str, str], n: int, labels: tuple[str, str], names: tuple[str, str]) -> tuple[Play, Play, str] | None:
@@ -80,6 +82,12 @@ class AmbiguityCheck(LocalProofs):
         locally: list[int] = []
         at_end: list[int] = []
         self.random_tried = []
+        # two readings that are one rule: comparing them would prove nothing about the rulebook
+        same = self.same_rule(amb, alt)
+        if same is not None:
+            self.found("ambiguity", "same-rule", amb.name, amb.span, quotes, declared=amb.kind, why=same,
+                       ambiguity=amb.name, readings=[base, other])
+            return
         moved = _moved_only(amb, base, other)
         for n in self.players:
             # readings that change only where procedures leave components: a local proof first,
@@ -111,15 +119,8 @@ class AmbiguityCheck(LocalProofs):
                     if where is None:
                         # the solver's claim does not replay: the symbolic model over-approximates
                         # here. Said loudly, as rulecheck's own limit, never as a finding.
-                        self.findings.append(Finding(
-                            "ambiguity", "error", "unknown", amb.name,
-                            f"{amb.name}: not decided (the verifier's model is too coarse here) ({base} / {other})",
-                            f"For {n} players the solver described a game in which '{base}' and '{other}' offer different "
-                            "moves, but replayed in the interpreter that game shows no difference: the symbolic model "
-                            "over-approximates this part of the rules. This is a limit of rulecheck, not a finding; "
-                            "please report it.",
-                            amb.span, quotes, details={"ambiguity": amb.name, "readings": [base, other]},
-                        ))
+                        self.found("ambiguity", "coarse", amb.name, amb.span, quotes, declared=amb.kind,
+                                   ambiguity=amb.name, readings=[base, other], players=n)
                         return
             elif r.status == "unknown" or self.cut_by_bound(n):
                 # beyond the solver's reach (time, or games longer than its bound): random games
@@ -128,7 +129,6 @@ class AmbiguityCheck(LocalProofs):
                     (pa, pb, div), kind_of, found_by = got, "outcome", "random play"
             if r.status == "sat" or found_by:
                 if kind_of == "outcome":
-                    what = "the readings give different results"
                     if not found_by:
                         div = f"{pa.outcome} under '{base}'; {pb.outcome} under '{other}'"
                         if pa.outcome == pb.outcome:  # the same winners: the scores differ
@@ -137,8 +137,8 @@ class AmbiguityCheck(LocalProofs):
                                 for name, got in self.scores[id(pa)].items() if got != self.scores[id(pb)].get(name))
                 else:
                     assert where is not None
-                    what, div = "the readings allow different moves", where
-                finding = self.ambiguity_witness(amb, (base, other), n, kind_of, what, div, (pa, pb), found_by)
+                    div = where
+                finding = self.ambiguity_witness(amb, (base, other), n, kind_of, div, (pa, pb), found_by)
                 if r.model is not None and not found_by:
                     value = tm.Evaluator(r.model)
                     active = {d.key for t in (ta, tb) for d in t.decisions if value(d.active)}
@@ -160,8 +160,7 @@ class AmbiguityCheck(LocalProofs):
             got = self.random_witness(alt, n, (label_a, label_b), (base, other))
             if got is not None:
                 pa, pb, div = got
-                self.ambiguity_witness(amb, (base, other), n, "outcome", "the readings give different results", div, (pa, pb),
-                                       "random play", checked)
+                self.ambiguity_witness(amb, (base, other), n, "outcome", div, (pa, pb), "random play", checked)
                 return
         seen = self.seen_witness(alt, self.players[0], (label_a, label_b), (base, other))
         if seen is not None:
@@ -170,68 +169,35 @@ class AmbiguityCheck(LocalProofs):
                 same = " Whether they also change results or moves was not decided."
             else:
                 same = f" In every game of {self.span_line(proven)} they give the same winners and scores and offer the same choices."
-            self.ambiguity_witness(amb, (base, other), self.players[0], "information", "the readings show players different things",
-                                   div, (pa, pb), "random play", same)
+            self.ambiguity_witness(amb, (base, other), self.players[0], "information", div, (pa, pb), "random play", same)
             return
+        facts: dict[str, Any] = {"ambiguity": amb.name, "readings": [base, other]}
         if endless:
-            self.findings.append(Finding(
-                "ambiguity", "warning", "unknown", amb.name, f"{amb.name}: not decided (no game ends within the bound) ({base} / {other})",
-                f"No game of {self.span_line(endless)} reaches its end within the bound, so the readings' results were not compared; "
-                f"within the bound the readings '{base}' and '{other}' offer the same choices"
-                + (f", and the solver ran out of time for {self.span_line(unknown)}" if unknown else "") + ".",
-                amb.span, quotes, details={"ambiguity": amb.name, "readings": [base, other]},
-            ))
+            self.found("ambiguity", "endless", amb.name, amb.span, quotes, declared=amb.kind, endless=self.span_line(endless),
+                       unknown=self.span_line(unknown) if unknown else None, **facts)
             return
         if unknown:
-            self.findings.append(Finding(
-                "ambiguity", "warning", "unknown", amb.name, f"{amb.name}: not decided in time ({base} / {other})",
-                f"The solver ran out of time for {self.span_line(unknown)}; no game where '{base}' and '{other}' differ was found"
-                + (f", and none exists for {self.span_line(proven)}." if proven else ".")
-                + (f" Random play showed none either: {self.o.random_games} games for each player count "
-                   f"({players_text(sorted(set(self.random_tried)))}), the same choices under both readings until the rules part."
-                   if self.random_tried else ""),
-                amb.span, quotes, bound=self.span_line(proven) if proven else None,
-                details={"ambiguity": amb.name, "readings": [base, other]},
-            ))
+            random_note = (f" Random play showed none either: {self.o.random_games} games for each player count "
+                           f"({wording.players_text(sorted(set(self.random_tried)))}), the same seeds under both readings."
+                           if self.random_tried else "")
+            self.found("ambiguity", "timeout", amb.name, amb.span, quotes, bound=self.span_line(proven) if proven else None,
+                       declared=amb.kind, unknown=self.span_line(unknown), proven=self.span_line(proven) if proven else None,
+                       random_note=random_note, **facts)
             return
-        names = ", ".join(repr(x) for x in sorted({*(amb.reading(base) or amb.default).defs, *(amb.reading(other) or amb.default).defs}))
-        where = "" if locally == proven else f" (for {self.span_line(locally)})"
-        how = ""
-        if locally and moved:
-            how = (f" Where the game calls {', '.join(repr(x) for x in moved)}, the two versions may leave components in "
-                   f"different places, but no rule the game applies afterwards tells the two tables apart{where}, so every "
-                   "game goes exactly the same way.")
-        elif locally:
-            how = f" Where the game uses {names}, both versions give the same value{where}, so every game goes exactly the same way."
-        if at_end:
-            used = sorted({name for k in at_end for name in self.end_proofs[k]})
-            how += (f" {'The game' if at_end == proven else f'For {self.span_line(at_end)}, the game'} uses {names} only "
-                    "to name its winners, and both versions name the same ones at every end of the game, "
-                    + (f"in every position where {'the invariant' if len(used) == 1 else 'the invariants'} {', '.join(repr(x) for x in used)} "
-                       f"{'holds' if len(used) == 1 else 'hold'} (proven: see the invariant findings)" if used else
-                       "in every position of the components") + ".")
+        names = sorted({*(amb.reading(base) or amb.default).defs, *(amb.reading(other) or amb.default).defs})
+        self.found("ambiguity", "harmless", amb.name, amb.span, quotes, bound=f"every game of {self.span_line(proven)}", declared=amb.kind,
+                   proven=self.span_line(proven), how=wording.harmless_how(
+                       names=names, moved=moved, locally=self.span_line(locally) if locally else None, local_all=locally == proven,
+                       at_end=self.span_line(at_end) if at_end else None, end_all=at_end == proven,
+                       invariants=sorted({name for k in at_end for name in self.end_proofs[k]})), **facts)
 
-        self.findings.append(Finding(
-            "ambiguity", "note", "proven", amb.name, f"{amb.name}: harmless ({base} / {other})",
-            f"Proven harmless: in every game of {self.span_line(proven)} the readings '{base}' and '{other}' "
-            "give the same winners and scores and offer the same choices." + how,
-            amb.span, quotes, bound=f"every game of {self.span_line(proven)}",
-            details={"ambiguity": amb.name, "readings": [base, other]},
-        ))
-
-    def ambiguity_witness(self, amb: ir.Ambiguity, readings: tuple[str, str], n: int, kind_of: str, what: str, div: str,
+    def ambiguity_witness(self, amb: ir.Ambiguity, readings: tuple[str, str], n: int, kind_of: str, div: str,
                           plays: tuple[Play, Play], found_by: str, more: str = "") -> Finding:
-        details: dict[str, Any] = {"ambiguity": amb.name, "readings": list(readings), "differs_in": kind_of, "players": n}
+        facts: dict[str, Any] = {"ambiguity": amb.name, "readings": list(readings), "differs_in": kind_of, "players": n}
         if found_by:
-            details["found_by"] = found_by
-        finding = Finding(
-            "ambiguity", "warning", "witness", amb.name, f"{amb.name}: {what} ({readings[0]} / {readings[1]})",
-            f"{amb.question or 'The readings differ.'} A game of {n} players{f', found by {found_by},' if found_by else ''} "
-            f"shows it: {div}.{more}",
-            amb.span, _ambiguity_quotes(amb), witness=self.witness(list(plays), n, div), details=details,
-        )
-        self.findings.append(finding)
-        return finding
+            facts["found_by"] = found_by
+        return self.found("ambiguity", kind_of, amb.name, amb.span, _ambiguity_quotes(amb), witness=self.witness(list(plays), n, div),
+                          declared=amb.kind, question=amb.question, divergence=div, more=more, **facts)
 
     def seen_witness(self, alt: dict[str, str], n: int, labels: tuple[str, str], names: tuple[str, str]) -> tuple[Play, Play, str] | None:
         """A few random games played alike under both readings, watched for a point where a

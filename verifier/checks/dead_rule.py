@@ -7,11 +7,11 @@ from typing import Any
 
 from rulecheck.codegen.playout import game_seed
 from rulecheck.dsl import ir
-from rulecheck.dsl.types import TBool, TEnum
+from rulecheck.dsl.types import TBool, TEnum, TInt
 
 from .. import terms as tm
 from ..context import Context, _enclosing, _quotes, drained_loops
-from ..findings import Finding, Quote
+from ..findings import Play, Quote
 from ..symbolic import Trace, statements
 from ..witness import (
     random_game,
@@ -45,28 +45,77 @@ class DeadRuleCheck(Context):
                 cut.append(n)
         # a rule no game checked reaches may apply with another player count or parameter value:
         # then it is not dead
-        covered |= self.reached_elsewhere({lab for lab in labels if lab not in covered and not lab.startswith("loop")})
+        candidates = {lab for lab in labels if lab not in covered and not lab.startswith("loop")}
+        covered |= self.reached_elsewhere(candidates)
+        # nor is one that applies under another reading: then whether it applies at all is the
+        # question that reading asks (a claim that something never happens must say under which
+        # readings it holds)
+        elsewhere = self.reached_under_other_readings({lab for lab in candidates if lab not in covered})
         quotes = _rule_quotes(self.program(self.base_readings))
+        scope = self.readings_scope()
+        others = self.other_readings()
+        explored = (f"random games under each of the {len(others)} other readings ({ELSEWHERE_GAMES} for each player count) "
+                    "never reach it") if others and self.o.random_games > 0 else None
         for lab, rch in sorted(labels.items(), key=lambda kv: (kv[1].span.line, kv[1].span.col, kv[0])):
             if lab in covered or lab.startswith("loop"):
                 continue
             where = _enclosing(self.rules, rch.span) if rch.subject in ("if", "end") else None
             what = f"{rch.what} in '{where}'" if where else rch.what
+            if lab in elsewhere:
+                alt, n, play = elsewhere[lab]
+                under = ", ".join(f"{a}={r}" for a, r in sorted(alt.items()) if r != self.base_readings[a])
+                self.found("dead-rule", "other-reading", rch.subject, rch.span, quotes.get(lab, []),
+                           witness=self.witness([play], n, f"{what} applies under {under}"),
+                           what=what, players=self.span_line(self.players), under=under, witness_players=n)
+                continue
             if lab in undecided or cut:
                 # not reached in the games explored, but those are not all the games
                 why = "the solver ran out of time" if lab in undecided else f"games of {self.span_line(cut)} run past the loop bound"
-                self.findings.append(Finding(
-                    "dead-rule", "note", "unknown", rch.subject, f"{what}: not reached within the bound",
-                    f"No game of {self.span_line(self.players)} that was explored reaches {what}, but {why}: "
-                    "whether it can ever apply is not decided.",
-                    rch.span, quotes.get(lab, []),
-                ))
+                self.found("dead-rule", "not-reached", rch.subject, rch.span, quotes.get(lab, []),
+                           what=what, players=self.span_line(self.players), why=why)
                 continue
-            self.findings.append(Finding(
-                "dead-rule", "warning", "proven", rch.subject, f"{what} never applies",
-                f"In no game of {self.span_line(self.players)} does {what} apply.",
-                rch.span, quotes.get(lab, []), bound=f"every game of {self.span_line(self.players)}",
-            ))
+            self.found("dead-rule", "dead", rch.subject, rch.span, quotes.get(lab, []),
+                       bound=f"every game of {self.span_line(self.players)}, {scope}",
+                       what=what, players=self.span_line(self.players), scope=scope, other_readings=explored)
+
+    def other_readings(self) -> list[dict[str, str]]:
+        """The readings one ambiguity away from those verified (ambiguities fixed with --reading
+        stay fixed), in declaration order."""
+        out = []
+        for amb in self.rules.ambiguities.values():
+            if amb.name in self.o.readings:
+                continue
+            for r in amb.readings:
+                if r.name != self.base_readings[amb.name]:
+                    out.append({**self.base_readings, amb.name: r.name})
+        return out
+
+    def reached_under_other_readings(self, labels: set[str]) -> dict[str, tuple[dict[str, str], int, Play]]:
+        """For each of the rules, a game under another reading (one ambiguity switched) that
+        reaches it: a few random games of each player count the game allows, replayed and checked
+        like every witness."""
+        if not labels or self.o.random_games <= 0:
+            return {}
+        g = self.rules.game
+        found: dict[str, tuple[dict[str, str], int, list[Any]]] = {}
+        for alt in self.other_readings():
+            program = self.program(alt)
+            for n in range(g.min_players, g.max_players + 1):
+                for k in range(ELSEWHERE_GAMES):
+                    covered: set[str] = set()
+                    actions = random_game(program, n, seed=game_seed(0, k), params=self.o.params, covered=covered)
+                    for lab in sorted((covered & labels) - set(found)):
+                        found[lab] = (alt, n, actions)
+                    if len(found) == len(labels):
+                        break
+                if len(found) == len(labels):
+                    break
+        out: dict[str, tuple[dict[str, str], int, Play]] = {}
+        for lab, (alt, n, actions) in found.items():
+            under = ", ".join(f"reading {r}" for a, r in sorted(alt.items()) if r != self.base_readings[a])
+            play, _ = self.play_actions(alt, actions, n, under)
+            out[lab] = (alt, n, play)
+        return out
 
     def reached_elsewhere(self, labels: set[str]) -> set[str]:
         """Which of the rules a few random games reach (in the interpreter, which records every
@@ -84,6 +133,11 @@ class DeadRuleCheck(Context):
                 configs.append({name: not p.value})
             elif isinstance(p.type, TEnum):
                 configs += [{name: i} for i in range(len(self.rules.enums[p.type.name].values)) if i != p.value]
+            elif isinstance(p.type, TInt) and p.type.lo is not None and p.type.hi is not None:
+                # a number: its ends and a few values between (a rule may need one of them)
+                lo, hi = p.type.lo, p.type.hi
+                values = sorted({lo, hi, *(lo + (hi - lo) * i // 4 for i in range(1, 4))} - {p.value})
+                configs += [{name: v} for v in values]
         program = self.program(self.base_readings)
         found: set[str] = set()
         for extra in configs:

@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rulecheck.dsl import ir
+from rulecheck.reports import wording
 
 from .. import terms as tm
 from ..conditions import (
     invariant_conditions,
 )
-from ..context import SHORTCUT_TIMEOUT, Context, _quotes, drained_loops, players_text
-from ..findings import Finding
+from ..context import SHORTCUT_TIMEOUT, Context, _quotes, drained_loops
 from ..symbolic import SymExec, Trace, Unsupported
 from ..z3backend import Result
 
@@ -91,21 +93,17 @@ class InvariantCheck(Context):
 
     def check_invariants(self) -> None:
         drained = bool(drained_loops(self.program(self.base_readings)))
+        scope = self.readings_scope()
         for inv in self.rules.invariants:
             proven: list[int] = []
             unknown: list[int] = []
             found = None
+            facts: dict[str, Any] = {"desc": inv.desc or inv.name, "at_end": inv.at_end}
+            quotes = _quotes(inv.source)
             if self.holds_in_every_state(inv):
-                every = players_text(self.players)
-                why = ("it follows from the winners each end of the game gives, whatever the state of the table there" if inv.at_end
-                       else "no state of the table breaks it, wherever the components are (each in one place) and whatever "
-                            "the variables hold")
-                self.findings.append(Finding(
-                    "invariant", "note", "proven", inv.name, f"invariant '{inv.name}' holds",
-                    f"{inv.desc or inv.name}: true in every {'final ' if inv.at_end else ''}state of every game of {every}, "
-                    f"however long: {why}.",
-                    inv.span, _quotes(inv.source), bound=f"every game of {every}, any length",
-                ))
+                every = wording.players_text(self.players)
+                self.found("invariant", "holds-any-length", inv.name, inv.span, quotes, bound=f"every game of {every}, any length, {scope}",
+                           players=every, scope=scope, **facts)
                 continue
             whole: set[int] = set()  # decided on the trace whose drained loops are whole, where games end
             for n in self.players:
@@ -117,36 +115,18 @@ class InvariantCheck(Context):
                     found = (n, self.play_of(t, r.model, n, "the game"))
                     break
                 (proven if r.status == "unsat" else unknown).append(n)
-            desc = inv.desc or inv.name
-            quotes = _quotes(inv.source)
             # a final state no game reaches within the bound proves nothing about final states
             endless = [n for n in proven if inv.at_end and n not in whole and not self.ends_within(n)]
             if found is None and endless:
-                self.findings.append(Finding(
-                    "invariant", "warning", "unknown", inv.name, f"invariant '{inv.name}': not decided (no game ends within the bound)",
-                    f"{desc}: no game of {self.span_line(endless)} reaches its end within the bound, so no final state was checked"
-                    + (f"; the solver ran out of time for {self.span_line(unknown)}" if unknown else "") + ".",
-                    inv.span, quotes,
-                ))
-                continue
-            if found is not None:
+                self.found("invariant", "endless", inv.name, inv.span, quotes, endless=self.span_line(endless),
+                           unknown=self.span_line(unknown) if unknown else None, **facts)
+            elif found is not None:
                 n, play = found
-                self.findings.append(Finding(
-                    "invariant", "error", "witness", inv.name, f"invariant '{inv.name}' can be broken",
-                    f"A game of {n} players breaks: {desc}.", inv.span, quotes,
-                    witness=self.witness([play], n, f"'{inv.name}' does not hold"),
-                ))
+                self.found("invariant", "broken", inv.name, inv.span, quotes, witness=self.witness([play], n, f"'{inv.name}' does not hold"),
+                           players=n, **facts)
             elif unknown:
-                self.findings.append(Finding(
-                    "invariant", "warning", "unknown", inv.name, f"invariant '{inv.name}': not decided in time",
-                    f"{desc}: the solver ran out of time for {self.span_line(unknown)}.", inv.span, quotes,
-                    bound=self.span_line(proven) if proven else None,
-                ))
+                self.found("invariant", "timeout", inv.name, inv.span, quotes, bound=self.span_line(proven) if proven else None,
+                           unknown=self.span_line(unknown), **facts)
             else:
-                self.findings.append(Finding(
-                    "invariant", "note", "proven", inv.name, f"invariant '{inv.name}' holds",
-                    f"{desc}: true in every {'final ' if inv.at_end else ''}state of every game of {self.span_line(proven)}.",
-                    inv.span, quotes, bound=f"every game of {self.span_line(proven)}",
-                ))
-
-
+                self.found("invariant", "holds", inv.name, inv.span, quotes, bound=f"every game of {self.span_line(proven)}, {scope}",
+                           proven=self.span_line(proven), scope=scope, **facts)

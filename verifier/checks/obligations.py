@@ -12,7 +12,6 @@ from ..conditions import (
     obligation_groups,
 )
 from ..context import Context, _enclosing
-from ..findings import Finding
 
 #: Obligation kinds of the symbolic executor and the finding kind they become.
 OBLIGATION_KINDS = {"incomplete": "incompleteness", "conflict": "conflict", "exhaustion": "exhaustion", "range": "exhaustion"}
@@ -52,35 +51,21 @@ class ObligationCheck(Context):
             grp = entry["group"]
             kind = OBLIGATION_KINDS[grp.kind]
             what = _obligation_what(grp.kind, grp.subject, grp.part, _enclosing(self.rules, grp.span))
+            proven = self.span_line(entry["proven"]) if entry["proven"] else None
+            facts: dict[str, Any] = {"what": what, "situation": grp.message, "obligation": grp.kind}
             if entry["witness"] is not None:
                 n, play = entry["witness"]
-                self.findings.append(Finding(
-                    kind, "error", "witness", grp.subject, f"{what}: it happens",
-                    f"A game of {n} players reaches this point and no rule settles it: {grp.message}.",
-                    grp.span, witness=self.witness([play], n, f"the rules stop: {grp.message}"),
-                ))
+                self.found(kind, "happens", grp.subject, grp.span, witness=self.witness([play], n, f"the rules stop: {grp.message}"),
+                           players=n, **facts)
             elif entry["unconfirmed"]:
-                self.findings.append(Finding(
-                    kind, "error", "unknown", grp.subject, f"{what}: not decided (the verifier's model is too coarse here)",
-                    f"For {self.span_line(entry['unconfirmed'])} the solver described a game that reaches this point, but "
-                    "replayed in the interpreter and the engine that game plays on without stopping here: the symbolic "
-                    "model over-approximates this part of the rules. This is a limit of rulecheck, not a finding; "
-                    "please report it." + (f" Proven for {self.span_line(entry['proven'])}." if entry["proven"] else ""),
-                    grp.span, bound=self.span_line(entry["proven"]) if entry["proven"] else None,
-                ))
+                self.found(kind, "coarse", grp.subject, grp.span, bound=proven, unconfirmed=self.span_line(entry["unconfirmed"]),
+                           proven=proven, **facts)
             elif entry["unknown"]:
-                self.findings.append(Finding(
-                    kind, "warning", "unknown", grp.subject, f"{what}: not decided in time",
-                    f"The solver ran out of time for {self.span_line(entry['unknown'])}; "
-                    + (f"proven for {self.span_line(entry['proven'])}." if entry["proven"] else "nothing is proven."),
-                    grp.span, bound=self.span_line(entry["proven"]) if entry["proven"] else None,
-                ))
+                self.found(kind, "timeout", grp.subject, grp.span, bound=proven, unknown=self.span_line(entry["unknown"]),
+                           proven=proven, **facts)
             else:
-                self.findings.append(Finding(
-                    kind, "note", "proven", grp.subject, f"{what}: never happens",
-                    f"No game of {self.span_line(entry['proven'])} reaches this situation: {grp.message}.",
-                    grp.span, bound=f"every game of {self.span_line(entry['proven'])}",
-                ))
+                self.found(kind, "never", grp.subject, grp.span, bound=f"every game of {proven}, {self.readings_scope()}",
+                           proven=proven, scope=self.readings_scope(), **facts)
 
 
 def _obligation_what(kind: str, subject: str, part: str = "", where: str | None = None) -> str:

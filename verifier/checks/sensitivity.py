@@ -7,7 +7,8 @@ import random
 from typing import Any
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.types import TInt
+from rulecheck.dsl.types import TBool, TEnum, TInt, TSet
+from rulecheck.interpreter.semantics import resolve_params
 
 from .. import terms as tm
 from ..conditions import (
@@ -21,9 +22,6 @@ from ..witness import (
 )
 from .ambiguity import AmbiguityCheck
 from .local_proofs import _moved_only
-
-#: Sensitivity findings by status: a witness is a table with which the finding does not hold.
-SENSITIVITY_TITLES = {"proven": "holds whatever", "witness": "depends on", "unknown": "not decided whether it depends on"}
 
 #: Random tables of the unspecified data a random-play witness is replayed with (besides each
 #: column's ends), to see whether the difference depends on the data.
@@ -58,17 +56,14 @@ class SensitivityCheck(AmbiguityCheck):
                 res = self.sensitivity_of_proof(amb, alt)
             if res is None:
                 continue
-            status, message = res
-            self.findings.append(Finding(
-                "sensitivity", "note", status, amb.name, f"{amb.name}: {SENSITIVITY_TITLES[status]} the assumed data",
-                message + f" (assumed or unspecified: {', '.join(names)}).", amb.span,
-                details={"ambiguity": amb.name, "readings": [base, other], "data": names},
-            ))
+            verdict, facts = res
+            self.found("sensitivity", verdict, amb.name, amb.span, declared=amb.kind,
+                       ambiguity=amb.name, readings=[base, other], data=names, **facts)
 
     def _attr_traces(self, n: int, alt: dict[str, str]) -> tuple[Trace, Trace]:
         return self.free_base(n), self.trace(n, alt, attrs=self.free_data())
 
-    def sensitivity_of_witness(self, n: int, alt: dict[str, str], f: Finding) -> tuple[str, str] | None:
+    def sensitivity_of_witness(self, n: int, alt: dict[str, str], f: Finding) -> tuple[str, dict[str, Any]] | None:
         try:
             ta, tb = self._attr_traces(n, alt)
         except Unsupported:
@@ -80,12 +75,38 @@ class SensitivityCheck(AmbiguityCheck):
         fixed = _fix_decisions(ta, model, taken) + _fix_decisions(tb, model, taken)
         r = self.session(ta.constraints + tb.constraints + fixed).check(tm.not_(differs))
         if r.status == "unsat":
-            return "proven", "The witness game shows the difference with every possible table of the assumed data"
+            return "any-table", {"how": "witness"}
         if r.status == "sat":
-            return "witness", "The witness game shows the difference only with some tables: with other values of the assumed data the same game does not"
-        return "unknown", "Whether the witness depends on the assumed data was not decided in time"
+            assert r.model is not None
+            return "depends", {"how": "witness", "table": self.table_of(r.model)}
+        return "undecided", {"how": "witness"}
 
-    def sensitivity_by_replay(self, alt: dict[str, str], f: Finding) -> tuple[str, str] | None:
+    def table_of(self, model: dict[str, bool | int]) -> str:
+        """The assumed or unspecified values of a solver's model that differ from the ruleset's
+        table, in words ("Person 3: age Adult (assumed Teen)")."""
+        from rulecheck.dsl.values import show
+
+        _, values = resolve_params(self.rules, self.o.params)
+        parts = []
+        for kind, attr in sorted(self.symbolic):
+            t = self.rules.kinds[kind].attrs[attr]
+            for comp in self.rules.components_of(kind):
+                name = f"attr|{kind}|{comp.cid}|{attr}"
+                if isinstance(t, TBool):
+                    got: Any = bool(model.get(name, False))
+                elif isinstance(t, TSet) and isinstance(t.elem, TEnum):
+                    got = frozenset(k for k in range(len(self.rules.enums[t.elem.name].values)) if model.get(f"{name}|{k}"))
+                else:
+                    picked = [int(key.rsplit("|", 1)[1]) for key, v in model.items() if v is True and key.startswith(name + "|")]
+                    if len(picked) != 1:
+                        continue
+                    got = picked[0]
+                assumed = values[comp.cid][attr]
+                if got != assumed:
+                    parts.append(f"{comp.display}: {attr} {show(got, t, self.rules)} (assumed {show(assumed, t, self.rules)})")
+        return "; ".join(parts) if parts else "the assumed values"
+
+    def sensitivity_by_replay(self, alt: dict[str, str], f: Finding) -> tuple[str, dict[str, Any]] | None:
         """A witness game replayed, both readings, with other values of the unspecified data (the
         ones a parameter can set): each column at the ends of its domain, then random tables. A
         table with which the readings give the same winners shows the witness depends on the
@@ -116,14 +137,10 @@ class SensitivityCheck(AmbiguityCheck):
                 continue  # with these values the game goes otherwise: it says nothing
             tried += 1
             if ra.winners == rb.winners:
-                return "witness", (f"The witness game shows the difference only with some tables: with {_describe_table(self.rules, table)} "
-                                   f"the same game gives the same winners under both readings")
-        others = "" if tried == len(tables) else "; with the others the game goes otherwise, so they say nothing"
-        return "unknown", (f"The witness game shows the difference with every table of {names} with which it can be replayed "
-                           f"({tried} of the {len(tables)} tried: each column at the ends of its domain, then random tables{others}); "
-                           "that is no proof for every table")
+                return "depends", {"how": "replay", "table": _describe_table(self.rules, table)}
+        return "undecided", {"how": "replay", "columns": names, "tried": tried, "tables": len(tables)}
 
-    def sensitivity_of_proof(self, amb: ir.Ambiguity, alt: dict[str, str]) -> tuple[str, str] | None:
+    def sensitivity_of_proof(self, amb: ir.Ambiguity, alt: dict[str, str]) -> tuple[str, dict[str, Any]] | None:
         moved = _moved_only(amb, self.base_readings[amb.name], alt[amb.name])
         for n in self.players:
             if (self.alike_any_table(moved, alt, amb.name, n) if moved else self.end_any_table(amb, alt, n)):
@@ -135,10 +152,11 @@ class SensitivityCheck(AmbiguityCheck):
             both = ta.constraints + tb.constraints
             r = self.session(both).check(tm.or_(outcome_differs(ta, tb), moves_differ(ta, tb)))
             if r.status == "sat":
-                return "witness", f"Harmless only with the assumed values: with other values of the assumed data a game of {n} players tells the readings apart"
+                assert r.model is not None
+                return "depends", {"how": "proof", "players": n, "table": self.table_of(r.model)}
             if r.status == "unknown":
-                return "unknown", "Whether the proof needs the assumed values was not decided in time"
-        return "proven", "Harmless whatever the values of the assumed data"
+                return "undecided", {"how": "proof"}
+        return "any-table", {"how": "proof"}
 
 
 def _describe_table(rules: ir.Ruleset, table: dict[str, Any]) -> str:

@@ -16,7 +16,7 @@ from ..conditions import (
     shrinking_zone,
 )
 from ..context import Context, _quotes
-from ..findings import Finding, Play
+from ..findings import Play
 from ..symbolic import Trace, statements
 from ..witness import (
     actions_of,
@@ -31,13 +31,9 @@ class TerminationCheck(Context):
         loops = [s for s in statements(self.program(self.base_readings)) if isinstance(s, (ir.RepeatUntil, ir.While))]
         if not loops:
             longest = max(sum(1 for d in self.base(n).decisions) for n in self.players)
-            self.findings.append(Finding(
-                "non-termination", "note", "proven", "flow", "every game ends",
-                f"The flow has no open-ended loop: every repetition is counted, so every game of "
-                f"{self.span_line(self.players)} ends, after at most {longest} decisions (chance draws and choices).",
-                self.rules.flow[0].span if self.rules.flow else Span(1, 1, 1, 1),
-                bound=f"every game of {self.span_line(self.players)}",
-            ))
+            self.found("non-termination", "no-open-loop", "flow", self.rules.flow[0].span if self.rules.flow else Span(1, 1, 1, 1),
+                       bound=f"every game of {self.span_line(self.players)}, {self.readings_scope()}",
+                       players=self.span_line(self.players), longest=longest, scope=self.readings_scope())
             return
         for loop in loops:
             self.check_loop(loop)
@@ -45,13 +41,8 @@ class TerminationCheck(Context):
     def check_loop(self, loop: ir.RepeatUntil | ir.While) -> None:
         zone = shrinking_zone(loop, self.program(self.base_readings).procs)
         if zone is not None:
-            self.findings.append(Finding(
-                "non-termination", "note", "proven", "loop", "this loop always ends",
-                f"Every pass through this loop draws from '{zone}', nothing in it puts anything back into "
-                f"'{zone}', and the loop goes on only while '{zone}' holds something: it ends after at most "
-                f"as many passes as '{zone}' has components, in every game, however long.",
-                loop.span, _quotes(loop.source), bound="every game (any number of passes)",
-            ))
+            self.found("non-termination", "drains", "loop", loop.span, _quotes(loop.source),
+                       bound=f"every game (any number of passes), {self.readings_scope()}", zone=zone, scope=self.readings_scope())
             return
         sound_lasso = not any(isinstance(s, ir.Assign) and s.local for s in walk_stmts(loop.body))
         counting = counters(self.program(self.base_readings), resolve_params(self.rules, self.o.params)[0])
@@ -88,28 +79,15 @@ class TerminationCheck(Context):
         if found is not None:
             n, t, model = found
             play = self._cycle_play(t, model, n)
-            counted = [f"'{v}'" for v in sorted(counting)]
-            apart = (f" (apart from {', '.join(counted)}, which only {'counts' if len(counted) == 1 else 'count'} "
-                     "up and is already past every number the rules compare it with)") if counted else ""
-            self.findings.append(Finding(
-                "non-termination", "error", "witness", "loop", "play can go on for ever",
-                f"In a game of {n} players, a pass through this loop can end in exactly the state it began "
-                f"in{apart}, with the loop going on; repeating the same moves, the game never ends.",
-                loop.span, src, witness=self.witness([play], n, "the state repeats: the loop never ends"),
-            ))
+            self.found("non-termination", "lasso", "loop", loop.span, src, witness=self.witness([play], n, "the state repeats: the loop never ends"),
+                       players=n, counters=sorted(counting))
         elif unknown:
-            self.findings.append(Finding(
-                "non-termination", "warning", "unknown", "loop", "no end proven for this loop",
-                f"No repeating state was found within {self.o.loop_bound} passes, and the loop can run longer "
-                f"than that for {self.span_line(unknown)}: whether every game ends is not decided.",
-                loop.span, src, bound=f"{self.o.loop_bound} passes",
-            ))
+            self.found("non-termination", "timeout", "loop", loop.span, src, bound=f"{self.o.loop_bound} passes",
+                       loop_bound=self.o.loop_bound, unknown=self.span_line(unknown))
         else:
-            self.findings.append(Finding(
-                "non-termination", "note", "proven", "loop", "this loop always ends",
-                f"Within {self.o.loop_bound} passes the loop always ends, for every game of {self.span_line(proven)}.",
-                loop.span, src, bound=f"{self.o.loop_bound} passes of the loop",
-            ))
+            self.found("non-termination", "within-bound", "loop", loop.span, src,
+                       bound=f"every game of {self.span_line(proven)}, {self.readings_scope()}",
+                       loop_bound=self.o.loop_bound, proven=self.span_line(proven), scope=self.readings_scope())
 
     def _cycle_play(self, t: Trace, model: dict[str, bool | int], n: int) -> Play:
         actions = actions_of(t, model, n, self.pass_action)
