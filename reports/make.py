@@ -16,13 +16,14 @@ from rulecheck.verifier.findings import Finding
 
 from .loaders import LoadError, load_findings_json, read_simulation_json
 from .model import SimulationResults, build_report
-from .render import render_html, render_markdown
+from .questions import to_csv
+from .render import render_html, render_markdown, render_questions_markdown
 
-FORMATS = {".md": "md", ".html": "html", ".htm": "html"}
+FORMATS = {".md": "md", ".html": "html", ".htm": "html", ".csv": "csv"}
 
 
 def report_format(path: Path | str) -> str | None:
-    """'md' or 'html' from the file's extension, or None when it names neither."""
+    """'md', 'html' or 'csv' (the questions only) from the file's extension, or None when it names none."""
     return FORMATS.get(Path(path).suffix.lower())
 
 
@@ -35,6 +36,10 @@ def report_text(
     rulebook_name: str | None = None,
 ) -> str:
     report = build_report(rules, findings, simulation=simulation, rulebook=rulebook, rulebook_name=rulebook_name)
+    if fmt == "csv":
+        return to_csv(report.questions)
+    if fmt == "questions-md":
+        return render_questions_markdown(report)
     # both renderers escape every value (render.py): HTML by autoescaping, Markdown by the md filter
     return render_html(report) if fmt == "html" else render_markdown(report)
 

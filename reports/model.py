@@ -18,6 +18,7 @@ from rulecheck.verifier.findings import KINDS, SEVERITIES, Finding, Play
 
 from . import english, wording
 from .english import language_name
+from .questions import Question, build_questions
 
 # ---- simulation results (filled by the simulate command) -------------------------------------------
 
@@ -96,6 +97,7 @@ class Summary:
     assumptions: int
     coverage: str | None
     simulation: str | None
+    impacts: list[tuple[str, int]] = field(default_factory=list)  # how many questions matter how much
 
 
 @dataclass
@@ -119,11 +121,16 @@ class PlayColumn:
 @dataclass
 class WitnessView:
     players: int
-    setup: list[tuple[str, str]]  # (who or what, holds what)
-    common: list[str]  # the moves every reading shares
+    setup: list[tuple[str, str]]  # (who or what, holds what) before the first move
+    common: list[str]  # the moves every reading shares (before the position, when there is one)
     columns: list[PlayColumn]
-    rows: list[list[str]]  # the moves after the readings part ways, one column per play
+    rows: list[list[str]]  # the moves after the readings part ways (after the position), one column per play
     divergence: str
+    position: list[tuple[str, str]] = field(default_factory=list)  # the table where the readings part: (place, holds)
+    step: int = 0  # moves of the game before the position
+    draws: list[tuple[str, str]] = field(default_factory=list)  # (zone, what is drawn from it after the position, in order)
+    cards: list[tuple[str, str]] = field(default_factory=list)  # (component, its assumed data)
+    note: str | None = None  # why more than a few moves follow the position
 
 
 @dataclass
@@ -148,6 +155,7 @@ class FindingView:
     bound: str | None
     details: list[tuple[str, str]]
     simulation: str | None  # the seed, games and players of the frequencies shown
+    part: str = "evidence"  # "evidence" for the questions, or "checks" of the formal model (the appendix)
 
 
 @dataclass
@@ -199,7 +207,8 @@ class Report:
     title: str
     lang: str  # the code of the rulebook's language
     summary: Summary
-    findings: list[FindingView]
+    questions: list[Question]  # part one: for the publisher
+    findings: list[FindingView]  # the evidence for the questions (part two), then the checks of the model (appendix)
     open_questions: list[OpenQuestion]
     assumptions: list[AssumptionView]
     glossary: list[GlossaryEntry]
@@ -255,20 +264,45 @@ def build_report(
     rulebook: str | None = None,
     rulebook_name: str | None = None,
 ) -> Report:
-    """The report's data: the summary, every finding, the assumptions as questions, the glossary,
-    the rules in English and, given the rulebook text, which of its sentences no rule cites."""
-    ordered = sorted(findings, key=_finding_key)
-    views = [_finding(rules, f, n, simulation) for n, f in enumerate(ordered, start=1)]
+    """The report's data: the summary, the questions for the publisher, the findings (the evidence
+    for the questions first, then the checks of the formal model), the missing data, the
+    glossary, the rules in English and, given the rulebook text, which of its sentences no rule
+    cites."""
+    evidence = sorted((f for f in findings if is_evidence(f)), key=_finding_key)
+    checks = sorted((f for f in findings if not is_evidence(f)), key=_finding_key)
+    ordered = evidence + checks
+    views = [_finding(rules, f, n, simulation, "evidence" if n <= len(evidence) else "checks") for n, f in enumerate(ordered, start=1)]
     covered = {f.subject for f in findings}
     open_qs = [_open_question(rules, a) for a in rules.ambiguities.values() if a.name not in covered]
     assumptions = _assumptions(rules)
+    questions = build_questions(rules, ordered, {id(f): v for f, v in zip(ordered, views)}, assumptions, simulation,
+                                KIND_LABELS, DECLARED_LABELS)
     cov = _coverage(rules, rulebook, rulebook_name) if rulebook is not None else None
     summary = _summary(rules, ordered, open_qs, assumptions, cov, simulation)
+    summary.impacts = impact_counts(questions)
     glossary = [
         GlossaryEntry(t.term, [_translation(rules, q) for q in t.translations], t.meaning, _cited_source(rules, t.source))
         for t in rules.terms
     ]
-    return Report(rules.game.title, rules.game.language, summary, views, open_qs, assumptions, glossary, english.sections(rules), cov)
+    return Report(rules.game.title, rules.game.language, summary, questions, views, open_qs, assumptions, glossary,
+                  english.sections(rules), cov)
+
+
+#: The questions' ranks (questions.IMPACT_RANK, PROBLEM_KINDS) in words, for the summary.
+IMPACT_WORDS = {0: "change who wins", 1: "show a situation the rules do not settle", 2: "change the moves a player may make",
+                3: "change what a player sees", 4: "break a fact the rules should guarantee", 5: "ask for missing data or wording",
+                6: "not decided", 7: "not verified", 8: "proven not to matter"}
+
+
+def impact_counts(questions: list[Question]) -> list[tuple[str, int]]:
+    counts = Counter(q.rank[0] for q in questions)
+    return [(IMPACT_WORDS[k], counts[k]) for k in sorted(counts)]
+
+
+def is_evidence(f: Finding) -> bool:
+    """A finding about the rulebook (a declared question, a problem a game shows, a translation),
+    as opposed to a check of the formal model (what is proven absent, invariants, dead rules)."""
+    return f.kind in ("ambiguity", "sensitivity", "translation", "edition-difference") or f.status == "witness"
 
 
 def _finding_key(f: Finding) -> tuple[int, int, int, int, str, str]:
@@ -350,6 +384,9 @@ def _actions(actions: list[Any]) -> str:
 
 
 def _witness(f: Finding) -> WitnessView | None:
+    """A witness as a table situation: the position where its plays part (when the verifier gave
+    one), then the moves after it under each reading, side by side; the whole game stays in the
+    findings' JSON, for replay."""
     w = f.witness
     if w is None:
         return None
@@ -358,6 +395,14 @@ def _witness(f: Finding) -> WitnessView | None:
         who, sep, what = line.partition(": ")
         setup.append((who, what) if sep else ("", line))
     plays = w.plays
+    columns = [PlayColumn(p.label, p.outcome, p.replayed, _actions(p.actions)) for p in plays]
+    pos = w.position
+    if pos is not None and len(pos.marks) == len(plays):
+        tails = [p.steps[m:] for p, m in zip(plays, pos.marks)]
+        tail = max((len(t) for t in tails), default=0)
+        rows = [[t[i] if i < len(t) else "" for t in tails] for i in range(tail)]
+        return WitnessView(w.players, setup, [], columns, rows, w.divergence, [(a, b) for a, b in pos.table], pos.step,
+                           [(a, b) for a, b in pos.draws], [(a, b) for a, b in pos.cards], pos.note)
     shared = 0
     if plays:
         shortest = min(len(p.steps) for p in plays)
@@ -366,7 +411,6 @@ def _witness(f: Finding) -> WitnessView | None:
     common = plays[0].steps[:shared] if plays else []
     tail = max((len(p.steps) - shared for p in plays), default=0)
     rows = [[p.steps[shared + i] if shared + i < len(p.steps) else "" for p in plays] for i in range(tail)]
-    columns = [PlayColumn(p.label, p.outcome, p.replayed, _actions(p.actions)) for p in plays]
     return WitnessView(w.players, setup, common, columns, rows, w.divergence)
 
 
@@ -385,11 +429,15 @@ def _plain(v: Any) -> str:
     return str(v)
 
 
+#: The facts of a finding a report lists under "Details" (the rest are in its sentences).
+SHOWN_DETAILS = ("readings", "players", "differs_in", "found_by", "data", "under")
+
+
 def _details(d: dict[str, Any]) -> list[tuple[str, str]]:
-    return [(str(k), _plain(d[k])) for k in sorted(d, key=str)]
+    return [(k, _plain(d[k])) for k in SHOWN_DETAILS if d.get(k) not in (None, "", [])]
 
 
-def _finding(rules: ir.Ruleset, f: Finding, n: int, sim: SimulationResults | None) -> FindingView:
+def _finding(rules: ir.Ruleset, f: Finding, n: int, sim: SimulationResults | None, part: str = "evidence") -> FindingView:
     amb = rules.ambiguities.get(f.subject)
     plays = f.witness.plays if f.witness else []
     readings = _readings(amb, plays, sim) if amb else []
@@ -420,6 +468,7 @@ def _finding(rules: ir.Ruleset, f: Finding, n: int, sim: SimulationResults | Non
         bound=f.bound,
         details=_details(f.details),
         simulation=sim_note,
+        part=part,
     )
 
 

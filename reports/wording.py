@@ -36,6 +36,14 @@ def players_span(n_list: list[int], loop_bound: int | None = None) -> str:
     return text
 
 
+def long_witness(longest: int, step: int, several: bool) -> str:
+    """Why a witness needs more than a few moves after its position."""
+    if several:
+        return (f"The readings play alike for the first {step} moves; from there the game needs up to {longest} more moves "
+                "to reach the end where the readings' results differ: no shorter game was found.")
+    return f"From this position the game needs {longest} more moves to show it: no shorter game was found."
+
+
 def quoted(names: list[str]) -> str:
     return ", ".join(f"'{x}'" for x in names)
 
@@ -281,6 +289,67 @@ def apply(findings: list[Finding]) -> None:
     for f in findings:
         if f.verdict:
             f.title, f.message = word(f)
+
+
+# ---- the questions for the publisher -------------------------------------------------------------
+
+
+def _finding_ref(number: int | None) -> str:
+    return f" (finding {number})" if number is not None else ""
+
+
+def ambiguity_impact(f: Finding, number: int | None, shares: list[Any] | None) -> str:
+    """How much a declared question matters, from the strongest finding about its readings and
+    the coupled random games whose result a reading changes (ReadingFrequency, per player count;
+    None: no random play was given)."""
+    d = f.details
+    ref = _finding_ref(number)
+    v = f.verdict
+    if v == "outcome":
+        text = f"Changes who wins or the scores: a game of {d.get('players')} players shows it{ref}."
+    elif v == "moves":
+        text = f"Changes the moves a player may make: a game of {d.get('players')} players shows it{ref}."
+    elif v == "information":
+        text = f"Changes what a player sees: a game of {d.get('players')} players shows it{ref}."
+    elif v == "harmless":
+        text = (f"Proven not to change any game of {d.get('proven')}{ref}: every reading gives the same winners, scores and "
+                "choices, so the question can be settled either way.")
+    elif v == "same-rule":
+        text = f"Not modelled: the ruleset's readings formalize one rule{ref}, so whether the question matters is not known."
+    else:
+        text = f"Not decided{ref}: the verifier could not tell whether the readings ever give different games."
+    if shares:
+        top = max(shares, key=lambda r: (r.share, -r.players))
+        counts = sorted({r.players for r in shares})
+        text += (f" In coupled random play a reading changes the result in up to {top.share * 100:.1f}% of games "
+                 f"({top.players} players; it does at {players_text(counts)}).")
+    elif shares is not None and v == "outcome":
+        text += " No coupled random game showed it: the games that do are rare."
+    return text
+
+
+def depends_on_data(number: int | None) -> str:
+    return f"The game that shows it needs the assumed values of the data the rulebook does not give{_finding_ref(number)}."
+
+
+def problem_question(f: Finding) -> tuple[str, str]:
+    """A problem of the rules a game shows, as a question for the publisher, with how it shows."""
+    d = f.details
+    n = d.get("players")
+    if f.kind in ("incompleteness", "conflict", "exhaustion"):
+        lead = {"incompleteness": "No rule says what happens", "conflict": "Two rules apply and disagree",
+                "exhaustion": "A supply runs out when a rule needs it"}[f.kind]
+        return f"{lead}: {d.get('situation')}. What should happen?", f"A game of {n} players reaches this situation (the game is shown)."
+    if f.kind == "non-termination":
+        return "Play can go on for ever: what ends it?", f"In a game of {n} players a round can repeat exactly, with nothing to end it."
+    return (f"The rules allow a game in which this does not hold: {d.get('desc')}. Is that intended?",
+            f"A game of {n} players breaks it (an invariant the ruleset states).")
+
+
+def missing_data_impact(kind: str) -> str:
+    if kind == "assumed":
+        return "The rules use values assumed for now; the verifier says which findings depend on them (sensitivity findings)."
+    return "The rules use a default value for now; the verifier says which findings depend on it (sensitivity findings)."
 
 
 # ---- the verdict, as a report states it --------------------------------------------------------------

@@ -326,7 +326,11 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     fmt = report_format(args.output)
     if fmt is None:
-        raise UsageError(f"cannot tell the report format from '{args.output}'", "name the output NAME.html or NAME.md")
+        raise UsageError(f"cannot tell the report format from '{args.output}'", "name the output NAME.html, NAME.md or NAME.csv (the questions only)")
+    if args.questions:
+        if fmt == "html":
+            raise UsageError("--questions writes the questions for the publisher alone, as Markdown or CSV", "name the output NAME.md or NAME.csv")
+        fmt = "csv" if fmt == "csv" else "questions-md"
     folder = Path(args.output).parent
     if not folder.is_dir():
         raise UsageError(f"cannot write {args.output}: there is no directory {folder}", f"create it first (mkdir -p {folder})")
@@ -351,7 +355,8 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write_atomic(args.output, text)
     except OSError as exc:
         raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-    out.write(f"wrote {args.output}: a clarification report on {rules.game.title}, {len(findings)} findings\n")
+    what = "the questions for the publisher" if fmt in ("csv", "questions-md") else "a clarification report"
+    out.write(f"wrote {args.output}: {what} on {rules.game.title}, from {len(findings)} findings\n")
     return EXIT_OK
 
 
@@ -440,6 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--reading", action="append", metavar="NAME=READING", help="when verifying now: fix the reading of an ambiguity (repeatable)")
     rp.add_argument("--players", type=int, action="append", metavar="N", help="when verifying now: verify only this player count (repeatable)")
     rp.add_argument("--timeout", type=float, metavar="SECONDS", help=f"when verifying now: time limit of each solver call (default {DEFAULT_TIMEOUT:g})")
+    rp.add_argument("--questions", action="store_true", help="write only the questions for the publisher (NAME.md; NAME.csv always does)")
     rp.set_defaults(func=cmd_report)
 
     gn = sub.add_parser("gen", help="generate a standalone Python game engine for a ruleset")

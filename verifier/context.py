@@ -25,11 +25,14 @@ from .conditions import (
 from .findings import VERDICTS, Finding, Play, Quote, Witness
 from .symbolic import DEFAULT_LOOP_BOUND, AttrSource, SymExec, Trace, statements
 from .witness import (
+    FEW_MOVES,
     Replay,
     actions_of,
     continue_game,
+    follow,
     make_play,
     model_of_actions,
+    position,
     random_game,
     replay_engine,
     replay_interpreter,
@@ -281,7 +284,8 @@ class Context:
 
     # ---- witnesses --------------------------------------------------------------------------
 
-    def play_of(self, trace: Trace, model: dict[str, bool | int], n: int, label: str, after: list[Any] | None = None) -> Play:
+    def play_of(self, trace: Trace, model: dict[str, bool | int], n: int, label: str, after: list[Any] | None = None,
+                after_readings: dict[str, str] | None = None) -> Play:
         """The game of a model under one reading, replayed and checked; its table set-up is kept
         for the witness. ``after``: instead of the model's game, another reading's game followed
         as far as this reading allows and then continued with random legal moves."""
@@ -292,7 +296,7 @@ class Context:
                 # the trace stops at the loop bound; the game goes on, with random legal moves
                 actions = continue_game(program, n, actions, self.o.params)
         else:
-            actions = continue_game(program, n, after, self.o.params)
+            actions = follow(program, self.program(after_readings or self.base_readings), n, after, self.o.params)
         play, r = self.play_actions(trace.readings, actions, n, label)
         expected = _model_winners(trace, model) if after is None else None
         if r.error is None and expected is not None and r.winners != expected:
@@ -336,7 +340,13 @@ class Context:
         return text
 
     def witness(self, plays: list[Play], n: int, divergence: str) -> Witness:
-        return Witness(n, self.setups.get(id(plays[0]), []), plays, divergence)
+        """A witness game: its plays, and the table at the latest point they share, from which a
+        person follows the few moves after it (the whole game stays in the plays, for replay)."""
+        programs = [self.program(p.readings) for p in plays]
+        pos = position(programs, n, [p.actions for p in plays], self.o.params)
+        if pos is not None and pos.longest > FEW_MOVES:
+            pos.note = wording.long_witness(pos.longest, pos.step, len(plays) > 1)
+        return Witness(n, self.setups.get(id(plays[0]), []), plays, divergence, pos)
 
     # ---- checks -------------------------------------------------------------------------------
     def base(self, n: int) -> Trace:

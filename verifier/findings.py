@@ -91,11 +91,26 @@ class Play:
 
 
 @dataclass
+class Position:
+    """The table at the latest point the plays of a witness share: what a person lays out to see
+    the question, before the few moves that follow under each reading."""
+
+    step: int  # actions of the game (chance draws included) that lead here
+    table: list[list[str]]  # [place, what it holds] for every zone that holds something, then the variables
+    draws: list[list[str]]  # [zone, the components drawn from it from here on, in draw order] (the first play's)
+    cards: list[list[str]]  # [component, its data the ruleset assumes] for the components on the table here
+    marks: list[int]  # per play: how many of its steps (log lines) come before this point
+    longest: int  # the most moves (player and chance decisions) any play makes after this point
+    note: str | None = None  # why more than a few moves follow, when they do
+
+
+@dataclass
 class Witness:
     players: int
     setup: list[str]  # the deal and anything else a table needs before the first move
     plays: list[Play]
     divergence: str  # what differs between the plays, in one sentence
+    position: Position | None = None
 
 
 @dataclass

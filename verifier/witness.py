@@ -14,7 +14,7 @@ from rulecheck.interpreter.semantics import RuleError
 from rulecheck.interpreter.state import Game, State, observation, seen
 
 from . import terms as tm
-from .findings import Play
+from .findings import Play, Position
 from .symbolic import Trace, decision_value
 
 
@@ -97,6 +97,89 @@ def replay_interpreter(program: ir.Program, n: int, actions: list[Any], params: 
         return Replay(actions, log, setup, None, f"{err.kind}: {err.message} (line {err.span.line})", True)
     except ValueError as err:
         return Replay(actions, state.machine.log if state else [], setup, None, f"illegal move: {err}", False)
+
+
+#: A witness whose plays make at most this many moves after their common position is short
+#: enough to lay out at a table; longer ones say why (Position.note).
+FEW_MOVES = 10
+
+
+def _node(state: State) -> tuple[Any, ...]:
+    """What a state waits for: the kind of decision, who takes it, what about, with which options."""
+    p = state.pending
+    if p is None:
+        return ("over",)
+    return (p.kind, p.player, p.label, tuple(p.options), tuple(sorted((q, tuple(o)) for q, o in p.per_player.items())))
+
+
+def position(programs: list[ir.Program], n: int, plays: list[list[Any]], params: dict[str, Any] | None = None) -> Position | None:
+    """The latest point the plays share: the same actions so far and, there, the same table and the
+    same decision asked for (each play under its own program). None when a play does not replay."""
+    try:
+        states = [Game(p, n, params).new_initial_state(log=True) for p in programs]
+    except RuleError:
+        return None
+    k = 0
+    try:
+        while True:
+            if len({observation(st.machine, None) for st in states}) > 1 or len({_node(st) for st in states}) > 1:
+                break
+            if any(st.is_terminal() for st in states) or any(len(a) <= k for a in plays) or len({repr(a[k]) for a in plays}) > 1:
+                break
+            trial = [st.clone() for st in states]
+            for st, a in zip(trial, plays):
+                apply(st, a[k])
+            states = trial
+            k += 1
+    except (RuleError, ValueError):
+        pass  # the point before the failing action is the last one both share
+    first = states[0]
+    table: list[list[str]] = []
+    for line in observation(first.machine, None).splitlines():
+        head, _, rest = line.partition(": ")
+        if rest and rest != "empty":
+            table.append([head, rest])
+    marks = [len(st.machine.log) for st in states]
+    draws = _draws(programs[0], n, plays[0], k, params)
+    cards = _assumed_cards(first)
+    longest = max(len(a) - k for a in plays)
+    return Position(k, table, draws, cards, marks, longest)
+
+
+def _draws(program: ir.Program, n: int, actions: list[Any], k: int, params: dict[str, Any] | None) -> list[list[str]]:
+    """The components chance draws after action k, zone by zone, in the order they are drawn."""
+    rules = program.rules
+    out: dict[str, list[str]] = {}
+    try:
+        state = Game(program, n, params).new_initial_state()
+        for i, a in enumerate(actions):
+            if i >= k and state.is_chance_node():
+                zone = state.decision_label().removeprefix("draw from ")
+                out.setdefault(zone, []).append(rules.components[a].display)
+            apply(state, a)
+    except (RuleError, ValueError):
+        pass
+    return [[zone, ", ".join(names)] for zone, names in out.items()]
+
+
+def _assumed_cards(state: State) -> list[list[str]]:
+    """The components in view (not in a zone nobody sees) whose kind has data the ruleset assumes
+    or leaves unspecified, each with those values: they decide games and may not be the printed ones."""
+    m = state.machine
+    rules = m.rules
+    out: list[list[str]] = []
+    for z in rules.zones.values():
+        if z.visibility == "hidden":
+            continue
+        for idx in m.zone_indexes(z):
+            for cid in sorted(m.contents[(z.name, idx)]):
+                comp = rules.components[cid]
+                kind = rules.kinds[comp.kind]
+                assumed = [a for a, pv in kind.provenance.items() if pv.kind != "given"]
+                if assumed:
+                    values = m.attr_values[cid]
+                    out.append([comp.display, "; ".join(f"{a} {show(values[a], kind.attrs[a], rules)}" for a in assumed)])
+    return sorted(out, key=lambda row: row[0])
 
 
 def table_situation(state: State) -> list[str]:
@@ -227,6 +310,90 @@ def continue_game(program: ir.Program, n: int, actions: list[Any], params: dict[
     return out
 
 
+def forced(state: State, n: int) -> Any | None:
+    """The one move a decision allows, when it allows one (a choice with a single option, or a
+    simultaneous node where every seat has a single one, passing included): no choice at all.
+    None at a chance node, at the end, or where someone has a choice."""
+    if state.is_terminal() or state.is_chance_node():
+        return None
+    if state.is_simultaneous_node():
+        options = [state.legal_actions(q) for q in range(n)]
+        return [o[0] for o in options] if all(len(o) == 1 for o in options) else None
+    legal = state.legal_actions()
+    return legal[0] if len(legal) == 1 else None
+
+
+def _same_node(sa: State, sb: State) -> bool:
+    pa, pb = sa.pending, sb.pending
+    if pa is None or pb is None:
+        return pa is pb
+    return (pa.kind, pa.player if pa.kind == "player" else -1, pa.label) == (pb.kind, pb.player if pb.kind == "player" else -1, pb.label)
+
+
+def _mapped(sa: State, sb: State, act: Any, n: int) -> Any | None:
+    """The other reading's move for the same choices at the same decision: each seat as in
+    ``act`` where that is legal there, a seat with a single option takes it; None where a choice
+    is not legal there (the games part)."""
+    if isinstance(act, list):
+        joint = []
+        for q in range(n):
+            options = sb.legal_actions(q)
+            if len(options) == 1:
+                joint.append(options[0])
+            elif act[q] in options:
+                joint.append(act[q])
+            else:
+                return None
+        return joint
+    legal = [x for x, _ in sb.chance_outcomes()] if sb.is_chance_node() else sb.legal_actions()
+    if act in legal:
+        return act
+    return legal[0] if len(legal) == 1 and not sb.is_chance_node() else None
+
+
+def follow(program: ir.Program, source: ir.Program, n: int, actions: list[Any], params: dict[str, Any] | None = None,
+           seed: int = 0, max_moves: int = 10_000) -> list[Any]:
+    """One reading's side of a game played under another (``source``, with ``actions``): the same
+    choices at the same decisions for as long as this reading allows them, its forced moves made
+    where it has them and the source's skipped where only the source has them; from where the
+    games part, coupled random moves (dsl/coupling.py) to the end."""
+    pick = Coupled(seed)
+    sa, sb = State(Game(source, n, params)), State(Game(program, n, params))
+    out: list[Any] = []
+    queue = list(actions)
+    parted = False
+    try:
+        while not sb.is_terminal() and len(out) < max_moves:
+            move: Any = None
+            if not parted and queue and not sa.is_terminal():
+                if _same_node(sa, sb):
+                    move = _mapped(sa, sb, queue[0], n)
+                    if move is not None:
+                        apply(sa, queue.pop(0))
+                elif forced(sa, n) is not None:
+                    apply(sa, queue.pop(0))  # a move only the source makes, and it is no choice
+                    continue
+                else:
+                    move = forced(sb, n)  # one only this reading makes, no choice either
+            if move is None:
+                parted = True
+                move = _random_move(sb, n, pick)
+            apply(sb, move)
+            out.append(move)
+    except (RuleError, ValueError):
+        pass
+    return out
+
+
+def _random_move(state: State, n: int, pick: Coupled) -> Any:
+    label = state.decision_label()
+    if state.is_chance_node():
+        return pick.chance(label, state.chance_outcomes())
+    if state.is_simultaneous_node():
+        return [pick.choose(q, label, state.legal_actions(q)) for q in range(n)]
+    return pick.choose(state.current_player(), label, state.legal_actions())
+
+
 def _asks(s: State) -> str:
     """What a state waits for, in words."""
     p = s.pending
@@ -240,33 +407,54 @@ def _asks(s: State) -> str:
 
 
 def first_difference(a: ir.Program, b: ir.Program, n: int, actions: list[Any], names: tuple[str, str], params: dict[str, Any] | None = None) -> str | None:
-    """Where the same history first offers different moves under two readings, in words. Decisions
-    are counted from the start of the game, chance draws included."""
+    """Where the same history first offers different moves under two readings, in words: a choice
+    one reading offers and the other does not, or other options at the same decision (a decision
+    with one option is no choice: a forced move one reading has and the other has not is made and
+    passed). Decisions are counted from the start of the game, chance draws included, as the
+    first reading makes them."""
     sa, sb = Game(a, n, params).new_initial_state(), Game(b, n, params).new_initial_state()
+    queue = list(actions)
+    step = 0
     try:
-        for step, act in enumerate(actions, start=1):
+        while queue:
             if sa.is_terminal() or sb.is_terminal():
+                going = sb if sa.is_terminal() else sa
+                if not going.is_terminal() and forced(going, n) is not None:
+                    apply(going, forced(going, n))
+                    continue
                 if sa.is_terminal() != sb.is_terminal():
-                    ended, going = (names[0], names[1]) if sa.is_terminal() else (names[1], names[0])
-                    return f"after decision {step - 1} the game is over under '{ended}' but goes on under '{going}'"
+                    ended, on = (names[0], names[1]) if sa.is_terminal() else (names[1], names[0])
+                    return f"after decision {step} the game is over under '{ended}' but goes on under '{on}'"
                 return None
-            if _asks(sa) != _asks(sb):
-                return f"at decision {step} the game asks for {_asks(sa)} under '{names[0]}' but {_asks(sb)} under '{names[1]}'"
+            if not _same_node(sa, sb):
+                if forced(sa, n) is not None:
+                    apply(sa, queue.pop(0))
+                    step += 1
+                    continue
+                if forced(sb, n) is not None:
+                    apply(sb, forced(sb, n))
+                    continue
+                return f"at decision {step + 1} the game asks for {_asks(sa)} under '{names[0]}' but {_asks(sb)} under '{names[1]}'"
             if sa.is_chance_node():
                 ca = sorted(x for x, _ in sa.chance_outcomes())
                 cb = sorted(x for x, _ in sb.chance_outcomes())
                 if ca != cb:
-                    return (f"at decision {step} the draw can give {_options(sa, -1, ca)} under '{names[0]}' "
+                    return (f"at decision {step + 1} the draw can give {_options(sa, -1, ca)} under '{names[0]}' "
                             f"but {_options(sb, -1, cb)} under '{names[1]}'")
             else:
                 who = range(n) if sa.is_simultaneous_node() else [sa.current_player()]
                 for q in who:
                     la, lb = sa.legal_actions(q), sb.legal_actions(q)
-                    if la != lb:
-                        return (f"at decision {step}, {player_name(q)} may choose "
+                    if la != lb and (len(la) > 1 or len(lb) > 1):
+                        return (f"at decision {step + 1}, {player_name(q)} may choose "
                                 f"{_options(sa, q, la)} under '{names[0]}' but {_options(sb, q, lb)} under '{names[1]}'")
-            for s in (sa, sb):
-                apply(s, act)
+            act = queue.pop(0)
+            other = _mapped(sa, sb, act, n)
+            if other is None:
+                return None
+            apply(sa, act)
+            apply(sb, other)
+            step += 1
     except (RuleError, ValueError):
         return None
     return None

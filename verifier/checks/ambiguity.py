@@ -18,10 +18,11 @@ from ..conditions import (
 from ..context import RANDOM_MAX_STEPS, ReplayMismatch, _quotes
 from ..findings import Finding, Play, Quote
 from ..witness import (
-    continue_game,
+    FEW_MOVES,
     first_difference,
     first_seen_difference,
     first_state_difference,
+    follow,
     observe_engine,
     random_game,
 )
@@ -35,31 +36,46 @@ class AmbiguityCheck(SameRuleCheck):
     """ambiguity: do the readings of a declared ambiguity ever give other results, moves or views?"""
 
     def random_witness(self, alt: dict[str, str], n: int, labels: tuple[str, str], names: tuple[str, str]) -> tuple[Play, Play, str] | None:
-        """Games played at random on the two readings' engines, one random stream per game shared
-        by both (the same choices until the rules part): the first whose results differ, replayed
-        and checked like any witness, with the results and where the two games first part. For differences the solver cannot reach: games longer than
-        its loop bound, or problems it does not settle in time. Deterministic: fixed seeds."""
+        """Games played at random on the two readings' engines, their choices coupled (the same
+        seed, so the same choices wherever the readings offer the same ones): of those whose
+        winners differ, the one with the fewest moves after the readings part (a few are kept
+        looking for; the first short enough is taken), replayed and checked like any witness,
+        with the results and where the two games first part. For differences the solver cannot
+        reach: games longer than its loop bound, or problems it does not settle in time.
+        Deterministic: fixed seeds."""
         ma, mb = self.engine(self.base_readings), self.engine(alt)
         if ma is None or mb is None or self.o.random_games <= 0:
             return None
         ga = ma.load_game({"players": n, **self.o.params})
         gb = mb.load_game({"players": n, **self.o.params})
+        best: tuple[int, list[Any], list[Any]] | None = None
         for g in range(self.o.random_games):
             seed = game_seed(0, g)
             acts_a: list[Any] = []
             acts_b: list[Any] = []
             oa, _ = play(ga, ma.RuleError, seed, RANDOM_MAX_STEPS, acts_a)
             ob, _ = play(gb, mb.RuleError, seed, RANDOM_MAX_STEPS, acts_b)
-            if isinstance(oa, str) or isinstance(ob, str) or oa == ob:
+            if isinstance(oa, str) or isinstance(ob, str) or oa == ob or _winners(oa) == _winners(ob):
                 continue
-            pa, ra = self.play_actions(self.base_readings, acts_a, n, labels[0])
-            pb, rb = self.play_actions(alt, acts_b, n, labels[1])
-            if ra.error is None and rb.error is None and None not in (ra.winners, rb.winners) and ra.winners != rb.winners:
-                div = f"{pa.outcome} under '{names[0]}'; {pb.outcome} under '{names[1]}'"
-                where = first_state_difference(self.program(self.base_readings), self.program(alt), n, (acts_a, acts_b), names, self.o.params)
-                return pa, pb, div + (f"; the games first part {where}" if where else "")
-        self.random_tried.append(n)
-        return None
+            shared = 0
+            while shared < min(len(acts_a), len(acts_b)) and acts_a[shared] == acts_b[shared]:
+                shared += 1
+            after = max(len(acts_a), len(acts_b)) - shared
+            if best is None or after < best[0]:
+                best = (after, acts_a, acts_b)
+            if after <= FEW_MOVES:
+                break
+        if best is None:
+            self.random_tried.append(n)
+            return None
+        _, acts_a, acts_b = best
+        pa, ra = self.play_actions(self.base_readings, acts_a, n, labels[0])
+        pb, rb = self.play_actions(alt, acts_b, n, labels[1])
+        if not (ra.error is None and rb.error is None and None not in (ra.winners, rb.winners) and ra.winners != rb.winners):
+            raise ReplayMismatch(f"a random game the engines end with other winners replays otherwise in the interpreter ({names[1]})")
+        div = f"{pa.outcome} under '{names[0]}'; {pb.outcome} under '{names[1]}'"
+        where = first_state_difference(self.program(self.base_readings), self.program(alt), n, (acts_a, acts_b), names, self.o.params)
+        return pa, pb, div + (f"; the games first part {where}" if where else "")
 
     def check_ambiguities(self) -> None:
         for amb in self.rules.ambiguities.values():
@@ -218,9 +234,13 @@ class AmbiguityCheck(SameRuleCheck):
                     raise ReplayMismatch(f"the generated engine shows {player_name(diff.player)} another table than the interpreter "
                                          f"after decision {diff.step}")
             pa, _ = self.play_actions(self.base_readings, actions, n, labels[0])
-            pb, _ = self.play_actions(alt, continue_game(program_b, n, actions, self.o.params), n, labels[1])
+            pb, _ = self.play_actions(alt, follow(program_b, program_a, n, actions, self.o.params), n, labels[1])
             return pa, pb, diff.text
         return None
+
+
+def _winners(returns: tuple[float, ...] | str) -> tuple[int, ...]:
+    return tuple(q for q, r in enumerate(returns) if r > 0) if isinstance(returns, tuple) else ()
 
 
 def _by_seat(values: list[int]) -> str:
