@@ -421,7 +421,7 @@ class Compiler:
 
     def inlinable(self, d: ir.Definition) -> bool:
         """Small definitions with arguments are spelled in place instead of called."""
-        from rulecheck.dsl.checker import walk_exprs
+        from rulecheck.dsl.walk import walk_exprs
 
         body = self.bodies[d.name]
         if body is None or not d.formals:
@@ -582,7 +582,7 @@ class Compiler:
 
     def reachable_defs(self) -> list[str]:
         """Definitions the flow can call, in declaration order (invariants are not compiled)."""
-        from rulecheck.dsl.checker import walk_exprs, walk_stmts
+        from rulecheck.dsl.walk import walk_exprs, walk_stmts
 
         seen: set[str] = set()
         todo: list[object] = [self.rules.flow]
@@ -1777,14 +1777,14 @@ class Compiler:
         rep = rep_of(s.value.type)
         if isinstance(s.value.type, TSet) and isinstance(s.value.type.elem, TAny):
             # an empty set whose element type only later assignments tell
-            from rulecheck.dsl.checker import walk_stmts
+            from rulecheck.dsl.walk import walk_stmts
 
             later = [x for x in walk_stmts(self.rest) if isinstance(x, ir.Assign) and x.local and x.name == s.name]
             rep = "fs" if any(rep_of(x.value.type) == "fs" for x in later) else "mask"
         v = self.ex(s.value, rep)
         loc = self.bind(self.scope, s.name, s.value.type, after, rep)
         self.emit(f"{loc.code} = {v}")
-        from rulecheck.dsl.checker import walk_stmts
+        from rulecheck.dsl.walk import walk_stmts
 
         if not any(isinstance(x, ir.Assign) and x.local and x.name == s.name for x in walk_stmts(self.rest)):
             # (a local that is never set again keeps the range of its value)
@@ -2557,7 +2557,7 @@ def and_chain(e: ir.Expr) -> list[ir.Expr]:
 
 
 def mentions(e: ir.Expr, name: str) -> bool:
-    from rulecheck.dsl.checker import walk_exprs
+    from rulecheck.dsl.walk import walk_exprs
 
     return any(isinstance(x, ir.Local) and x.name == name for x in walk_exprs(e))
 
