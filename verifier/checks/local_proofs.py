@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.checker import callees, walk_exprs
+from rulecheck.dsl.walk import callees, walk_exprs
 
 from .. import terms as tm
 from ..symbolic import AttrSource, SymExec, Unsupported, statements

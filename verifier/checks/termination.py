@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.checker import walk_stmts
 from rulecheck.dsl.source import Span
+from rulecheck.dsl.walk import walk_stmts
 from rulecheck.interpreter.semantics import resolve_params
 
 from ..conditions import (
