@@ -398,7 +398,8 @@ def _witness(f: Finding) -> WitnessView | None:
     columns = [PlayColumn(p.label, p.outcome, p.replayed, _actions(p.actions)) for p in plays]
     pos = w.position
     if pos is not None and len(pos.marks) == len(plays):
-        tails = [p.steps[m:] for p, m in zip(plays, pos.marks)]
+        ends = pos.ends or [len(p.steps) for p in plays]
+        tails = [p.steps[m:e] for p, m, e in zip(plays, pos.marks, ends)]
         tail = max((len(t) for t in tails), default=0)
         rows = [[t[i] if i < len(t) else "" for t in tails] for i in range(tail)]
         return WitnessView(w.players, setup, [], columns, rows, w.divergence, [(a, b) for a, b in pos.table], pos.step,

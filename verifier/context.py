@@ -339,11 +339,12 @@ class Context:
                      else ", with " + ", ".join(f"{k}={v}" for k, v in given.items()) + " (the other parameters at their defaults)")
         return text
 
-    def witness(self, plays: list[Play], n: int, divergence: str) -> Witness:
+    def witness(self, plays: list[Play], n: int, divergence: str, at_parting: bool = False) -> Witness:
         """A witness game: its plays, and the table at the latest point they share, from which a
-        person follows the few moves after it (the whole game stays in the plays, for replay)."""
+        person follows the few moves after it (the whole game stays in the plays, for replay);
+        ``at_parting``: what the witness shows is where the plays part (other moves or views)."""
         programs = [self.program(p.readings) for p in plays]
-        pos = position(programs, n, [p.actions for p in plays], self.o.params)
+        pos = position(programs, n, [p.actions for p in plays], self.o.params, at_parting)
         if pos is not None and pos.longest > FEW_MOVES:
             pos.note = wording.long_witness(pos.longest, pos.step, len(plays) > 1)
         return Witness(n, self.setups.get(id(plays[0]), []), plays, divergence, pos)

@@ -102,6 +102,7 @@ class Position:
     marks: list[int]  # per play: how many of its steps (log lines) come before this point
     longest: int  # the most moves (player and chance decisions) any play makes after this point
     note: str | None = None  # why more than a few moves follow, when they do
+    ends: list[int] | None = None  # per play: where the steps worth showing end (a witness of different moves: at the parting)
 
 
 @dataclass

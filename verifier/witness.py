@@ -112,38 +112,86 @@ def _node(state: State) -> tuple[Any, ...]:
     return (p.kind, p.player, p.label, tuple(p.options), tuple(sorted((q, tuple(o)) for q, o in p.per_player.items())))
 
 
-def position(programs: list[ir.Program], n: int, plays: list[list[Any]], params: dict[str, Any] | None = None) -> Position | None:
-    """The latest point the plays share: the same actions so far and, there, the same table and the
-    same decision asked for (each play under its own program). None when a play does not replay."""
+def _table(state: State) -> list[list[str]]:
+    rows = []
+    for line in observation(state.machine, None).splitlines():
+        head, _, rest = line.partition(": ")
+        if rest and rest != "empty":
+            rows.append([head, rest])
+    return rows
+
+
+def _moves_part(sa: State, sb: State, n: int) -> bool:
+    """Do the two states offer different moves now (the rule of first_difference: a decision with
+    one option is no choice)?"""
+    if sa.is_terminal() or sb.is_terminal():
+        return sa.is_terminal() != sb.is_terminal()
+    if not _same_node(sa, sb):
+        return forced(sa, n) is None or forced(sb, n) is None
+    if sa.is_chance_node():
+        return sorted(x for x, _ in sa.chance_outcomes()) != sorted(x for x, _ in sb.chance_outcomes())
+    who = range(n) if sa.is_simultaneous_node() else [sa.current_player()]
+    return any(sa.legal_actions(q) != sb.legal_actions(q) and (len(sa.legal_actions(q)) > 1 or len(sb.legal_actions(q)) > 1)
+               for q in who)
+
+
+def position(programs: list[ir.Program], n: int, plays: list[list[Any]], params: dict[str, Any] | None = None,
+             at_parting: bool = False) -> Position | None:
+    """The table a person lays out to see a witness: the latest point before the plays part (the
+    first decision where they offer different moves, or where their moves differ) at which both
+    tables are the same, when that is at most a few moves before the parting; otherwise the parting
+    itself, the other plays' differences listed. ``at_parting``: the witness is the parting itself
+    (different moves or views), so no move after it is shown. None when a play does not replay."""
     try:
         states = [Game(p, n, params).new_initial_state(log=True) for p in programs]
     except RuleError:
         return None
+    history: list[list[State]] = []  # the states after each common action (clones)
     k = 0
     try:
         while True:
-            if len({observation(st.machine, None) for st in states}) > 1 or len({_node(st) for st in states}) > 1:
-                break
+            history.append([st.clone() for st in states])
             if any(st.is_terminal() for st in states) or any(len(a) <= k for a in plays) or len({repr(a[k]) for a in plays}) > 1:
                 break
-            trial = [st.clone() for st in states]
-            for st, a in zip(trial, plays):
+            if any(_moves_part(states[0], st, n) for st in states[1:]):
+                break
+            for st, a in zip(states, plays):
                 apply(st, a[k])
-            states = trial
             k += 1
     except (RuleError, ValueError):
         pass  # the point before the failing action is the last one both share
-    first = states[0]
-    table: list[list[str]] = []
-    for line in observation(first.machine, None).splitlines():
-        head, _, rest = line.partition(": ")
-        if rest and rest != "empty":
-            table.append([head, rest])
-    marks = [len(st.machine.log) for st in states]
-    draws = _draws(programs[0], n, plays[0], k, params)
+    parting = len(history) - 1
+
+    def same_table(i: int) -> bool:
+        return len({observation(st.machine, None) for st in history[i]}) == 1
+
+    # a position before the end: the last decision, not the table the end has already changed
+    while parting > 0 and any(st.is_terminal() for st in history[parting]):
+        parting -= 1
+    at = parting
+    if not same_table(parting):
+        equal = next((i for i in range(parting, -1, -1) if same_table(i)), None)
+        if equal is not None and parting - equal <= FEW_MOVES:
+            at = equal
+    here = history[at]
+    first = here[0]
+    table = _table(first)
+    # where the other plays' tables differ here
+    for st in here[1:]:
+        other = {row[0]: row[1] for row in _table(st)}
+        mine = {row[0]: row[1] for row in table}
+        for place in sorted(set(other) | set(mine)):
+            if other.get(place) != mine.get(place):
+                table.append([f"{place} under the other reading", other.get(place, "empty")])
+    marks = [len(st.machine.log) for st in here]
+    ends = [len(st.machine.log) for st in history[parting]] if at_parting else None
+    draws = _draws(programs[0], n, plays[0], at, params)
     cards = _assumed_cards(first)
-    longest = max(len(a) - k for a in plays)
-    return Position(k, table, draws, cards, marks, longest)
+    longest = (parting - at) if at_parting else max(len(a) - at for a in plays)
+    pos = Position(at, table, draws, cards, marks, longest)
+    if ends is not None:
+        pos.ends = ends
+    return pos
 
 
 def _draws(program: ir.Program, n: int, actions: list[Any], k: int, params: dict[str, Any] | None) -> list[list[str]]:

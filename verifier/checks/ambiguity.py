@@ -212,7 +212,8 @@ class AmbiguityCheck(SameRuleCheck):
         facts: dict[str, Any] = {"ambiguity": amb.name, "readings": list(readings), "differs_in": kind_of, "players": n}
         if found_by:
             facts["found_by"] = found_by
-        return self.found("ambiguity", kind_of, amb.name, amb.span, _ambiguity_quotes(amb), witness=self.witness(list(plays), n, div),
+        return self.found("ambiguity", kind_of, amb.name, amb.span, _ambiguity_quotes(amb),
+                          witness=self.witness(list(plays), n, div, at_parting=kind_of != "outcome"),
                           declared=amb.kind, question=amb.question, divergence=div, more=more, **facts)
 
     def seen_witness(self, alt: dict[str, str], n: int, labels: tuple[str, str], names: tuple[str, str]) -> tuple[Play, Play, str] | None:
