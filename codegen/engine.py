@@ -107,6 +107,8 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "flow": flow,
         "fast": c.fast,
         "memos": list(c.memos.values()),
+        "returns": ir.RETURNS[g.returns],
+        "score_slots": score_slots(rules, layout),
     }
     return environment().get_template("engine.py.jinja").render(**context)
 
@@ -192,6 +194,14 @@ def var_table(c: Compiler, rules: ir.Ruleset, layout: Layout) -> list[dict[str, 
                 "var": v.name, "index": idx, "mask": rep_of(v.type) == "mask",
             })
     return out
+
+
+def score_slots(rules: ir.Ruleset, layout: Layout) -> tuple[int, ...]:
+    """Where each seat's score is, for a game whose returns are the scores (``returns score``)."""
+    if rules.game.returns != "score":
+        return ()
+    (v,) = [v for v in rules.vars.values() if v.score]
+    return tuple(layout.var_base[v.name] + layout.offset(v.index, q) for q in range(rules.game.max_players)) if v.index else ()
 
 
 def var_init(c: Compiler, rules: ir.Ruleset, layout: Layout) -> list[str]:

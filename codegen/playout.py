@@ -15,7 +15,15 @@ from rulecheck.dsl.coupling import Coupled
 ERROR = "error"  # the rules stopped the game (a RuleError), or a node offered no option
 CAPPED = "capped"  # no end within max_steps nodes
 
-Outcome = tuple[float, ...] | str
+#: A game that ended: its returns, its winners (seats) and whether it was a draw. Two games have
+#: the same result when all three agree (a draw is not the same as nobody winning).
+Result = tuple[tuple[float, ...], tuple[int, ...], bool]
+Outcome = Result | str
+
+
+def result(state: Any) -> Result:
+    """The result of an engine state that has ended."""
+    return tuple(state.returns()), tuple(state.winners()), bool(state.is_draw())
 
 
 def game_seed(seed: int, game: int) -> int:
@@ -43,7 +51,7 @@ def play(game: Any, rule_error: type[BaseException], stream_seed: int, max_steps
         n = game.num_players()
         for _ in range(max_steps):
             if state.is_terminal():
-                return tuple(state.returns()), decisions
+                return result(state), decisions
             if state.is_chance_node():
                 outcomes = state.chance_outcomes()
                 if not outcomes:
@@ -71,7 +79,7 @@ def play(game: Any, rule_error: type[BaseException], stream_seed: int, max_steps
                 state.apply_action(action)
                 log.append(action)
         if state.is_terminal():
-            return tuple(state.returns()), decisions
+            return result(state), decisions
         return CAPPED, decisions
     except rule_error:
         return ERROR, decisions

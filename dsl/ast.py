@@ -297,7 +297,8 @@ class While(Stmt):
 
 @dataclass
 class End(Stmt):
-    winners: Expr
+    winners: Expr | None  # None for a draw
+    draw: bool = False
 
 
 @dataclass
@@ -337,6 +338,8 @@ class Game(Decl):
     players_span: Span | None = None
     order: str = "clockwise"
     sources: list[Source] = field(default_factory=list)
+    returns: str = "winners"
+    returns_span: Span | None = None
 
 
 @dataclass

@@ -265,7 +265,8 @@ class CallProc(Stmt):
 
 @dataclass(eq=False)
 class End(Stmt):
-    winners: Expr
+    winners: Expr  # for a draw, no player
+    draw: bool = False  # `end draw`: nobody wins and nobody loses
 
 
 @dataclass(eq=False)
@@ -292,6 +293,12 @@ class GameInfo:
     max_players: int
     order: str
     sources: list[Source]
+    returns: str = "winners"  # RETURNS: what each player's return is at the end
+
+
+#: How a game's end becomes each player's return (``returns`` in the game declaration): a winner's
+#: return and a loser's, and in a draw everyone's; "score": each player's score variable.
+RETURNS = {"winners": (1.0, 0.0, 0.0), "win_loss": (1.0, -1.0, 0.0), "score": None}
 
 
 @dataclass

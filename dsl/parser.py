@@ -209,6 +209,8 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
                 g.players_span = span
             elif tag == "order":
                 g.order = value
+            elif tag == "returns":
+                g.returns, g.returns_span = value, span
             elif tag == "source":
                 g.sources.append(value)
         return g
@@ -227,6 +229,9 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def g_order(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
         return ("order", ch[0], _span(meta))
+
+    def g_returns(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
+        return ("returns", str(ch[0]), _span(meta))
 
     def g_source(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
         return ("source", ch[0], _span(meta))
@@ -528,6 +533,9 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def s_end(self, meta: Any, ch: list[Any]) -> ast.Stmt:
         return ast.End(_span(meta), ch[1], ch[0])
+
+    def s_end_draw(self, meta: Any, ch: list[Any]) -> ast.Stmt:
+        return ast.End(_span(meta), ch[0], None, draw=True)
 
     def s_say(self, meta: Any, ch: list[Any]) -> ast.Stmt:
         return ast.Say(_span(meta), None, self._str(ch[0]), str(ch[0]), _tok_span(ch[0]))

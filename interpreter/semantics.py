@@ -53,8 +53,9 @@ class Pending:
 
 
 class _EndGame(Exception):
-    def __init__(self, winners: frozenset[int]) -> None:
+    def __init__(self, winners: frozenset[int], draw: bool = False) -> None:
         self.winners = winners
+        self.draw = draw
 
 
 Env = ChainMap[str, Any]
@@ -96,6 +97,7 @@ class Machine:
             else:
                 self.vars[v.name] = {i: v.init for i in self.domain(v.index)}
         self.winners: frozenset[int] | None = None
+        self.draw = False  # the game ended in a draw (`end draw`)
         self.error: RuleError | None = None
 
     # ---- domains ----------------------------------------------------------------------------
@@ -121,6 +123,7 @@ class Machine:
             yield from self.block(self.rules.flow, ChainMap())
         except _EndGame as end:
             self.winners = end.winners
+            self.draw = end.draw
             return
         raise RuleError("incomplete", "the flow ended without a result: no 'end winners' was reached", self.rules.flow[-1].span if self.rules.flow else Span(1, 1, 1, 1))
 
@@ -239,7 +242,9 @@ class Machine:
             winners = self.ev(s.winners, env)
             if self.covered is not None:
                 self.covered.add(ir.label_end(s.sid))
-            if self.logging:
+            if self.logging and s.draw:
+                self.say("The game is a draw")
+            elif self.logging:
                 names = show(winners, ir_set_of_players(), self.rules)
                 self.say(f"Winner{'s' if len(winners) != 1 else ''}: {names}")
                 # the outermost definition finishes last: list it first, each case once
@@ -251,7 +256,7 @@ class Machine:
                     quote = f' — "{why.text}"' if why is not None else ""
                     self.say(f"  by {dname}, case {case}{quote}")
             self.trace = None
-            raise _EndGame(winners)
+            raise _EndGame(winners, s.draw)
         elif isinstance(s, ir.Say):
             if self.logging:
                 self.say("".join(p if isinstance(p, str) else show(self.ev(p, env), p.type, self.rules) for p in s.parts))

@@ -142,10 +142,27 @@ class State:
         return describe_action(self.game.rules, p, player, action, self.game.pass_action)
 
     def returns(self) -> list[float]:
-        w = self.machine.winners
-        if w is None:
-            return [0.0] * self.game.num_players()
-        return [1.0 if q in w else 0.0 for q in range(self.game.num_players())]
+        """Each player's return at the end (the game's ``returns``: ir.RETURNS); 0 before the end
+        and where the rules stopped the game."""
+        m = self.machine
+        n = self.game.num_players()
+        if m.winners is None:
+            return [0.0] * n
+        mode = ir.RETURNS[self.game.rules.game.returns]
+        if mode is None:  # each player's score
+            (score,) = [v for v in self.game.rules.vars.values() if v.score]
+            return [float(m.vars[score.name][q]) for q in range(n)]
+        win, lose, draw = mode
+        if m.draw:
+            return [draw] * n
+        return [win if q in m.winners else lose for q in range(n)]
+
+    def winners(self) -> list[int]:
+        """The players who won (share the victory), in seat order; none in a draw or before the end."""
+        return sorted(self.machine.winners or ())
+
+    def is_draw(self) -> bool:
+        return self.machine.draw
 
     def observation_string(self, player: int) -> str:
         return observation(self.machine, player)

@@ -601,6 +601,8 @@ class English:
                 args = f" for {join([self.noun(a) for a in s.args])}" if s.args else ""
                 text = f"Carry out {quoted(human(p.name))}{args}."
             return [Line(depth, text, src)]
+        if isinstance(s, ir.End) and s.draw:
+            return [Line(depth, "The game ends in a draw: nobody wins and nobody loses.", src)]
         if isinstance(s, ir.End):
             w = s.winners
             if isinstance(w, ir.SetOf) and len(w.items) == 1:

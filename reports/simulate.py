@@ -83,7 +83,8 @@ class Tally:
     games: int
     wins: list[int]  # per seat, base readings: games in which the seat's return is above 0
     ended: int = 0  # base readings: games that reached an end
-    no_winner: int = 0  # ... and named no winner
+    draws: int = 0  # ... in a draw
+    no_winner: int = 0  # ... and named no winner (not a draw)
     shared: int = 0  # ... and named several winners
     errors: int = 0  # base readings: games the rules stopped
     capped: int = 0  # base readings: games cut at max_steps
@@ -102,6 +103,7 @@ class Tally:
         self.games += other.games
         self.wins = [a + b for a, b in zip(self.wins, other.wins)]
         self.ended += other.ended
+        self.draws += other.draws
         self.no_winner += other.no_winner
         self.shared += other.shared
         self.errors += other.errors
@@ -160,10 +162,11 @@ def _run_chunk(bounds: tuple[int, int, int]) -> tuple[int, Tally]:
         else:
             assert isinstance(outcome, tuple)
             t.ended += 1
-            winners = [q for q, r in enumerate(outcome) if r > 0]
+            _, winners, draw = outcome
             for q in winners:
                 t.wins[q] += 1
-            t.no_winner += not winners
+            t.draws += draw
+            t.no_winner += not winners and not draw
             t.shared += len(winners) > 1
             t.length_sum += length
             t.length_min = _opt(min, t.length_min, length)
@@ -315,7 +318,8 @@ def _count_dict(n: int, t: Tally) -> dict[str, Any]:
         "players": n,
         "seats": [{"seat": q + 1, "wins": w, "share": _share(w, t.games)} for q, w in enumerate(t.wins)],
         "length": {"unit": LENGTH_UNIT, "mean": mean, "min": t.length_min, "max": t.length_max},
-        "outcomes": {"ended": t.ended, "no_winner": t.no_winner, "shared": t.shared, "errors": t.errors, "capped": t.capped},
+        "outcomes": {"ended": t.ended, "draws": t.draws, "no_winner": t.no_winner, "shared": t.shared, "errors": t.errors,
+                     "capped": t.capped},
     }
 
 
@@ -396,10 +400,11 @@ def render_text(sim: Simulation) -> str:
         t = sim.tallies[n]
         lines.append("")
         lines.append(f"-- {n} players --")
-        lines.append(f"Under the base readings: {t.ended} games ended ({t.shared} with several winners, {t.no_winner} with none);")
+        lines.append(f"Under the base readings: {t.ended} games ended ({t.shared} with several winners, {t.draws} in a draw, "
+                     f"{t.no_winner} with no winner);")
         lines.append(f"the rules stopped {t.errors}; {t.capped} reached the limit of {sim.max_steps} steps (chance draws included) and were cut.")
-        lines.append("Wins by seat (a seat wins a game when its return is above 0; a shared win counts for every")
-        lines.append("winner, so the shares can add up to more than 100%; the share is of all games):")
+        lines.append("Wins by seat (a seat wins a game when it is among the game's winners; a shared win counts for")
+        lines.append("every winner, so the shares can add up to more than 100%; the share is of all games):")
         for q, w in enumerate(t.wins):
             lines.append(f"  Player {q + 1:<3} {w:>8} wins  {_pct(_share(w, t.games)):>6}")
         if t.ended:

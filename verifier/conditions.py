@@ -110,6 +110,7 @@ def outcome_differs(a: Trace, b: Trace) -> Term:
     parts: list[Term] = [tm.ne(a.stopped, b.stopped), tm.ne(a.ended, b.ended)]
     both = tm.and_(a.ended, b.ended, tm.not_(a.stopped), tm.not_(b.stopped))
     parts.append(tm.and_(both, tm.not_(value_eq(a.winners, b.winners))))
+    parts.append(tm.and_(both, tm.ne(a.drawn, b.drawn)))
     for name, scores in a.scores.items():
         for x, y in zip(scores, b.scores.get(name, [])):
             parts.append(tm.and_(both, tm.not_(value_eq(x, y))))

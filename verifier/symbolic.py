@@ -177,6 +177,7 @@ class Trace:
     abstract: list[AbstractCheck] = field(default_factory=list)
     data_constraints: int = 0  # the first constraints: the assumed data's domains, no game in them
     invariant_abstract: list[tuple[ir.Invariant, list[Term], Term]] = field(default_factory=list)
+    drawn: Term = False  # the game ends in a draw
 
     @property
     def legal(self) -> Term:
@@ -484,6 +485,7 @@ class SymExec:
             init = _const_value(v.init)
             self.vars[v.name] = init if v.index is None else {i: init for i in self.domain(v.index)}
         self.ended: Term = False
+        self.drawn: Term = False  # the game ended in a draw (`end draw`)
         self.stopped: Term = False
         # the definitions' cache is keyed by what each one reads: the components' locations, the
         # variables it names, the winners; each has a version of its own (``fresh`` numbers), so a
@@ -663,6 +665,7 @@ class SymExec:
             self.n, dict(self.p.readings), self.decisions, self.constraints, self.obligations, self.reach,
             self.ended, self.stopped, self.winners, scores, self.invariant_violations, self.loop_heads,
             self.truncated, list(self.attrs.vars), self.abstract, len(self.attrs.constraints), self.invariant_abstract,
+            self.drawn,
         )
 
     def check_always_invariants(self, g: Term) -> None:
@@ -825,6 +828,8 @@ class SymExec:
             assert isinstance(w, SymSet)
             self.winners = merge(ok, w, self.winners)
             self.ended = tm.or_(self.ended, ok)
+            if s.draw:
+                self.drawn = tm.or_(self.drawn, ok)
             self.reached(ir.label_end(s.sid), s.span, "end", "this end of the game", ok)
         elif isinstance(s, ir.Say):
             # a say statement only logs, but its expressions may still fail, as in the interpreter

@@ -27,6 +27,7 @@ class Replay:
     error: str | None
     legal: bool
     scores: dict[str, list[int]] | None = None  # each score variable's final values, by seat
+    draw: bool = False  # the game ended in a draw
 
 
 def actions_of(trace: Trace, model: dict[str, bool | int], n: int, pass_action: int) -> list[Any]:
@@ -90,7 +91,7 @@ def replay_interpreter(program: ir.Program, n: int, actions: list[Any], params: 
             return Replay(actions, log, setup, None, "the witness stops before the game ends", False)
         w = state.machine.winners
         scores = {v.name: [state.machine.vars[v.name][q] for q in range(n)] for v in program.rules.vars.values() if v.score}
-        return Replay(actions, log, setup, sorted(w) if w is not None else None, None, True, scores)
+        return Replay(actions, log, setup, sorted(w) if w is not None else None, None, True, scores, state.machine.draw)
     except RuleError as err:
         st = err.state if err.state is not None else state
         log = st.machine.log if st is not None else []
@@ -241,7 +242,7 @@ def table_situation(state: State) -> list[str]:
 
 
 def replay_engine(module: types.ModuleType, n: int, actions: list[Any], params: dict[str, Any] | None = None) -> tuple[list[int] | None, str | None]:
-    """Play the actions in a generated engine: (winners, error)."""
+    """Play the actions in a generated engine: (winners, error); a draw is the winners [-1]."""
     try:
         state = module.load_game({"players": n, **(params or {})}).new_initial_state()
         for a in actions:
@@ -250,8 +251,7 @@ def replay_engine(module: types.ModuleType, n: int, actions: list[Any], params: 
             apply(state, a)
         if not state.is_terminal():
             return None, "the witness stops before the game ends"
-        returns = state.returns()
-        return [q for q in range(n) if returns[q] > 0], None
+        return ([-1] if state.is_draw() else list(state.winners())), None
     except module.RuleError as err:
         return None, f"{err.kind}: {err.message}"
     except ValueError as err:
@@ -274,6 +274,8 @@ def outcome_text(r: Replay) -> str:
         return f"the rules stop: {r.error}"
     if r.winners is None:
         return "no result"
+    if r.draw:
+        return "a draw"
     if not r.winners:
         return "nobody wins"
     names = ", ".join(player_name(q) for q in r.winners)
@@ -284,7 +286,7 @@ def make_play(label: str, readings: dict[str, str], r: Replay, engine: tuple[lis
     replayed = False
     if engine is not None:
         winners, error = engine
-        replayed = (error is None) == (r.error is None) and (error is not None or winners == r.winners)
+        replayed = (error is None) == (r.error is None) and (error is not None or winners == ([-1] if r.draw else r.winners))
     return Play(label, dict(sorted(readings.items())), r.actions, r.log, outcome_text(r), r.winners, replayed)
 
 

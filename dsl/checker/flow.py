@@ -157,6 +157,8 @@ class Flow(Names):
             cond = self.expect(s.cond, scope, BOOL, "the condition of while")
             return ir.While(s.span, src, cond, self.block(s.body, scope))
         if isinstance(s, ast.End):
+            if s.winners is None:  # a draw: nobody wins, nobody loses
+                return ir.End(s.span, src, ir.Const(TSet(PLAYER), s.span, frozenset()), draw=True)
             winners = self.expect(s.winners, scope, TSet(PLAYER), "the winners")
             return ir.End(s.span, src, winners)
         if isinstance(s, ast.Say):

@@ -65,8 +65,13 @@ class Names(Types):
             self.d.error("E0405", f"players {lo}..{hi} is not a range of player counts from 1 to {MAX_PLAYERS}", g.players_span or g.span, hint="write the fewest and the most players, e.g. players 2..4 (at most 16)")
             lo, hi = max(1, min(lo, MAX_PLAYERS)), max(1, min(hi, MAX_PLAYERS))
             lo, hi = min(lo, hi), max(lo, hi)
+        returns = g.returns
+        if returns not in ir.RETURNS:
+            self.d.error("E0405", f"'returns {returns}' is not a way to end a game", g.returns_span or g.span,
+                         hint="write returns winners (1 for a winner, 0 otherwise), returns win_loss (1, -1, 0 in a draw) or returns score")
+            returns = "winners"
         return ir.GameInfo(
-            g.title, g.edition, g.language or "en", g.original, lo, hi, g.order, [s for s in (_src(s) for s in g.sources) if s]
+            g.title, g.edition, g.language or "en", g.original, lo, hi, g.order, [s for s in (_src(s) for s in g.sources) if s], returns
         )
 
     def collect_enum(self, e: ast.EnumDecl) -> None:

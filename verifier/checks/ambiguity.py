@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rulecheck.codegen.playout import game_seed, play
+from rulecheck.codegen.playout import Outcome, game_seed, play
 from rulecheck.dsl import ir
 from rulecheck.dsl.values import player_name
 from rulecheck.reports import wording
@@ -71,7 +71,7 @@ class AmbiguityCheck(SameRuleCheck):
         _, acts_a, acts_b = best
         pa, ra = self.play_actions(self.base_readings, acts_a, n, labels[0])
         pb, rb = self.play_actions(alt, acts_b, n, labels[1])
-        if not (ra.error is None and rb.error is None and None not in (ra.winners, rb.winners) and ra.winners != rb.winners):
+        if not (ra.error is None and rb.error is None and None not in (ra.winners, rb.winners) and (ra.winners, ra.draw) != (rb.winners, rb.draw)):
             raise ReplayMismatch(f"a random game the engines end with other winners replays otherwise in the interpreter ({names[1]})")
         div = f"{pa.outcome} under '{names[0]}'; {pb.outcome} under '{names[1]}'"
         where = first_state_difference(self.program(self.base_readings), self.program(alt), n, (acts_a, acts_b), names, self.o.params)
@@ -240,8 +240,9 @@ class AmbiguityCheck(SameRuleCheck):
         return None
 
 
-def _winners(returns: tuple[float, ...] | str) -> tuple[int, ...]:
-    return tuple(q for q, r in enumerate(returns) if r > 0) if isinstance(returns, tuple) else ()
+def _winners(outcome: Outcome) -> tuple[tuple[int, ...], bool] | None:
+    """Who won and whether it was a draw (None: no result)."""
+    return (outcome[1], outcome[2]) if isinstance(outcome, tuple) else None
 
 
 def _by_seat(values: list[int]) -> str:
