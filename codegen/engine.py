@@ -16,7 +16,7 @@ import jinja2
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.types import TInt, TPlayer, Type
-from rulecheck.dsl.values import num_distinct_actions, show
+from rulecheck.dsl.values import num_distinct_actions, param_spec, show
 from rulecheck.interpreter.semantics import STEP_BUDGET
 
 from .compiler import Compiler
@@ -70,7 +70,8 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
     for kind, attr in c.unspecified:
         t = rules.kinds[kind].attrs[attr]
         cells = [c.value_literal(comp.attrs[attr], t) if comp.kind == kind else "None" for comp in rules.components]
-        unspecified.append({"name": f"{kind}.{attr}", "ids": tuple(layout.kind_ids[kind]), "cells": cells, "mask": rep_of(t) == "mask"})
+        unspecified.append({"name": f"{kind}.{attr}", "ids": tuple(layout.kind_ids[kind]), "cells": cells, "mask": rep_of(t) == "mask",
+                            "spec": param_spec(t, rules)})
     # the tables above may add show functions and constants, so they are read last
     shows = [{"name": name, "body": body} for body, name in c.shows.items()]
     consts = [{"name": name, "literal": literal} for literal, name in c.consts.items()]
@@ -98,7 +99,7 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "nslots": c.slot_max,
         "ngroups": len(c.groups),
         "stale": tuple(c.stale_table()),
-        "params": [{"name": n, "value": p.value} for n, p in rules.params.items()],
+        "params": [{"name": n, "value": p.value, "spec": param_spec(p.type, rules)} for n, p in rules.params.items()],
         "unspecified": unspecified,
         "consts": consts,
         "shows": shows,

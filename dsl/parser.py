@@ -387,6 +387,12 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
     def t_int(self, meta: Any, ch: list[Any]) -> ast.TypeExpr:
         return ast.TInt(_span(meta))
 
+    def sint_pos(self, meta: Any, ch: list[Any]) -> int:
+        return int(ch[0])
+
+    def sint_neg(self, meta: Any, ch: list[Any]) -> int:
+        return -int(ch[0])
+
     def t_range(self, meta: Any, ch: list[Any]) -> ast.TypeExpr:
         return ast.TRange(_span(meta), int(ch[0]), int(ch[1]))
 

@@ -66,3 +66,37 @@ def num_distinct_actions(rules: Ruleset) -> int:
                 elif isinstance(t, TInt) and t.hi is not None:
                     top = max(top, t.hi + 1)
     return top + 1
+
+
+def param_spec(t: Type, rules: Ruleset) -> tuple[str, int | None, int | None]:
+    """What a parameter (or an unspecified column) accepts, as (kind, low, high): "bool"; "int"
+    within low..high (None: unbounded); "enum" an ordinal below high; "set" of ordinals below high.
+    One rule for the interpreter, the generated engines and the command line."""
+    if isinstance(t, TBool):
+        return "bool", None, None
+    if isinstance(t, TInt):
+        return "int", t.lo, t.hi
+    if isinstance(t, TEnum):
+        return "enum", 0, len(rules.enums[t.name].values) - 1
+    if isinstance(t, TSet) and isinstance(t.elem, TEnum):
+        return "set", 0, len(rules.enums[t.elem.name].values) - 1
+    return "any", None, None
+
+
+def spec_problem(spec: tuple[str, int | None, int | None], value: object) -> str | None:
+    """Why a value does not fit a parameter's spec (param_spec), or None when it does."""
+    kind, lo, hi = spec
+
+    def number(x: object) -> bool:
+        return type(x) is int and (lo is None or x >= lo) and (hi is None or x <= hi)
+
+    if kind == "bool":
+        return None if type(value) is bool else "true or false"
+    if kind == "int":
+        return None if number(value) else ("a whole number" + (f" from {lo}" if lo is not None else "") + (f" to {hi}" if hi is not None else ""))
+    if kind == "enum":
+        return None if number(value) else f"the ordinal of a value, 0 to {hi}"
+    if kind == "set":
+        ok = isinstance(value, (set, frozenset, list, tuple)) and all(number(x) for x in value)
+        return None if ok else f"a set of ordinals, 0 to {hi}"
+    return None

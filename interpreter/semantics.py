@@ -501,23 +501,33 @@ def resolve_params(rules: ir.Ruleset, params: dict[str, Any] | None) -> tuple[di
     ``params`` maps a parameter name to its value, and ``"Kind.attr"`` (an unspecified column) to
     one value for every component of the kind or a dict from component id to value; what it does
     not give takes the ruleset's default."""
+    from rulecheck.dsl.values import param_spec, spec_problem
+
     values = {name: p.value for name, p in rules.params.items()}
     attrs = [dict(c.attrs) for c in rules.components]
     for name, value in (params or {}).items():
         if name in values:
+            problem = spec_problem(param_spec(rules.params[name].type, rules), value)
+            if problem is not None:
+                raise ValueError(f"parameter '{name}' is {problem}, not {value!r}")
             values[name] = value
             continue
         kind, _, attr = name.partition(".")
         k = rules.kinds.get(kind)
         prov = k.provenance.get(attr) if k is not None else None
-        if prov is None or prov.kind != "unspecified":
+        if k is None or prov is None or prov.kind != "unspecified":
             raise ValueError(f"no parameter named '{name}'")
+        spec = param_spec(k.attrs[attr], rules)
         for c in rules.components_of(kind):
+            cell = value.get(c.cid, attrs[c.cid][attr]) if isinstance(value, dict) else value
+            problem = spec_problem(spec, cell)
+            if problem is not None:
+                raise ValueError(f"'{name}' of {c.display} is {problem}, not {cell!r}")
             if isinstance(value, dict):
                 if c.cid in value:
-                    attrs[c.cid][attr] = value[c.cid]
+                    attrs[c.cid][attr] = frozenset(cell) if spec[0] == "set" else cell
             else:
-                attrs[c.cid][attr] = value
+                attrs[c.cid][attr] = frozenset(cell) if spec[0] == "set" else cell
     return values, attrs
 
 
