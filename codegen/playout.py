@@ -38,7 +38,8 @@ def game_seed(seed: int, game: int) -> int:
 def play(game: Any, rule_error: type[BaseException], stream_seed: int, max_steps: int,
          record: list[Any] | None = None) -> tuple[Outcome, int]:
     """One game on the engine ``game``: its result and its length in decisions; ``record``, when
-    given, receives every action applied (a list of one per seat at a simultaneous node).
+    given, receives every action taken (a list of one per seat at a simultaneous node), the one
+    the rules stop at included.
 
     Every choice, chance's included, is a coupled random choice (dsl/coupling.py): it depends on
     the seed, the chooser, the decision's label, how often the chooser met that label before and
@@ -57,8 +58,8 @@ def play(game: Any, rule_error: type[BaseException], stream_seed: int, max_steps
                 if not outcomes:
                     return ERROR, decisions
                 chosen = pick.chance(state.decision_label(), outcomes)
+                log.append(chosen)  # before it is applied: a move the rules stop at is part of the game
                 state.apply_action(chosen)
-                log.append(chosen)
             elif state.is_simultaneous_node():
                 decisions += 1
                 label = state.decision_label()
@@ -68,16 +69,16 @@ def play(game: Any, rule_error: type[BaseException], stream_seed: int, max_steps
                     if not options:
                         return ERROR, decisions
                     joint.append(pick.choose(q, label, options))
-                state.apply_actions(joint)
                 log.append(joint)
+                state.apply_actions(joint)
             else:
                 decisions += 1
                 options = state.legal_actions()
                 if not options:
                     return ERROR, decisions
                 action = pick.choose(state.current_player(), state.decision_label(), options)
-                state.apply_action(action)
                 log.append(action)
+                state.apply_action(action)
         if state.is_terminal():
             return result(state), decisions
         return CAPPED, decisions

@@ -99,10 +99,11 @@ def _obligation(f: Finding) -> Words:
     if v == "happens":
         under = d.get("under")
         if under:
+            default = {"never": f"never happens ({d.get('default_bound')})", "timeout": "was not decided",
+                       "coarse": "was not decided", None: "does not arise: the rule is part of that reading only"}.get(d.get("default"), "")
             return (f"{what}: it happens under {under}",
                     f"A game of {d['players']} players under {under} reaches this point and no rule settles it: {situation}. "
-                    f"Under the default readings it {'never happens' if d.get('default_never') else 'was not shown to happen'}"
-                    f"{' (' + d['default_bound'] + ')' if d.get('default_bound') else ''}.")
+                    f"Under the default readings it {default}.")
         return f"{what}: it happens", f"A game of {d['players']} players reaches this point and no rule settles it: {situation}."
     if v == "coarse":
         return (f"{what}: not decided (the verifier's model is too coarse here)",

@@ -20,7 +20,7 @@ BOTH = ["a", "b"]
 
 #: the facts each check records for a verdict (see verifier/checks/), as few as the words need
 FACTS: dict[tuple[str, str], dict[str, Any]] = {
-    **{(k, "happens"): {"what": "'x': no rule decides", "situation": "no case of 'x' applies", "players": 2}
+    **{(k, "happens"): {"what": "'x': no rule decides", "situation": "no case of 'x' applies", "players": 2, "under": "a=b", "default": "never", "default_bound": "every game of 2 players"}
        for k in ("incompleteness", "conflict", "exhaustion")},
     **{(k, "coarse"): {"what": "'x': no rule decides", "situation": "s", "unconfirmed": "2 players", "proven": "3 players"}
        for k in ("incompleteness", "conflict", "exhaustion")},

@@ -329,6 +329,18 @@ class Context:
         self.findings.append(f)
         return f
 
+    def other_readings(self) -> list[dict[str, str]]:
+        """The readings one ambiguity away from those verified (ambiguities fixed with --reading
+        stay fixed), in declaration order."""
+        out = []
+        for amb in self.rules.ambiguities.values():
+            if amb.name in self.o.readings:
+                continue
+            for r in amb.readings:
+                if r.name != self.base_readings[amb.name]:
+                    out.append({**self.base_readings, amb.name: r.name})
+        return out
+
     def readings_scope(self) -> str:
         """The readings (and parameter values) a claim about the model was made under."""
         changed = {a: r for a, r in self.base_readings.items() if r != self.rules.ambiguities[a].default.name}

@@ -22,7 +22,7 @@ from rulecheck.reports import wording
 
 from . import terms as tm
 from .checks.dead_rule import DeadRuleCheck
-from .checks.obligations import ObligationCheck
+from .checks.obligations import OTHER_READING_GAMES, ObligationCheck, merge_other_readings
 from .checks.sensitivity import SensitivityCheck
 from .checks.termination import TerminationCheck
 from .context import Options, ReplayMismatch
@@ -39,6 +39,7 @@ TASK_KINDS = {
     "invariants": frozenset({"invariant"}),
     "termination": frozenset({"non-termination"}),
     "dead rules": frozenset({"dead-rule"}),
+    "other readings": frozenset({"incompleteness", "conflict", "exhaustion"}),
 }
 
 
@@ -90,6 +91,7 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
         self.timing = timing
         # task order, not completion order: the output must not depend on timing
         self.findings = [f for task in tasks for f in results[task] if f.kind in wanted]
+        self.findings = merge_other_readings(self.findings, len(self.other_readings()), OTHER_READING_GAMES)
         if "translation" in wanted:
             self.timed("translation", self.check_translation)
         wording.apply(self.findings)

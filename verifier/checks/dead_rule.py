@@ -78,18 +78,6 @@ class DeadRuleCheck(Context):
                        bound=f"every game of {self.span_line(self.players)}, {scope}",
                        what=what, players=self.span_line(self.players), scope=scope, other_readings=explored)
 
-    def other_readings(self) -> list[dict[str, str]]:
-        """The readings one ambiguity away from those verified (ambiguities fixed with --reading
-        stay fixed), in declaration order."""
-        out = []
-        for amb in self.rules.ambiguities.values():
-            if amb.name in self.o.readings:
-                continue
-            for r in amb.readings:
-                if r.name != self.base_readings[amb.name]:
-                    out.append({**self.base_readings, amb.name: r.name})
-        return out
-
     def reached_under_other_readings(self, labels: set[str]) -> dict[str, tuple[dict[str, str], int, Play]]:
         """For each of the rules, a game under another reading (one ambiguity switched) that
         reaches it: a few random games of each player count the game allows, replayed and checked

@@ -19,7 +19,8 @@ END_QUESTIONS = 80
 
 
 class LocalProofs(InvariantCheck):
-    """Proofs local to the rule an ambiguity changes: where it is used, at the end of the game, or"""
+    """Proofs local to the rule an ambiguity changes (where it is used, at the end of the game,
+    where its procedures leave components), and the invariants they use."""
 
     def agree_where_used(self, amb: ir.Ambiguity, alt: dict[str, str], n: int) -> bool:
         """A proof local to the rules that change: when two readings differ only in definitions,

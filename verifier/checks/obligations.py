@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from rulecheck.codegen.playout import game_seed, play
+from rulecheck.dsl.source import Span
+
 from ..conditions import (
     Condition,
     obligation_condition,
     obligation_groups,
 )
-from ..context import Context, _enclosing
+from ..context import RANDOM_MAX_STEPS, Context, _enclosing
+from ..findings import Finding
 
 #: Obligation kinds of the symbolic executor and the finding kind they become.
 OBLIGATION_KINDS = {"incomplete": "incompleteness", "conflict": "conflict", "exhaustion": "exhaustion", "range": "exhaustion"}
@@ -20,8 +24,48 @@ OBLIGATION_KINDS = {"incomplete": "incompleteness", "conflict": "conflict", "exh
 GENERIC_SUBJECTS = frozenset({"the", "choice", "match", "min", "max", "player"})
 
 
+#: Random games under each other reading, per player count, looking for a situation no rule
+#: settles (or a conflict, or an exhaustion) that the default readings never reach.
+OTHER_READING_GAMES = 50
+
+
 class ObligationCheck(Context):
-    """incompleteness, conflict and exhaustion: can play reach a point where no rule decides, where"""
+    """incompleteness, conflict and exhaustion: a situation no rule settles, two rules that
+    disagree, a supply or range that runs out; under the default readings by the solver, under
+    the other readings by random games."""
+
+    def check_other_readings(self) -> None:
+        """Random games (coupled, on the generated engines) under each reading one ambiguity away
+        from the default: the first game in which the rules stop at each place, replayed and
+        checked like every witness. A claim that something never happens is made for the default
+        readings; this says where another reading makes it happen (see merge_other_readings)."""
+        if self.o.random_games <= 0:
+            return
+        g = self.rules.game
+        seen: set[tuple[str, int, int]] = set()
+        for alt in self.other_readings():
+            module = self.engine(alt)
+            if module is None:
+                continue
+            under = ", ".join(f"{a}={r}" for a, r in sorted(alt.items()) if r != self.base_readings[a])
+            for n in range(g.min_players, g.max_players + 1):
+                game = module.load_game({"players": n, **self.o.params})
+                for k in range(OTHER_READING_GAMES):
+                    actions: list[Any] = []
+                    try:
+                        play(game, _Never, game_seed(0, k), RANDOM_MAX_STEPS, actions)
+                    except module.RuleError as err:
+                        key = (err.kind, err.line, err.column)
+                        if err.kind not in OBLIGATION_KINDS or key in seen:
+                            continue
+                        seen.add(key)
+                        span = Span(err.line, err.column, err.line, err.column)
+                        p, _ = self.play_actions(alt, actions, n, f"reading {under}")
+                        what = _obligation_what(err.kind, _enclosing(self.rules, span) or err.kind, "", None)
+                        self.found(OBLIGATION_KINDS[err.kind], "happens", _enclosing(self.rules, span) or err.kind, span,
+                                   witness=self.witness([p], n, f"the rules stop: {err.message}"),
+                                   what=what, situation=err.message, obligation=err.kind, players=n, under=under)
+
 
     def check_obligations(self) -> None:
         merged: dict[tuple[str, int, int, str], dict[str, Any]] = {}
@@ -66,6 +110,41 @@ class ObligationCheck(Context):
             else:
                 self.found(kind, "never", grp.subject, grp.span, bound=f"every game of {proven}, {self.readings_scope()}",
                            proven=proven, scope=self.readings_scope(), **facts)
+
+
+class _Never(Exception):
+    """play() catches the rule errors of the engine it is given; here they are wanted."""
+
+
+def merge_other_readings(findings: list[Finding], others: int, games: int) -> list[Finding]:
+    """The findings of the default readings' obligations with what random games under the other
+    readings showed: a "never happens" claim says so, or names the reading under which it happens;
+    a failure another reading shows where the default's game shows one too is dropped."""
+    under: dict[tuple[int, int], list[Finding]] = {}
+    for f in findings:
+        if f.verdict == "happens" and f.details.get("under"):
+            under.setdefault((f.span.line, f.span.col), []).append(f)
+    default_happens = {(f.span.line, f.span.col) for f in findings if f.verdict == "happens" and not f.details.get("under")}
+    default_verdict = {(f.span.line, f.span.col): f.verdict for f in findings
+                       if f.kind in ("incompleteness", "conflict", "exhaustion") and not f.details.get("under")}
+    out = []
+    for f in findings:
+        key = (f.span.line, f.span.col)
+        if f.details.get("under") and key in default_happens:
+            continue
+        if f.details.get("under"):
+            f.details["default"] = default_verdict.get(key)
+        if f.verdict == "never":
+            shown = under.get(key, [])
+            if shown:
+                f.details["other_readings"] = "it happens under " + ", ".join(x.details["under"] for x in shown) + " (see that finding)"
+                for x in shown:
+                    x.details["default_bound"] = f.bound
+            elif others:
+                f.details["other_readings"] = (f"random games under each of the {others} other readings ({games} for each player count) "
+                                               "never reach it")
+        out.append(f)
+    return out
 
 
 def _obligation_what(kind: str, subject: str, part: str = "", where: str | None = None) -> str:
