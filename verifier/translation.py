@@ -758,6 +758,15 @@ def check_translations(rules: ir.Ruleset) -> list[Finding]:
                 f.details["ambiguities"] = names
                 f.message += " The ruleset declares this question as " + _and([f"ambiguity '{n}'" for n in names]) + "."
             out.append(f)
+    # quantifiers, negation and counts: each finding names the ambiguity that already asks it
+    from .quantifiers import check_conditions_and_counts
+
+    for f in check_conditions_and_counts(rules):
+        names = _unique([n for q in f.quotes for n in declared.get(normalize(q.text), [])])
+        if names:
+            f.details["ambiguities"] = names
+            f.message += " The ruleset declares this question as " + _and([f"ambiguity '{n}'" for n in names]) + "."
+        out.append(f)
     return sorted(out, key=lambda f: (f.span.line, f.span.col, f.subject, f.title))
 
 
