@@ -519,7 +519,9 @@ def _assumptions(rules: ir.Ruleset) -> list[AssumptionView]:
             cols = english.join([english.human(a) for a in attrs])
             plural = f"{k.name} {k.word}s"
             if kind == "assumed":
-                question = f"What are the {cols} printed on each of the {len(comps)} {plural}? The table below shows the values assumed for now."
+                shape = english.join([_shape(en, english.human(a), k.attrs[a]) for a in attrs])
+                question = (f"What are the {cols} printed on each of the {len(comps)} {plural}? The table below shows the values "
+                            f"assumed for now. Its shape is assumed too: each card shows {shape}. Is that how the cards are printed?")
                 rows = [[c.display] + [en.value(c.attrs[a], k.attrs[a], quote_text=False) for a in attrs] for c in comps]
                 table: english.DataTable | None = english.DataTable([k.name] + [english.human(a) for a in attrs], [""] * (len(attrs) + 1), rows)
             else:
@@ -542,6 +544,21 @@ def _assumptions(rules: ir.Ruleset) -> list[AssumptionView]:
         out.append(AssumptionView(english.anchor("data", prm.name), prov.kind, f"Game option: {what}", question,
                                   prov.rationale or "", _location(rules, prov.span.line, prov.span.col), None, _cited_source(rules, prov.source)))
     return out
+
+
+def _shape(en: english.English, name: str, t: Any) -> str:
+    """How many values of an attribute one component has, as a table's columns assume it."""
+    from rulecheck.dsl.types import TBool, TEnum, TInt, TSet
+
+    if isinstance(t, TSet):
+        return f"any number of {name} (none, one or several, each at most once)"
+    if isinstance(t, TEnum):
+        return f"exactly one {name}"
+    if isinstance(t, TBool):
+        return f"{name} or not"
+    if isinstance(t, TInt):
+        return f"one {name}, {en.type_phrase(t)}"
+    return f"one {name}"
 
 
 def _coverage(rules: ir.Ruleset, rulebook: str, name: str | None) -> CoverageView:
