@@ -255,7 +255,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"--jobs must be at least 1, not {jobs}", "e.g. --jobs 2")
     if args.random_games < 0:
         raise UsageError(f"--random-games must be at least 0, not {args.random_games}", "0 turns random play off")
-    from rulecheck.verifier.output import exit_code, render_text, to_json, to_sarif
+    from rulecheck.verifier.output import exit_code, render_text, to_json, to_sarif, wall_stop_warning
     from rulecheck.verifier.verify import Options, ReplayMismatch, verify
 
     options = Options(timeout=timeout, readings=readings, players=players, loop_bound=args.loop_bound,
@@ -268,6 +268,8 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ReplayMismatch as exc:
         _err(err, f"a witness failed its replay: {exc}", "this is a bug in rulecheck: the solver and the engines disagree")
         return EXIT_INTERNAL
+    if outcome.wall_stops:
+        err.write("rulecheck: " + wall_stop_warning(outcome.wall_stops) + "\n")
     if args.format == "json":
         out.write(to_json(outcome))
     elif args.format == "sarif":
@@ -382,6 +384,10 @@ def _verify_for_report(args: argparse.Namespace, rules: ir.Ruleset, err: TextIO)
         _err(err, f"a witness failed its replay: {exc}", "this is a bug in rulecheck: the solver and the engines disagree")
         return None
     err.write(("\r\x1b[K" if tty else "") + f"rulecheck: verified {rules.name} in {time.monotonic() - start:.0f} s\n")
+    if outcome.wall_stops:
+        from rulecheck.verifier.output import wall_stop_warning
+
+        err.write("rulecheck: " + wall_stop_warning(outcome.wall_stops) + "\n")
     # through the JSON, so that this report is the one made later from `verify --format json`
     return load_findings_json(to_json(outcome))[1]
 

@@ -21,6 +21,14 @@ SEVERITY_RANK = {"error": 0, "warning": 1, "note": 2}
 SCHEMA_VERSION = 1
 
 
+def wall_stop_warning(stops: int) -> str:
+    """Said loudly whenever the wall-clock safety net, not a question's resource limit, stopped the
+    solver: those answers are "unknown" here and may be decided on another run."""
+    return (f"warning: the wall-clock safety net stopped {stops} solver question{'s' if stops != 1 else ''} before "
+            f"{'their' if stops != 1 else 'its'} resource limit (the machine was slower or busier than the calibration of "
+            "--timeout): their 'unknown' may differ on another run; verify again on a quieter machine or with a larger --timeout")
+
+
 def _span_text(n: list[int]) -> str:
     if len(n) == 1:
         return f"{n[0]} players"
@@ -35,6 +43,8 @@ def render_text(outcome: Outcome, source: SourceFile | None, verbose: bool = Fal
         out.append("readings: " + ", ".join(f"{a}={r}" for a, r in sorted(changed.items())))
     if outcome.params:
         out.append("parameters: " + ", ".join(f"{k}={v}" for k, v in outcome.params.items()) + " (the others at their defaults)")
+    if outcome.wall_stops:
+        out.append(wall_stop_warning(outcome.wall_stops))
     for kind in _KIND_ORDER:
         group = [f for f in outcome.findings if f.kind == kind]
         if not group:
@@ -142,6 +152,8 @@ def to_json(outcome: Outcome) -> str:
             "by_severity": dict(sorted(Counter(f.severity for f in outcome.findings).items())),
         },
     }
+    if outcome.wall_stops:  # only then: the bytes of an undisturbed run never depend on the clock
+        doc["wall_clock_stops"] = outcome.wall_stops
     return json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
 
 

@@ -28,7 +28,10 @@ from .checks.termination import TerminationCheck
 from .context import Options, ReplayMismatch
 from .findings import KINDS, Finding
 from .symbolic import Trace, Unsupported
-from .z3backend import Translator
+from .z3backend import WALL_STOPS, Translator
+
+#: The key of a task's timing that counts the questions the wall-clock safety net stopped.
+WALL_STOPS_KEY = "wall-clock stops"
 
 __all__ = ["Options", "Outcome", "ReplayMismatch", "Verifier", "verify"]
 
@@ -51,6 +54,9 @@ class Outcome:
     readings: dict[str, str]
     checks: dict[str, float] = field(default_factory=dict)  # seconds per check (benchmarks only)
     params: dict[str, str] = field(default_factory=dict)  # parameters as given, for the output
+    #: questions the wall-clock safety net stopped (not the resource limit): their "unknown" may
+    #: differ on another run, and the output says so
+    wall_stops: int = 0
 
 
 class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleCheck):
@@ -88,6 +94,7 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
             for k, secs in spent.items():
                 timing[k] = timing.get(k, 0.0) + secs
             self.progress(f"{i}/{len(started)} {' '.join(task)}")
+        self.wall_stops = int(timing.pop(WALL_STOPS_KEY, 0.0))
         self.timing = timing
         # task order, not completion order: the output must not depend on timing
         self.findings = [f for task in tasks for f in results[task] if f.kind in wanted]
@@ -98,7 +105,8 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
         order = {k: i for i, k in enumerate(_KIND_ORDER)}
         sev = {"error": 0, "warning": 1, "note": 2}
         self.findings.sort(key=lambda f: (order.get(f.kind, 99), sev[f.severity], f.span.line, f.span.col, f.subject, f.title))
-        return Outcome(self.rules, self.findings, self.players, dict(self.base_readings), dict(self.timing), dict(sorted(self.o.param_labels.items())))
+        return Outcome(self.rules, self.findings, self.players, dict(self.base_readings), dict(self.timing),
+                       dict(sorted(self.o.param_labels.items())), self.wall_stops)
 
     def lemma_needs(self, tasks: list[tuple[str, ...]]) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
         """The tasks that wait for the invariants' proofs for each player count (the "lemmas"
@@ -230,6 +238,14 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
         # players took 16 s instead of 23 s (measured: docs/verify.md)
         self.findings, self.timing, self.tr = [], {}, None if task[0] == "lemmas" else self.shared_tr
         self.proven_invariants.update(lemmas or {})
+        before = len(WALL_STOPS)
+        try:
+            return self._run_task(task)
+        finally:
+            # the wall-clock safety net's stops travel with the timing (WALL_STOPS_KEY)
+            self.timing[WALL_STOPS_KEY] = float(len(WALL_STOPS) - before)
+
+    def _run_task(self, task: tuple[str, ...]) -> tuple[tuple[str, ...], list[Finding], dict[str, float], dict[tuple[str, int, bool], bool]]:
         if task[0] == "lemmas":
             n = int(task[1])
             any_table = bool(self.symbolic)
