@@ -121,7 +121,7 @@ def hostile_report() -> Report:
     findings = [
         Finding("ambiguity", "warning", "witness", "evil_question", "Title " + EVIL, "Message " + EVIL, amb.span,
                 quotes=[Quote("Ambiguity source " + EVIL), Quote("Loose quote " + EVIL, "ja")],
-                witness=witness, details={"Key " + EVIL: "Value " + EVIL, "list": ["Item " + EVIL]}),
+                witness=witness, details={"readings": ["Value " + EVIL, "Item " + EVIL], "found_by": "Key " + EVIL}),
         Finding("incompleteness", "error", "unknown", "Subject " + EVIL, "Title two " + EVIL, "Message two " + EVIL,
                 Span(1, 1, 1, 2), bound="Bound " + EVIL),
     ]

@@ -137,9 +137,11 @@ def test_source_coverage_lists_the_sentences_no_rule_cites() -> None:
 
 
 def test_details_are_words_in_a_stable_order() -> None:
+    """The facts a report lists are words, in a fixed order; the facts its sentences already say
+    (what, situation, how …) are not repeated."""
     rules = constructs()
     f = Finding("conflict", "error", "static", "worth", "t", "m", rules.defs["worth"].span,
-                details={"b": [1, 2], "a": {"y": True, "x": None}})
+                details={"players": 2, "readings": ["a", "b"], "data": {"y": True, "x": None}, "what": "said already"})
     view = build_report(rules, [f]).findings[0]
-    assert view.details == [("a", "x: none; y: yes"), ("b", "1, 2")]
+    assert view.details == [("readings", "a, b"), ("players", "2"), ("data", "x: none; y: yes")]
     assert view.subject_anchor == "def-worth"

@@ -342,14 +342,23 @@ class Context:
         return out
 
     def readings_scope(self) -> str:
-        """The readings (and parameter values) a claim about the model was made under."""
-        changed = {a: r for a, r in self.base_readings.items() if r != self.rules.ambiguities[a].default.name}
-        text = "under the default readings" if not changed else "under the readings " + ", ".join(f"{a}={r}" for a, r in sorted(changed.items()))
+        """The readings (and parameter values) a claim about the model was made under; empty for a
+        ruleset with neither ambiguities nor parameters."""
+        parts = []
+        if self.rules.ambiguities:
+            changed = {a: r for a, r in self.base_readings.items() if r != self.rules.ambiguities[a].default.name}
+            parts.append("under the default readings" if not changed
+                         else "under the readings " + ", ".join(f"{a}={r}" for a, r in sorted(changed.items())))
         if self.rules.params:
             given = dict(sorted(self.o.param_labels.items()))
-            text += (", with the parameters at their defaults" if not given
-                     else ", with " + ", ".join(f"{k}={v}" for k, v in given.items()) + " (the other parameters at their defaults)")
-        return text
+            parts.append("with the parameters at their defaults" if not given
+                         else "with " + ", ".join(f"{k}={v}" for k, v in given.items()) + " (the other parameters at their defaults)")
+        return ", ".join(parts)
+
+    def bound(self, what: str) -> str:
+        """A proof's bound: what it covers, and under which readings and parameter values."""
+        scope = self.readings_scope()
+        return f"{what}, {scope}" if scope else what
 
     def witness(self, plays: list[Play], n: int, divergence: str, at_parting: bool = False) -> Witness:
         """A witness game: its plays, and the table at the latest point they share, from which a

@@ -75,7 +75,7 @@ class DeadRuleCheck(Context):
                            what=what, players=self.span_line(self.players), why=why)
                 continue
             self.found("dead-rule", "dead", rch.subject, rch.span, quotes.get(lab, []),
-                       bound=f"every game of {self.span_line(self.players)}, {scope}",
+                       bound=self.bound(f"every game of {self.span_line(self.players)}"),
                        what=what, players=self.span_line(self.players), scope=scope, other_readings=explored)
 
     def reached_under_other_readings(self, labels: set[str]) -> dict[str, tuple[dict[str, str], int, Play]]:

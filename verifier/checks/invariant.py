@@ -102,7 +102,7 @@ class InvariantCheck(Context):
             quotes = _quotes(inv.source)
             if self.holds_in_every_state(inv):
                 every = wording.players_text(self.players)
-                self.found("invariant", "holds-any-length", inv.name, inv.span, quotes, bound=f"every game of {every}, any length, {scope}",
+                self.found("invariant", "holds-any-length", inv.name, inv.span, quotes, bound=self.bound(f"every game of {every}, any length"),
                            players=every, scope=scope, **facts)
                 continue
             whole: set[int] = set()  # decided on the trace whose drained loops are whole, where games end
@@ -128,5 +128,5 @@ class InvariantCheck(Context):
                 self.found("invariant", "timeout", inv.name, inv.span, quotes, bound=self.span_line(proven) if proven else None,
                            unknown=self.span_line(unknown), **facts)
             else:
-                self.found("invariant", "holds", inv.name, inv.span, quotes, bound=f"every game of {self.span_line(proven)}, {scope}",
+                self.found("invariant", "holds", inv.name, inv.span, quotes, bound=self.bound(f"every game of {self.span_line(proven)}"),
                            proven=self.span_line(proven), scope=scope, **facts)

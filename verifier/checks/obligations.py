@@ -108,7 +108,7 @@ class ObligationCheck(Context):
                 self.found(kind, "timeout", grp.subject, grp.span, bound=proven, unknown=self.span_line(entry["unknown"]),
                            proven=proven, **facts)
             else:
-                self.found(kind, "never", grp.subject, grp.span, bound=f"every game of {proven}, {self.readings_scope()}",
+                self.found(kind, "never", grp.subject, grp.span, bound=self.bound(f"every game of {proven}"),
                            proven=proven, scope=self.readings_scope(), **facts)
 
 

@@ -13,6 +13,7 @@ import dataclasses
 from typing import Any
 
 from rulecheck.dsl import ir
+from rulecheck.reports import wording
 
 from ..symbolic import SymExec, Unsupported
 from .local_proofs import LocalProofs
@@ -56,7 +57,11 @@ class SameRuleCheck(LocalProofs):
             return f"give {names} the same body (apart from what the game's log says)"
         if procs:
             return None
-        for n in self.players:
+        # every player count the game allows, not only those verified: two rules that agree with
+        # two players and not with three are two rules
+        g = self.rules.game
+        counts = list(range(g.min_players, g.max_players + 1))
+        for n in counts:
             try:
                 lemmas, differ = SymExec(pa, n, params=self.o.params, shadow={d: pb.defs[d] for d in defs},
                                          watch_invariants=False).versions_differ_anywhere(defs)
@@ -66,4 +71,4 @@ class SameRuleCheck(LocalProofs):
                 return None
         names = ", ".join(f"'{x}'" for x in defs)
         return (f"give {names} the same value in every state of the table and for every argument, whatever the game "
-                f"(proven for {self.span_line(self.players)} without looking at the game's rules)")
+                f"(proven for {wording.players_text(counts)} without looking at the game's rules)")

@@ -32,7 +32,7 @@ class TerminationCheck(Context):
         if not loops:
             longest = max(sum(1 for d in self.base(n).decisions) for n in self.players)
             self.found("non-termination", "no-open-loop", "flow", self.rules.flow[0].span if self.rules.flow else Span(1, 1, 1, 1),
-                       bound=f"every game of {self.span_line(self.players)}, {self.readings_scope()}",
+                       bound=self.bound(f"every game of {self.span_line(self.players)}"),
                        players=self.span_line(self.players), longest=longest, scope=self.readings_scope())
             return
         for loop in loops:
@@ -42,7 +42,7 @@ class TerminationCheck(Context):
         zone = shrinking_zone(loop, self.program(self.base_readings).procs)
         if zone is not None:
             self.found("non-termination", "drains", "loop", loop.span, _quotes(loop.source),
-                       bound=f"every game (any number of passes), {self.readings_scope()}", zone=zone, scope=self.readings_scope())
+                       bound=self.bound("every game (any number of passes)"), zone=zone, scope=self.readings_scope())
             return
         sound_lasso = not any(isinstance(s, ir.Assign) and s.local for s in walk_stmts(loop.body))
         counting = counters(self.program(self.base_readings), resolve_params(self.rules, self.o.params)[0])
@@ -86,7 +86,7 @@ class TerminationCheck(Context):
                        loop_bound=self.o.loop_bound, unknown=self.span_line(unknown))
         else:
             self.found("non-termination", "within-bound", "loop", loop.span, src,
-                       bound=f"every game of {self.span_line(proven)}, {self.readings_scope()}",
+                       bound=self.bound(f"every game of {self.span_line(proven)}"),
                        loop_bound=self.o.loop_bound, proven=self.span_line(proven), scope=self.readings_scope())
 
     def _cycle_play(self, t: Trace, model: dict[str, bool | int], n: int) -> Play:
