@@ -95,10 +95,24 @@ def render_finding(f: Finding, source: SourceFile | None) -> str:
     if f.witness is not None:
         w = f.witness
         lines.append(f"   = witness, {w.players} players: {w.divergence}")
-        if w.setup:
-            lines.append("     table before the first move:")
-            lines.extend(f"       {s}" for s in w.setup)
-        lines.extend(_plays(w.plays))
+        pos = w.position
+        if pos is not None and len(pos.marks) == len(w.plays):
+            moves = f"{pos.step} move{'s' if pos.step != 1 else ''}"
+            lines.append(f"     the table where the readings part, after {moves} (the whole game: --format json):")
+            lines.extend(f"       {where}: {what}" for where, what in pos.table)
+            if pos.draws:
+                lines.append("       draws from here on: " + "; ".join(f"{zone}: {what}" for zone, what in pos.draws))
+            ends = pos.ends or [len(p.steps) for p in w.plays]
+            for p, m, e in zip(w.plays, pos.marks, ends):
+                lines.append(f"     {p.label}: {p.outcome}" + (" (replayed in the generated engine)" if p.replayed else ""))
+                lines.extend(f"       {step}" for step in p.steps[m:e])
+            if pos.note:
+                lines.append(f"     {pos.note}")
+        else:
+            if w.setup:
+                lines.append("     table before the first move:")
+                lines.extend(f"       {s}" for s in w.setup)
+            lines.extend(_plays(w.plays))
     return "\n".join(lines)
 
 
