@@ -86,10 +86,12 @@ class DeadRuleCheck(Context):
             return {}
         g = self.rules.game
         found: dict[str, tuple[dict[str, str], int, list[Any]]] = {}
-        for alt in self.other_readings():
-            program = self.program(alt)
-            for n in range(g.min_players, g.max_players + 1):
-                for k in range(ELSEWHERE_GAMES):
+        others = [(alt, self.program(alt)) for alt in self.other_readings()]
+        # game k of every reading and player count before game k + 1 of any: a rule another
+        # reading reaches usually shows in its first games, whichever reading it is
+        for k in range(ELSEWHERE_GAMES):
+            for alt, program in others:
+                for n in range(g.min_players, g.max_players + 1):
                     covered: set[str] = set()
                     actions = random_game(program, n, seed=game_seed(0, k), params=self.o.params, covered=covered)
                     for lab in sorted((covered & labels) - set(found)):
@@ -98,6 +100,8 @@ class DeadRuleCheck(Context):
                         break
                 if len(found) == len(labels):
                     break
+            if len(found) == len(labels):
+                break
         out: dict[str, tuple[dict[str, str], int, Play]] = {}
         for lab, (alt, n, actions) in found.items():
             under = ", ".join(f"reading {r}" for a, r in sorted(alt.items()) if r != self.base_readings[a])
