@@ -323,7 +323,7 @@ def ambiguity_impact(f: Finding, number: int | None, shares: list[Any] | None) -
         top = max(shares, key=lambda r: (r.share, -r.players))
         counts = sorted({r.players for r in shares})
         text += (f" In coupled random play a reading changes the result in up to {top.share * 100:.1f}% of games "
-                 f"({top.players} players; it does at {players_text(counts)}).")
+                 f"(at {top.players} players; results change at {players_text(counts)}).")
     elif shares is not None and v == "outcome":
         text += " No coupled random game showed it: the games that do are rare."
     return text

@@ -216,7 +216,7 @@ def _assumed_cards(state: State) -> list[list[str]]:
     or leaves unspecified, each with those values: they decide games and may not be the printed ones."""
     m = state.machine
     rules = m.rules
-    out: list[list[str]] = []
+    out: list[tuple[int, list[str]]] = []
     for z in rules.zones.values():
         if z.visibility == "hidden":
             continue
@@ -227,8 +227,8 @@ def _assumed_cards(state: State) -> list[list[str]]:
                 assumed = [a for a, pv in kind.provenance.items() if pv.kind != "given"]
                 if assumed:
                     values = m.attr_values[cid]
-                    out.append([comp.display, "; ".join(f"{a} {show(values[a], kind.attrs[a], rules)}" for a in assumed)])
-    return sorted(out, key=lambda row: row[0])
+                    out.append((cid, [comp.display, "; ".join(f"{a} {show(values[a], kind.attrs[a], rules)}" for a in assumed)]))
+    return [row for _, row in sorted(out, key=lambda x: x[0])]  # in table order
 
 
 def table_situation(state: State) -> list[str]:
