@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import NormalDist
 from types import ModuleType
-from typing import Any, TextIO
+from typing import Any
 
 from rulecheck import __version__
 from rulecheck.codegen.playout import CAPPED, ERROR, game_seed, play
@@ -393,29 +393,3 @@ def render_text(sim: Simulation) -> str:
         lines.append(f"  {f.ambiguity:<{wa}}  {f.reading:<{wr}}  {f.changed:>7} / {f.games:<7}  {_pct(f.share):>6}  {interval:<17}  "
                      f"{errors:>7}  {capped:>7}")
     return "\n".join(lines) + "\n"
-
-
-# ---- progress on stderr --------------------------------------------------------------------------------
-
-
-def progress_reporter(err: TextIO, total: int) -> Callable[[int], None]:
-    """A bar redrawn in place on a terminal; otherwise a line at every tenth of the games."""
-    tty = err.isatty()
-    shown = [0]
-
-    def bar(done: int) -> None:
-        width = 30
-        filled = width * done // total
-        err.write(f"\r\x1b[Ksimulating [{'#' * filled}{'-' * (width - filled)}] {done}/{total} games")
-        if done >= total:
-            err.write("\r\x1b[K")
-        err.flush()
-
-    def lines(done: int) -> None:
-        tenth = 10 * done // total
-        if tenth > shown[0]:
-            shown[0] = tenth
-            err.write(f"simulating: {100 * done // total}% ({done} of {total} games)\n")
-            err.flush()
-
-    return bar if tty else lines

@@ -9,13 +9,16 @@ is a bug in rulecheck (reported without a traceback unless RULECHECK_DEBUG=1).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import re
 import sys
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
+from rulecheck import __version__, terminal
 from rulecheck.dsl import ir
 from rulecheck.dsl.diagnostics import Severity, render_all
 from rulecheck.dsl.loader import Loaded, load_path
@@ -53,9 +56,7 @@ class BadInput(Exception):
 
 
 def _err(out: TextIO, message: str, hint: str | None = None) -> None:
-    out.write(f"rulecheck: error: {message}\n")
-    if hint:
-        out.write(f"  = help: {hint}\n")
+    terminal.write(out, f"rulecheck: error: {message}\n" + (f"  = help: {hint}\n" if hint else ""))
 
 
 # ---- loading with diagnostics -------------------------------------------------------------------
@@ -72,7 +73,7 @@ def load_or_report(path: str, err: TextIO, rulebook: str | None = None, quiet_wa
     if quiet_warnings:
         items = [d for d in items if d.is_error]
     if items:
-        err.write(render_all(items, loaded.source))
+        terminal.write(err, render_all(items, loaded.source))
     return loaded
 
 
@@ -262,9 +263,9 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                       sensitivity=not args.no_sensitivity, jobs=jobs, checks=frozenset(args.check) if args.check else None,
                       params=parse_params(args.param, rules), param_labels=param_labels(args.param),
                       random_games=args.random_games)
-    progress = _progress(err) if err.isatty() and args.format == "text" else None
     try:
-        outcome = verify(rules, options, progress)
+        with _VerifyProgress(err, f"verify {rules.name}") as progress:
+            outcome = verify(rules, options, progress)
     except ReplayMismatch as exc:
         _err(err, f"a witness failed its replay: {exc}", "this is a bug in rulecheck: the solver and the engines disagree")
         return EXIT_INTERNAL
@@ -273,7 +274,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     elif args.format == "sarif":
         out.write(to_sarif(outcome))
     else:
-        out.write(render_text(outcome, loaded.source, verbose=args.verbose))
+        terminal.write(out, render_text(outcome, loaded.source, verbose=args.verbose))
     return exit_code(outcome, args.fail_on)
 
 
@@ -302,9 +303,10 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     note = "" if args.players is not None else " (the most the game allows; --players to change)"
     labels = param_labels(args.param)
     try:
-        result = sim.simulate(rules, games=args.games, seed=args.seed, players=players, jobs=jobs, fixed=readings, params=params,
-                              param_labels=labels, level=args.level, max_steps=args.max_steps, players_note=note,
-                              progress=sim.progress_reporter(err, args.games))
+        with terminal.Reporter(err, f"simulate {rules.name}", args.games, "games") as bar:
+            result = sim.simulate(rules, games=args.games, seed=args.seed, players=players, jobs=jobs, fixed=readings, params=params,
+                                  param_labels=labels, level=args.level, max_steps=args.max_steps, players_note=note,
+                                  progress=bar.update)
     except GenerationError as exc:
         _err(err, f"cannot generate an engine for {args.file}: {exc}", "this is a limit of the code generator, not an error in the ruleset")
         return EXIT_FINDINGS
@@ -312,12 +314,28 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-def _progress(err: TextIO):  # type: ignore[no-untyped-def]
-    def show(step: str) -> None:
-        err.write(f"\r\x1b[Kverifying: {step} …")
-        err.flush()
+class _VerifyProgress:
+    """verify's progress, told as its checks end: the verifier reports "i/n task" after each."""
 
-    return show
+    STEP = re.compile(r"(\d+)/(\d+)\s*(.*)")
+
+    def __init__(self, err: TextIO, action: str) -> None:
+        self.err, self.action = err, action
+        self.reporter: terminal.Reporter | None = None
+
+    def __enter__(self) -> Callable[[str], None]:
+        # the number of checks is known when the first ends; until then "started"
+        self.reporter = terminal.Reporter(self.err, self.action, None, "checks")
+        return self
+
+    def __call__(self, step: str) -> None:
+        m = self.STEP.fullmatch(step)
+        if m is not None and self.reporter is not None:
+            self.reporter.update(int(m.group(1)), m.group(3), total=int(m.group(2)))
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if self.reporter is not None:
+            self.reporter.close(finished=kind is None)
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -363,19 +381,12 @@ def _verify_for_report(args: argparse.Namespace, rules: ir.Ruleset, err: TextIO)
     readings = parse_readings(args.reading)
     bind_program(rules, readings)  # reports an unknown reading as E0503
     players, timeout = _verify_limits(args, rules)
-    tty = err.isatty()
-
-    def progress(step: str) -> None:
-        err.write(f"\r\x1b[Kverifying {rules.name}: {step} …" if tty else f"rulecheck: verifying {rules.name}: {step} …\n")
-        err.flush()
-
-    start = time.monotonic()
     try:
-        outcome = verify(rules, Options(timeout=timeout, readings=readings, players=players), progress)
+        with _VerifyProgress(err, f"verify {rules.name}") as progress:
+            outcome = verify(rules, Options(timeout=timeout, readings=readings, players=players), progress)
     except ReplayMismatch as exc:
         _err(err, f"a witness failed its replay: {exc}", "this is a bug in rulecheck: the solver and the engines disagree")
         return None
-    err.write(("\r\x1b[K" if tty else "") + f"rulecheck: verified {rules.name} in {time.monotonic() - start:.0f} s\n")
     # through the JSON, so that this report is the one made later from `verify --format json`
     return load_findings_json(to_json(outcome))[1]
 
@@ -392,8 +403,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="rulecheck",
         description="Formalize tabletop game rulebooks: check a ruleset, play it, generate an engine, verify it, report on it.",
-        epilog="Exit codes: 0 success, 1 problems found, 2 bad input or usage, 3 internal error.",
+        epilog="Exit codes: 0 success, 1 problems found (for verify: a finding at or above --fail-on, by default an error), "
+               "2 bad input or usage, 3 internal error.",
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     c = sub.add_parser("check", help="parse and check a ruleset; say what it contains")
@@ -467,9 +480,15 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     err = err or sys.stderr
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        try:
+            # --help and --version print to stdout (here: ``out``) and exit 0
+            with contextlib.redirect_stdout(out):
+                args = parser.parse_args(argv)
+        except SystemExit as exc:
+            return exc.code if isinstance(exc.code, int) else EXIT_OK
         if not getattr(args, "command", None):
-            parser.print_help(out)
+            # a usage error like any other: the help on stderr, so stdout stays empty
+            parser.print_help(err)
             return EXIT_BAD_INPUT
         code: int = args.func(args, out, err)
         return code
@@ -477,7 +496,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         _err(err, exc.message, exc.hint)
         return EXIT_BAD_INPUT
     except BadInput as exc:
-        err.write(exc.text)
+        terminal.write(err, exc.text)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         err.write("rulecheck: interrupted\n")
