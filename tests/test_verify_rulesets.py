@@ -280,7 +280,7 @@ def test_sarif_output() -> None:
     assert run["results"], "the conflict at least"
     for r in run["results"]:
         assert r["ruleId"] in ids and ids[r["ruleIndex"]] == r["ruleId"]
-        assert r["level"] in ("none", "note", "warning", "error") and r["kind"] in ("pass", "fail", "open", "review")
+        assert r["level"] in ("none", "note", "warning", "error") and r["kind"] in ("pass", "fail", "open", "informational")
         assert r["message"]["text"]
         loc = r["locations"][0]["physicalLocation"]
         assert loc["artifactLocation"]["uri"] == rel(path)
