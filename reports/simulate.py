@@ -5,7 +5,8 @@ once more for each non-default reading of each other ambiguity, with that one am
 All plays of game ``g`` draw from one random stream seeded from (seed, g), one number per node
 (one per seat at a simultaneous node), so two readings make the same choices until the rules part
 ways.  Games run in fixed chunks, each counted on its own and summed in integers, so the output
-depends on the seed and the number of games only, not on --jobs or on which worker ran what.
+depends on the seed and the number of games only, not on --jobs, on a cluster's workers (--scheduler,
+--workers: rulecheck/cluster.py) or on which worker ran what.
 """
 
 from __future__ import annotations
@@ -120,15 +121,21 @@ _ENGINES: list[tuple[Any, type[BaseException]]] = []  # a worker's engines, buil
 _PLAN: Plan | None = None
 
 
+def build_engines(plan: Plan) -> list[tuple[Any, type[BaseException]]]:
+    """The plan's games (base readings first) with their RuleError, built from source text."""
+    from rulecheck.codegen.engine import load_module
+
+    engines = []
+    for i, source in enumerate(plan.sources):
+        mod: ModuleType = load_module(source, f"rulecheck_simulate_{i}")
+        engines.append((mod.load_game({"players": plan.players, **plan.params}), mod.RuleError))
+    return engines
+
+
 def _init_worker(plan: Plan) -> None:
     """Build the plan's engines in this process (from source text: modules are not pickled)."""
     global _PLAN
-    from rulecheck.codegen.engine import load_module
-
-    _ENGINES.clear()
-    for i, source in enumerate(plan.sources):
-        mod: ModuleType = load_module(source, f"rulecheck_simulate_{i}")
-        _ENGINES.append((mod.load_game({"players": plan.players, **plan.params}), mod.RuleError))
+    _ENGINES[:] = build_engines(plan)
     _PLAN = plan
 
 
@@ -139,11 +146,15 @@ def _init_pool_worker(plan: Plan) -> None:
 
 
 def _run_chunk(bounds: tuple[int, int]) -> Tally:
-    """Games first..last-1: each under the base engine and every variant, on the same stream."""
     plan = _PLAN
     assert plan is not None, "the worker was not initialised"
+    return play_chunk(plan, _ENGINES, bounds)
+
+
+def play_chunk(plan: Plan, engines: list[tuple[Any, type[BaseException]]], bounds: tuple[int, int]) -> Tally:
+    """Games first..last-1: each under the base engine and every variant, on the same stream."""
     first, last = bounds
-    (base, base_error), rest = _ENGINES[0], _ENGINES[1:]
+    (base, base_error), rest = engines[0], engines[1:]
     t = Tally.empty(plan.players, len(rest))
     for g in range(first, last):
         s = game_seed(plan.seed, g)
@@ -172,17 +183,29 @@ def _run_chunk(bounds: tuple[int, int]) -> Tally:
     return t
 
 
+#: Runs chunks somewhere else (a cluster: rulecheck/cluster.py) and yields their tallies as they end.
+ChunkRunner = Callable[[Plan, list[tuple[int, int]]], Iterator[Tally]]
+
+
 def chunks(games: int, size: int = CHUNK) -> list[tuple[int, int]]:
     return [(a, min(a + size, games)) for a in range(0, games, size)]
 
 
-def run(plan: Plan, games: int, jobs: int, progress: Callable[[int], None] | None = None) -> Tally:
-    """Play ``games`` games; ``progress`` hears the number of games done after every chunk."""
+def run(plan: Plan, games: int, jobs: int, progress: Callable[[int], None] | None = None, runner: ChunkRunner | None = None) -> Tally:
+    """Play ``games`` games; ``progress`` hears the number of games done after every chunk.
+    ``runner`` plays the chunks elsewhere (a cluster) instead of ``jobs`` local processes."""
     parts = chunks(games)
     total = Tally.empty(plan.players, len(plan.sources) - 1)
     done = 0
     results: Iterator[Tally]
     jobs = max(1, min(jobs, len(parts)))
+    if runner is not None:
+        for t in runner(plan, parts):
+            total.add(t)  # integer sums: the order chunks finish in does not matter
+            done += t.games
+            if progress:
+                progress(done)
+        return total
     if jobs == 1:
         _init_worker(plan)
         results = map(_run_chunk, parts)
@@ -264,6 +287,7 @@ def simulate(
     max_steps: int = DEFAULT_MAX_STEPS,
     players_note: str = "",
     progress: Callable[[int], None] | None = None,
+    runner: ChunkRunner | None = None,
 ) -> Simulation:
     """Generate the engines (base readings, then each variant) and play ``games`` games on each.
 
@@ -277,7 +301,7 @@ def simulate(
     sources = [generate(base, players_default=players)]
     sources += [generate(ir.bind(rules, {**fixed, v.ambiguity: v.reading}), players_default=players) for v in vs]
     plan = Plan(tuple(sources), players, dict(params or {}), seed, max_steps)
-    tally = run(plan, games, jobs, progress)
+    tally = run(plan, games, jobs, progress, runner)
     return Simulation(rules.name, rules.text_hash, rules.game.title, seed, games, players, players_note, level, max_steps,
                       dict(sorted(fixed.items())), dict(sorted((param_labels or {}).items())), tuple(vs), tally)
 

@@ -291,6 +291,7 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     players = args.players if args.players is not None else g.max_players
     if not g.min_players <= players <= g.max_players:
         raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}", f"e.g. --players {g.max_players}")
+    cluster = _cluster_args(args)
     jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
     for name, value, example in (("--games", args.games, 1000), ("--jobs", jobs, 2), ("--max-steps", args.max_steps, 10_000)):
         if value < 1:
@@ -303,15 +304,40 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     note = "" if args.players is not None else " (the most the game allows; --players to change)"
     labels = param_labels(args.param)
     try:
-        with terminal.Reporter(err, f"simulate {rules.name}", args.games, "games") as bar:
+        with contextlib.ExitStack() as stack:
+            runner = None
+            if cluster is not None:
+                from rulecheck import cluster as dask_cluster
+
+                try:
+                    runner = dask_cluster.runner(stack.enter_context(dask_cluster.connect(*cluster)))
+                except dask_cluster.ClusterError as exc:
+                    raise UsageError(exc.message, exc.hint) from None
+            bar = stack.enter_context(terminal.Reporter(err, f"simulate {rules.name}", args.games, "games"))
             result = sim.simulate(rules, games=args.games, seed=args.seed, players=players, jobs=jobs, fixed=readings, params=params,
                                   param_labels=labels, level=args.level, max_steps=args.max_steps, players_note=note,
-                                  progress=bar.update)
+                                  progress=bar.update, runner=runner)
     except GenerationError as exc:
         _err(err, f"cannot generate an engine for {args.file}: {exc}", "this is a limit of the code generator, not an error in the ruleset")
         return EXIT_FINDINGS
     out.write(sim.to_json(result) if args.format == "json" else sim.render_text(result))
     return EXIT_OK
+
+
+def _cluster_args(args: argparse.Namespace) -> tuple[str | None, int | None] | None:
+    """(--scheduler, --workers) when the work goes to a Dask cluster, else None; checked."""
+    if args.scheduler is None and args.workers is None:
+        return None
+    if args.scheduler is not None and args.workers is not None:
+        raise UsageError("--scheduler and --workers exclude each other",
+                         "--scheduler for a running cluster, --workers N to start a local one")
+    if args.jobs is not None:
+        raise UsageError("--jobs counts local worker processes; on a cluster the workers are the cluster's", "drop --jobs")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, not {args.workers}", "e.g. --workers 2")
+    if args.scheduler is not None and "://" not in args.scheduler:
+        raise UsageError(f"--scheduler takes a Dask scheduler address, not '{args.scheduler}'", "e.g. --scheduler tcp://127.0.0.1:8786")
+    return args.scheduler, args.workers
 
 
 class _VerifyProgress:
@@ -399,6 +425,12 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message, f"see '{self.prog} --help'")
 
 
+def _cluster_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("on a Dask cluster (pip install 'rulecheck[cluster]'); the result does not depend on it")
+    g.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on the Dask cluster of this scheduler")
+    g.add_argument("--workers", type=int, metavar="N", help="run on a local Dask cluster of N worker processes")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="rulecheck",
@@ -471,6 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     sm.add_argument("--level", type=float, default=0.95, metavar="L", help="confidence level of the intervals (default 0.95)")
     sm.add_argument("--max-steps", type=int, default=10_000, metavar="N", help="cut a game after N steps, chance draws included (default 10000)")
+    _cluster_options(sm)
     sm.set_defaults(func=cmd_simulate)
     return p
 
