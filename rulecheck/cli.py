@@ -417,6 +417,57 @@ def _verify_for_report(args: argparse.Namespace, rules: ir.Ruleset, err: TextIO)
     return load_findings_json(to_json(outcome))[1]
 
 
+def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Lay rulesets out canonically (rulecheck/editor/format.py): in place, or say which are not."""
+    import difflib
+
+    from rulecheck.dsl.diagnostics import Diagnostics
+    from rulecheck.dsl.parser import decode_source, read_source
+    from rulecheck.editor.format import FormatError, format_text
+    from rulecheck.reports.make import write_atomic
+
+    bad = unformatted = 0
+    for path in args.files:
+        diags = Diagnostics()
+        if path == "-":
+            data = sys.stdin.buffer.read()
+            src = decode_source("<stdin>", data, diags)
+            original = data.decode("utf-8", errors="replace")
+        else:
+            src = read_source(Path(path), diags)
+            original = Path(path).read_text(encoding="utf-8", errors="replace") if src is not None else ""
+        if src is None or diags.has_errors:
+            terminal.write(err, render_all(diags.sorted(), src))
+            bad += 1
+            continue
+        try:
+            text = format_text(src.text, src.name)
+        except FormatError as exc:
+            terminal.write(err, render_all(exc.diagnostics, exc.source))
+            bad += 1
+            continue
+        if path == "-" and not args.check:
+            out.write(text)
+            continue
+        if text == original:
+            continue
+        unformatted += 1
+        if args.check:
+            err.write(f"rulecheck: {src.name} is not formatted (rulecheck fmt {src.name} formats it)\n")
+            if args.diff:
+                out.writelines(difflib.unified_diff(original.splitlines(keepends=True), text.splitlines(keepends=True),
+                                                    fromfile=src.name, tofile=f"{src.name} (formatted)"))
+            continue
+        try:
+            write_atomic(path, text)
+        except OSError as exc:
+            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        err.write(f"rulecheck: formatted {src.name}\n")
+    if bad:
+        return EXIT_BAD_INPUT
+    return EXIT_FINDINGS if args.check and unformatted else EXIT_OK
+
+
 # ---- parser -----------------------------------------------------------------------------------
 
 
@@ -505,6 +556,12 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--max-steps", type=int, default=10_000, metavar="N", help="cut a game after N steps, chance draws included (default 10000)")
     _cluster_options(sm)
     sm.set_defaults(func=cmd_simulate)
+
+    fm = sub.add_parser("fmt", help="lay rulesets out in the one canonical layout (in place; --check only says)")
+    fm.add_argument("files", nargs="+", metavar="FILE", help="a .rules file; - reads standard input and writes standard output")
+    fm.add_argument("--check", action="store_true", help="change nothing; exit 1 when a file is not formatted")
+    fm.add_argument("--diff", action="store_true", help="with --check: print what formatting would change, as a unified diff")
+    fm.set_defaults(func=cmd_fmt)
     return p
 
 
