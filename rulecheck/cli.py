@@ -468,6 +468,13 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_FINDINGS if args.check and unformatted else EXIT_OK
 
 
+def cmd_lsp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """The language server, over standard input and output until the client says exit."""
+    from rulecheck.editor.lsp import main as serve
+
+    return serve()
+
+
 # ---- parser -----------------------------------------------------------------------------------
 
 
@@ -562,6 +569,9 @@ def build_parser() -> argparse.ArgumentParser:
     fm.add_argument("--check", action="store_true", help="change nothing; exit 1 when a file is not formatted")
     fm.add_argument("--diff", action="store_true", help="with --check: print what formatting would change, as a unified diff")
     fm.set_defaults(func=cmd_fmt)
+
+    ls = sub.add_parser("lsp", help="a language server for editors, over standard input and output (docs/editor.md)")
+    ls.set_defaults(func=cmd_lsp)
     return p
 
 
