@@ -33,8 +33,10 @@ def report_text(
     simulation: SimulationResults | None = None,
     rulebook: str | None = None,
     rulebook_name: str | None = None,
+    rules_text: str | None = None,
 ) -> str:
-    report = build_report(rules, findings, simulation=simulation, rulebook=rulebook, rulebook_name=rulebook_name)
+    report = build_report(rules, findings, simulation=simulation, rulebook=rulebook, rulebook_name=rulebook_name,
+                          rules_text=rules_text if fmt == "html" else None)
     # both renderers escape every value (render.py): HTML by autoescaping, Markdown by the md filter
     return render_html(report) if fmt == "html" else render_markdown(report)
 

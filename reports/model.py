@@ -18,6 +18,7 @@ from rulecheck.verifier.findings import KINDS, SEVERITIES, Finding, Play
 
 from . import english
 from .english import language_name
+from .highlight import FormalRule, formal_rules
 
 # ---- simulation results (filled by the simulate command) -------------------------------------------
 
@@ -200,6 +201,8 @@ class Report:
     glossary: list[GlossaryEntry]
     rules: list[english.Section]
     coverage: CoverageView | None
+    #: block anchor -> its declaration in the rules file, highlighted (HTML only; given the rules text)
+    formal: dict[str, FormalRule] = field(default_factory=dict)
 
 
 # ---- labels --------------------------------------------------------------------------------------
@@ -258,9 +261,11 @@ def build_report(
     simulation: SimulationResults | None = None,
     rulebook: str | None = None,
     rulebook_name: str | None = None,
+    rules_text: str | None = None,
 ) -> Report:
     """The report's data: the summary, every finding, the assumptions as questions, the glossary,
-    the rules in English and, given the rulebook text, which of its sentences no rule cites."""
+    the rules in English (with, given the rules text, each declaration's formal rule) and, given
+    the rulebook text, which of its sentences no rule cites."""
     ordered = sorted(findings, key=_finding_key)
     views = [_finding(rules, f, n, simulation) for n, f in enumerate(ordered, start=1)]
     covered = {f.subject for f in findings}
@@ -272,7 +277,9 @@ def build_report(
         GlossaryEntry(t.term, [_translation(rules, q) for q in t.translations], t.meaning, _cited_source(rules, t.source))
         for t in rules.terms
     ]
-    return Report(rules.game.title, rules.game.language, summary, views, open_qs, assumptions, glossary, english.sections(rules), cov)
+    formal = formal_rules(rules, rules_text) if rules_text is not None else {}
+    return Report(rules.game.title, rules.game.language, summary, views, open_qs, assumptions, glossary, english.sections(rules), cov,
+                  formal)
 
 
 def _finding_key(f: Finding) -> tuple[int, int, int, int, str, str]:

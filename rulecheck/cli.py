@@ -389,7 +389,8 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(exc.message, exc.hint) from None
     if findings is None:
         return EXIT_INTERNAL
-    text = report_text(rules, findings, fmt, simulation, rulebook, Path(args.rulebook).name if args.rulebook else None)
+    text = report_text(rules, findings, fmt, simulation, rulebook, Path(args.rulebook).name if args.rulebook else None,
+                       loaded.source.text if loaded.source is not None else None)
     try:
         write_atomic(args.output, text)
     except OSError as exc:

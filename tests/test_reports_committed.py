@@ -193,7 +193,8 @@ def test_report_from_json_files(fmt: str, inputs: tuple[Path, Path], tmp_path: P
     assert stdout == f"wrote {out}: a clarification report on Too Many Cinderellas, 4 findings\n"
     # the same bytes as rendering the findings themselves: nothing is lost on the way through JSON
     rules = cinderella()
-    report = build_report(rules, hand_written_findings(rules), hand_written_simulation())
+    text = (ROOT / "rulesets" / "cinderella.rules").read_text(encoding="utf-8") if fmt == "html" else None
+    report = build_report(rules, hand_written_findings(rules), hand_written_simulation(), rules_text=text)
     assert out.read_text(encoding="utf-8") == (render_html(report) if fmt == "html" else render_markdown(report))
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
 

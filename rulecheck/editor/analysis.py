@@ -136,6 +136,20 @@ class Analysis:
         return (text, about) if text else None
 
 
+def declarations(text: str, name: str) -> list[Symbol]:
+    """The declarations of a ruleset's text, as the outline shows them (none when it does not parse)."""
+    from rulecheck.editor.format import _lexer
+
+    tree = parse_source(SourceFile(name, text), Diagnostics())
+    if tree is None:
+        return []
+    try:
+        tokens = list(_lexer().lex(text))
+    except LarkError:
+        return []
+    return _symbols(tree, tokens)
+
+
 def _contains(span: Span, line: int, col: int) -> bool:
     return (span.line, span.col) <= (line, col) <= (span.end_line, span.end_col)
 
