@@ -19,7 +19,8 @@ from rulecheck.dsl.types import TInt, TPlayer, Type
 from rulecheck.dsl.values import num_distinct_actions, show
 from rulecheck.interpreter.semantics import STEP_BUDGET
 
-from .compiler import Compiler, GenerationError, Layout, rep_of
+from .compiler import Compiler
+from .layout import GenerationError, Layout, rep_of
 from .literals import comment_text, pyrepr
 
 __all__ = ["GenerationError", "environment", "generate", "load_module"]
