@@ -46,6 +46,8 @@ EXPRESSION_LISTS = frozenset({"match"})
 #: Braces of a set: no space inside.
 SETS = frozenset({"set_lit", "set_comp", "cell_set"})
 TIGHT_AFTER = frozenset({"LPAR", "LSQB", "DOT", "__ANON_RANGE"})
+#: Tokens an operand can end with: a minus after one of them subtracts.
+OPERAND_ENDS = frozenset({"NAME", "INT", "STRING", "RPAR", "RSQB", "RBRACE", "TRUE", "FALSE"})
 
 
 class FormatError(ValueError):
@@ -74,6 +76,7 @@ class _Tok:
     tight_braces: bool = False  # a brace of a set
     row: int | None = None  # the table row it belongs to, by number
     cell: int | None = None  # and the cell
+    unary: bool = False  # a minus sign that has no left operand
 
     @property
     def type(self) -> str:
@@ -154,7 +157,7 @@ def _spaced(a: _Tok, b: _Tok, words: dict[str, str]) -> bool:
         return False
     if words.get(b.type) == ".." or b.type in ("DOT", "COMMA", "COLON", "RPAR", "RSQB"):
         return False
-    if a.type == "MINUS" and a.parent in ("neg", "lit_neg"):
+    if a.type == "MINUS" and a.unary:
         return False
     if b.type == "LPAR" and a.type == "NAME":
         return False  # a call, a procedure's formals
@@ -185,6 +188,10 @@ def format_text(text: str, name: str = "<text>") -> str:
         raise AssertionError(f"the formatter cannot parse what the language's parser did: {exc}") from None
     toks, tables = _collect(tree)
     toks.sort(key=lambda t: (t.line, t.tok.column or 0))
+    for before, t in zip([None, *toks], toks):
+        # a minus is a sign unless an operand ends just before it (whatever construct holds it:
+        # an expression, a range type, a table cell, a pattern)
+        t.unary = t.type == "MINUS" and (before is None or before.type not in OPERAND_ENDS)
     words = _terminals()
     lines = text.split("\n")
     by_line: dict[int, list[_Tok]] = {}
