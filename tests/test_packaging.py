@@ -1,5 +1,6 @@
 """The wheel as a user gets it: built from this tree, installed in a fresh virtual environment, run
-from another directory on a ruleset that lives there (slow: `pytest -m "not slow"` skips it)."""
+from another directory on a ruleset that lives there (slow: `pytest -m "not slow"` skips it); and every
+module of the package imports when it is the first one imported."""
 
 from __future__ import annotations
 
@@ -14,8 +15,6 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-pytestmark = pytest.mark.slow
-
 RULESET = ROOT / "tests" / "verify" / "good" / "ambiguity_differs.rules"
 
 
@@ -23,6 +22,7 @@ def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 def test_wheel_installs_and_verifies_elsewhere(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     r = _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dist), str(ROOT)], tmp_path)
@@ -59,3 +59,24 @@ def test_wheel_installs_and_verifies_elsewhere(tmp_path: Path) -> None:
     # the installed copy ran, not this tree
     r = _run([str(py), "-c", "import rulecheck.dsl.parser as p; print(p.__file__)"], elsewhere)
     assert r.returncode == 0 and str(env) in r.stdout, r.stdout + r.stderr
+
+
+def test_every_module_imports_first() -> None:
+    """A circular import shows only when its module is the first imported: import each one first
+    (the package's modules forgotten before each), in one fresh interpreter."""
+    script = """
+import importlib, pkgutil, sys
+import rulecheck
+names = sorted(m.name for m in pkgutil.walk_packages(rulecheck.__path__, "rulecheck.") if not m.name.endswith("__main__"))
+for sub in ("dsl", "interpreter", "codegen", "verifier", "reports", "editor"):
+    pkg = importlib.import_module("rulecheck." + sub)
+    names += sorted(m.name for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."))
+for name in sorted(set(names)):
+    for loaded in [m for m in sys.modules if m == "rulecheck" or m.startswith("rulecheck.")]:
+        del sys.modules[loaded]
+    importlib.import_module(name)
+print(len(set(names)))
+"""
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert int(r.stdout) > 40

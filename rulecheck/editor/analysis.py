@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from lark import Token
 from lark.exceptions import LarkError
@@ -17,7 +18,9 @@ from rulecheck.dsl.diagnostics import Diagnostic, Diagnostics
 from rulecheck.dsl.loader import Loaded, load_text
 from rulecheck.dsl.parser import parse_source
 from rulecheck.dsl.source import SourceFile, Span
-from rulecheck.reports.english import Block
+
+if TYPE_CHECKING:  # reports imports this module (reports/highlight.py): no import back at load time
+    from rulecheck.reports.english import Block
 
 #: Lines of English a hover shows at most (a long procedure says "…" after them).
 HOVER_LINES = 24
