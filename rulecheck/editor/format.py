@@ -45,7 +45,7 @@ BLOCKS = frozenset({"block", "game", "enum_decl", "kind_decl", "table_decl", "bo
 EXPRESSION_LISTS = frozenset({"match"})
 #: Braces of a set: no space inside.
 SETS = frozenset({"set_lit", "set_comp", "cell_set"})
-TIGHT_AFTER = frozenset({"LPAR", "LSQB", "DOT", "__ANON_RANGE"})
+TIGHT_AFTER = frozenset({"LPAR", "LSQB", "DOT"})  # and ".." (an anonymous token: by what it spells)
 #: Tokens an operand can end with: a minus after one of them subtracts.
 OPERAND_ENDS = frozenset({"NAME", "INT", "STRING", "RPAR", "RSQB", "RBRACE", "TRUE", "FALSE"})
 
