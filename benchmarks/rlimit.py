@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         units_total += units
         seconds_total += seconds
         name = f"{grp.kind} {grp.subject} (line {grp.span.line})"[:48]
-        print(f"{name:<48} {str(status):>8} {units:>12,} {seconds:>8.2f} {units / seconds if seconds else 0:>12,.0f}")
+        print(f"{name:<48} {status!s:>8} {units:>12,} {seconds:>8.2f} {units / seconds if seconds else 0:>12,.0f}")
     rate = units_total / seconds_total if seconds_total else 0.0
     print(f"\nall: {units_total:,} units in {seconds_total:.2f} s: {rate:,.0f} units/s "
           f"(RLIMIT_PER_SECOND is {RLIMIT_PER_SECOND:,}: {rate / RLIMIT_PER_SECOND:.2f}x)")

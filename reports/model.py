@@ -18,6 +18,7 @@ from rulecheck.verifier.findings import KINDS, SEVERITIES, Finding, Play
 
 from . import english, wording
 from .english import language_name
+from .highlight import FormalRule, formal_rules
 from .questions import Question, build_questions
 
 # ---- simulation results (filled by the simulate command) -------------------------------------------
@@ -214,6 +215,8 @@ class Report:
     glossary: list[GlossaryEntry]
     rules: list[english.Section]
     coverage: CoverageView | None
+    #: block anchor -> its declaration in the rules file, highlighted (HTML only; given the rules text)
+    formal: dict[str, FormalRule] = field(default_factory=dict)
 
 
 # ---- labels --------------------------------------------------------------------------------------
@@ -263,11 +266,12 @@ def build_report(
     simulation: SimulationResults | None = None,
     rulebook: str | None = None,
     rulebook_name: str | None = None,
+    rules_text: str | None = None,
 ) -> Report:
     """The report's data: the summary, the questions for the publisher, the findings (the evidence
     for the questions first, then the checks of the formal model), the missing data, the
-    glossary, the rules in English and, given the rulebook text, which of its sentences no rule
-    cites."""
+    glossary, the rules in English (with, given the rules text, each declaration's formal rule)
+    and, given the rulebook text, which of its sentences no rule cites."""
     evidence = sorted((f for f in findings if is_evidence(f)), key=_finding_key)
     checks = sorted((f for f in findings if not is_evidence(f)), key=_finding_key)
     ordered = evidence + checks
@@ -284,8 +288,9 @@ def build_report(
         GlossaryEntry(t.term, [_translation(rules, q) for q in t.translations], t.meaning, _cited_source(rules, t.source))
         for t in rules.terms
     ]
+    formal = formal_rules(rules, rules_text) if rules_text is not None else {}
     return Report(rules.game.title, rules.game.language, summary, questions, views, open_qs, assumptions, glossary,
-                  english.sections(rules), cov)
+                  english.sections(rules), cov, formal)
 
 
 #: The questions' ranks (questions.IMPACT_RANK, PROBLEM_KINDS) in words, for the summary.

@@ -6,8 +6,8 @@ at every player count asked for (by default every count the game allows). All pl
 have one seed, from (seed, g), and their random choices are coupled (dsl/coupling.py): a choice
 depends on what is chosen, not on how many decisions came before, so two readings that mean the
 same make the same choices in every game. Games run in fixed chunks, each counted on its own and
-summed in integers, so the output depends on the seed and the number of games only, not on --jobs
-or on which worker ran what.
+summed in integers, so the output depends on the seed and the number of games only, not on --jobs,
+on a cluster's workers (--scheduler, --workers: rulecheck/cluster.py) or on which worker ran what.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import NormalDist
 from types import ModuleType
-from typing import Any, TextIO
+from typing import Any
 
 from rulecheck import __version__
 from rulecheck.codegen.playout import CAPPED, ERROR, game_seed, play
@@ -120,20 +120,26 @@ def _opt(f: Callable[[int, int], int], a: int | None, b: int | None) -> int | No
     return b if a is None else a if b is None else f(a, b)
 
 
-#: a worker's games, built once from the plan: per player count, the base engine's then each variant's
-_ENGINES: dict[int, list[tuple[Any, type[BaseException]]]] = {}
+#: A plan's games with their RuleError, per player count: the base engine's, then each variant's.
+Engines = dict[int, list[tuple[Any, type[BaseException]]]]
+
+_ENGINES: Engines = {}  # a worker's engines, built once from the plan
 _PLAN: Plan | None = None
+
+
+def build_engines(plan: Plan) -> Engines:
+    """The plan's games (base readings first) with their RuleError, built from source text."""
+    from rulecheck.codegen.engine import load_module
+
+    modules: list[ModuleType] = [load_module(source, f"rulecheck_simulate_{i}") for i, source in enumerate(plan.sources)]
+    return {n: [(mod.load_game({"players": n, **plan.params}), mod.RuleError) for mod in modules] for n in plan.players}
 
 
 def _init_worker(plan: Plan) -> None:
     """Build the plan's engines in this process (from source text: modules are not pickled)."""
     global _PLAN
-    from rulecheck.codegen.engine import load_module
-
     _ENGINES.clear()
-    modules: list[ModuleType] = [load_module(source, f"rulecheck_simulate_{i}") for i, source in enumerate(plan.sources)]
-    for n in plan.players:
-        _ENGINES[n] = [(mod.load_game({"players": n, **plan.params}), mod.RuleError) for mod in modules]
+    _ENGINES.update(build_engines(plan))
     _PLAN = plan
 
 
@@ -144,12 +150,16 @@ def _init_pool_worker(plan: Plan) -> None:
 
 
 def _run_chunk(bounds: tuple[int, int, int]) -> tuple[int, Tally]:
-    """Games first..last-1 of one player count: each under the base engine and every variant,
-    with the same seed."""
     plan = _PLAN
     assert plan is not None, "the worker was not initialised"
+    return play_chunk(plan, _ENGINES, bounds)
+
+
+def play_chunk(plan: Plan, engines: Engines, bounds: tuple[int, int, int]) -> tuple[int, Tally]:
+    """Games first..last-1 of one player count: each under the base engine and every variant,
+    with the same seed."""
     n, first, last = bounds
-    (base, base_error), rest = _ENGINES[n][0], _ENGINES[n][1:]
+    (base, base_error), rest = engines[n][0], engines[n][1:]
     t = Tally.empty(n, len(rest))
     for g in range(first, last):
         s = game_seed(plan.seed, g)
@@ -179,19 +189,33 @@ def _run_chunk(bounds: tuple[int, int, int]) -> tuple[int, Tally]:
     return n, t
 
 
+#: Runs chunks somewhere else (a cluster: rulecheck/cluster.py) and yields their tallies (with
+#: their player count) as they end.
+ChunkRunner = Callable[[Plan, list[tuple[int, int, int]]], Iterator[tuple[int, Tally]]]
+
+
 def chunks(games: int, players: tuple[int, ...] = (0,), size: int = CHUNK) -> list[tuple[int, int, int]]:
     """The fixed chunks of the run: (player count, first game, end), whatever the job count."""
     return [(n, a, min(a + size, games)) for n in players for a in range(0, games, size)]
 
 
-def run(plan: Plan, games: int, jobs: int, progress: Callable[[int], None] | None = None) -> dict[int, Tally]:
+def run(plan: Plan, games: int, jobs: int, progress: Callable[[int], None] | None = None,
+        runner: ChunkRunner | None = None) -> dict[int, Tally]:
     """Play ``games`` games at each player count of the plan; ``progress`` hears the number of
-    games done (over all counts) after every chunk."""
+    games done (over all counts) after every chunk. ``runner`` plays the chunks elsewhere (a
+    cluster) instead of ``jobs`` local processes."""
     parts = chunks(games, plan.players)
     totals = {n: Tally.empty(n, len(plan.sources) - 1) for n in plan.players}
     done = 0
     results: Iterator[tuple[int, Tally]]
     jobs = max(1, min(jobs, len(parts)))
+    if runner is not None:
+        for n, t in runner(plan, parts):
+            totals[n].add(t)  # integer sums: the order chunks finish in does not matter
+            done += t.games
+            if progress:
+                progress(done)
+        return totals
     if jobs == 1:
         _init_worker(plan)
         results = map(_run_chunk, parts)
@@ -276,6 +300,7 @@ def simulate(
     max_steps: int = DEFAULT_MAX_STEPS,
     players_note: str = "",
     progress: Callable[[int], None] | None = None,
+    runner: ChunkRunner | None = None,
 ) -> Simulation:
     """Generate the engines (base readings, then each variant) and play ``games`` games on each,
     at each of the player counts (default: every count the game allows).
@@ -295,7 +320,7 @@ def simulate(
     sources = [generate(base, players_default=counts[0])]
     sources += [generate(ir.bind(rules, {**fixed, v.ambiguity: v.reading}), players_default=counts[0]) for v in vs]
     plan = Plan(tuple(sources), counts, dict(params or {}), seed, max_steps)
-    tallies = run(plan, games, jobs, progress)
+    tallies = run(plan, games, jobs, progress, runner)
     return Simulation(rules.name, rules.text_hash, rules.game.title, seed, games, counts, players_note, level, max_steps,
                       dict(sorted(fixed.items())), dict(sorted((param_labels or {}).items())), tuple(vs), tallies)
 
@@ -432,29 +457,3 @@ def render_text(sim: Simulation) -> str:
             lines.append(f"  {v.ambiguity:<{wa}}  {v.reading:<{wr}}  {f.players:>7}  {f.changed:>7} / {f.games:<7}  {_pct(f.share):>6}  {interval:<17}  "
                          f"{t.variant_errors[i]:>7}  {t.variant_capped[i]:>7}")
     return "\n".join(lines) + "\n"
-
-
-# ---- progress on stderr --------------------------------------------------------------------------------
-
-
-def progress_reporter(err: TextIO, total: int) -> Callable[[int], None]:
-    """A bar redrawn in place on a terminal; otherwise a line at every tenth of the games."""
-    tty = err.isatty()
-    shown = [0]
-
-    def bar(done: int) -> None:
-        width = 30
-        filled = width * done // total
-        err.write(f"\r\x1b[Ksimulating [{'#' * filled}{'-' * (width - filled)}] {done}/{total} games")
-        if done >= total:
-            err.write("\r\x1b[K")
-        err.flush()
-
-    def lines(done: int) -> None:
-        tenth = 10 * done // total
-        if tenth > shown[0]:
-            shown[0] = tenth
-            err.write(f"simulating: {100 * done // total}% ({done} of {total} games)\n")
-            err.flush()
-
-    return bar if tty else lines

@@ -117,7 +117,9 @@ def hand_written_simulation() -> SimulationResults:
 
 def cinderella_report(rulebook: str | None = None, seconds: float = 0.0) -> Report:
     rules = cinderella()
-    return build_report(rules, hand_written_findings(rules, seconds), hand_written_simulation(), rulebook, SEED if rulebook else None)
+    text = (ROOT / "rulesets" / "cinderella.rules").read_text(encoding="utf-8")  # the HTML shows the formal rules
+    return build_report(rules, hand_written_findings(rules, seconds), hand_written_simulation(), rulebook, SEED if rulebook else None,
+                        rules_text=text)
 
 
 def test_markdown_report_of_cinderella(golden) -> None:  # type: ignore[no-untyped-def]

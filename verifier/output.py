@@ -171,11 +171,10 @@ def to_json(outcome: Outcome) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
 
 
-_SARIF_KIND = {"witness": "fail", "unknown": "open", "proven": "pass", "static": "fail"}
 _KIND_TEXT = {
     "ambiguity": "Do the readings of a declared ambiguity ever give a different result?",
     "incompleteness": "Is there a reachable situation in which no rule says what happens?",
-    "conflict": "Is there one in which two rules apply and disagree?",
+    "conflict": "Is there a reachable situation in which two rules apply and disagree?",
     "non-termination": "Can play go on for ever?",
     "exhaustion": "Can a supply run out when a rule needs it?",
     "dead-rule": "Is there a rule that can never apply?",
@@ -184,43 +183,117 @@ _KIND_TEXT = {
     "edition-difference": "Where do two editions of one game give different results?",
     "invariant": "Does a declared invariant hold in every reachable state?",
 }
+#: SARIF rule names (reportingDescriptor.name): what a failing result of each kind says, in the
+#: PascalCase the spec's examples use; ids stay the kinds that --check and the JSON use.
+_RULE_NAME = {
+    "ambiguity": "ReadingsChangeTheResult",
+    "incompleteness": "NoRuleSaysWhatHappens",
+    "conflict": "RulesDisagree",
+    "non-termination": "PlayCanGoOnForEver",
+    "exhaustion": "SupplyRunsOut",
+    "dead-rule": "RuleNeverApplies",
+    "sensitivity": "ResultDependsOnAssumedData",
+    "translation": "TranslationDisagreesWithRule",
+    "edition-difference": "EditionsGiveDifferentResults",
+    "invariant": "InvariantBroken",
+}
+
+
+def sarif_kind_and_level(f: Finding) -> tuple[str, str]:
+    """SARIF's result.kind and result.level (SARIF 2.1.0, 3.27.9 and 3.27.10) of a finding.
+
+    A finding at error or warning severity is a problem whatever its status: a witness shows it, a
+    proof can show it too (a dead rule: proven never to apply), a static reading finds it. A proven
+    note is a check that passed (an ambiguity proven harmless, an invariant proven to hold). A note
+    with a witness is a fact worth knowing, not a problem (a result that depends on assumed data).
+    "unknown" is neither pass nor fail: "open". The spec requires level "none" for every kind but
+    "fail"."""
+    if f.status == "unknown":
+        return "open", "none"
+    if f.severity == "note":
+        return ("pass" if f.status == "proven" else "informational"), "none"
+    return "fail", f.severity
+
+
+def _documentation_uri() -> str | None:
+    """The project's documentation URL from its package metadata (pyproject's [project.urls]):
+    SARIF wants an absolute URI there, and none is invented when the project declares none."""
+    from importlib import metadata
+
+    try:
+        urls: list[str] = [str(u) for u in metadata.metadata("rulecheck").get_all("Project-URL") or []]
+    except metadata.PackageNotFoundError:
+        return None
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() in ("documentation", "homepage") and url.strip():
+            return url.strip()
+    return None
+
+
+def _artifact_uri(name: str) -> str:
+    """A ruleset's name as a URI reference (relative, forward slashes, percent-encoded)."""
+    from pathlib import PurePath
+    from urllib.parse import quote
+
+    return quote(PurePath(name).as_posix())
 
 
 def to_sarif(outcome: Outcome) -> str:
     rules_used = [k for k in _KIND_ORDER if any(f.kind == k for f in outcome.findings)]
+    uri = _artifact_uri(outcome.rules.name)
     results = []
     for f in outcome.findings:
         text = f"{f.title}. {f.message}"
         if f.witness is not None:
             text += f" Witness ({f.witness.players} players): {f.witness.divergence}."
+        if f.status == "proven" and f.bound:
+            text += f" Proven for {f.bound}."
+        kind, level = sarif_kind_and_level(f)
         results.append({
             "ruleId": f.kind,
             "ruleIndex": rules_used.index(f.kind),
-            "level": "none" if f.status == "proven" else f.severity,
-            "kind": _SARIF_KIND[f.status],
+            "kind": kind,
+            "level": level,
             "message": {"text": text},
             "locations": [{
                 "physicalLocation": {
-                    "artifactLocation": {"uri": outcome.rules.name},
+                    "artifactLocation": {"uri": uri, "index": 0},
                     "region": {
                         "startLine": f.span.line, "startColumn": f.span.col,
                         "endLine": f.span.end_line, "endColumn": f.span.end_col,
                     },
                 },
             }],
-            "properties": {"status": f.status, "subject": f.subject},
+            # rulecheck's own words: the severity holds for "open" results too, whose level is none
+            "properties": {"status": f.status, "severity": f.severity, "subject": f.subject},
         })
+    driver: dict[str, Any] = {
+        "name": "rulecheck",
+        "version": __version__,
+        "semanticVersion": __version__,
+        "fullDescription": {"text": "Checks a tabletop game's formalized rules (a .rules file) for ambiguities, gaps, "
+                                    "conflicts, endless play and more; each finding with a witness game, a proof or "
+                                    "an honest unknown. The checks are described in docs/verify.md of rulecheck."},
+        "rules": [{
+            "id": k,
+            "name": _RULE_NAME[k],
+            "shortDescription": {"text": _KIND_TEXT[k]},
+            "help": {"text": f"rulecheck's check `{k}`: see docs/verify.md, \"The checks\"; "
+                             f"`rulecheck verify FILE --check {k}` runs it alone."},
+        } for k in rules_used],
+    }
+    info = _documentation_uri()
+    if info is not None:
+        driver["informationUri"] = info
     doc = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {
-                "name": "rulecheck",
-                "version": __version__,
-                "informationUri": "https://example.invalid/rulecheck",
-                "rules": [{"id": k, "name": k, "shortDescription": {"text": _KIND_TEXT[k]}} for k in rules_used],
-            }},
-            "artifacts": [{"location": {"uri": outcome.rules.name}}],
+            "tool": {"driver": driver},
+            # columns count characters (code points), as rulecheck's diagnostics do
+            "columnKind": "unicodeCodePoints",
+            "artifacts": [{"location": {"uri": uri}, "sourceLanguage": "rulecheck-rules"}],
             "results": results,
         }],
     }
