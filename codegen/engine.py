@@ -15,10 +15,11 @@ from typing import Any
 import jinja2
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.types import TInt, TPlayer, Type
+from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TPlayer, TSet, Type
 from rulecheck.dsl.values import num_distinct_actions, show
 from rulecheck.interpreter.semantics import STEP_BUDGET
 
+from .bounds import length_bound
 from .compiler import Compiler, GenerationError, Layout, rep_of
 from .literals import comment_text, pyrepr
 
@@ -106,6 +107,7 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "flow": flow,
         "fast": c.fast,
         "memos": list(c.memos.values()),
+        "length_bound": length_bound(program),
     }
     return environment().get_template("engine.py.jinja").render(**context)
 
@@ -164,6 +166,7 @@ def zone_table(rules: ir.Ruleset, layout: Layout) -> list[dict[str, Any]]:
             out.append({
                 "inst": inst, "label": index_label(rules, z.name, z.index, idx), "seat": seat,
                 "vis": _VISIBILITY[z.visibility], "zone": z.name, "index": idx,
+                "ids": tuple(comp.cid for comp in rules.components if comp.kind in z.kinds),
             })
     return out
 
@@ -189,8 +192,37 @@ def var_table(c: Compiler, rules: ir.Ruleset, layout: Layout) -> list[dict[str, 
                 "vis": _VISIBILITY[v.visibility], "indexed": v.index is not None,
                 "init": c.value_literal(v.init, v.type), "show": c.show_fn(v.type),
                 "var": v.name, "index": idx, "mask": rep_of(v.type) == "mask",
+                "enc": tensor_encoding(rules, v.type),
             })
     return out
+
+
+def tensor_encoding(rules: ir.Ruleset, t: Type) -> tuple[int, tuple[int, ...], bool]:
+    """How a variable's value reaches an observation tensor: (0: one number; 1: one of these
+    values, one-hot; 2: a set of these values, one bit each; 3: not at all, a text or a set of
+    unbounded numbers), the values, and whether they are seats (kept below the player count)."""
+    if isinstance(t, (TBool, TInt)):
+        return 0, (), False
+    if isinstance(t, TSet):
+        values = _values(rules, t.elem)
+        return (2, values, isinstance(t.elem, TPlayer)) if values is not None else (3, (), False)
+    values = _values(rules, t)
+    return (1, values, isinstance(t, TPlayer)) if values is not None else (3, (), False)
+
+
+def _values(rules: ir.Ruleset, t: Type) -> tuple[int, ...] | None:
+    """Every value of a finite type, as the engine holds them (None: not finite, or a text)."""
+    if isinstance(t, TPlayer):
+        return tuple(range(rules.game.max_players))
+    if isinstance(t, TComp):
+        return tuple(c.cid for c in rules.components if t.kind is None or c.kind == t.kind)
+    if isinstance(t, TEnum):
+        return tuple(range(len(rules.enums[t.name].values)))
+    if isinstance(t, TBool):
+        return (0, 1)
+    if isinstance(t, TInt) and t.lo is not None and t.hi is not None and t.hi - t.lo < 4096:
+        return tuple(range(t.lo, t.hi + 1))
+    return None
 
 
 def var_init(c: Compiler, rules: ir.Ruleset, layout: Layout) -> list[str]:

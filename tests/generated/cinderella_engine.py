@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -2444,6 +2445,396 @@ def _k4(S: State) -> None:
 _RESUME: tuple[Callable[[State, Any], None], ...] = (_r0, _r1, _r2, _r3, _r4, _r5, _r6, _r7, _r8, _r9, _r10, _r11, _r12, _r13, _r14, _r15, )
 
 
+# ---- views: who sees what, by the visibility the rules declare --------------------------------
+#
+# A view is (player, public, private): public True shows public information (public zones and
+# variables, the sizes of every zone, decisions that are not secret, the fact that a secret one
+# was made); private 0 shows nobody's private information, 1 the player's own (own `owner` zones
+# and variables, own secret decisions), 2 every player's.  `hidden` things show in no view.
+# observation_string(p) is the view (p, True, 1).
+
+#: the components each zone instance can hold, by row of _ZONE_VIEW (their tensor positions)
+_ZONE_IDS: tuple[tuple[int, ...], ...] = (
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+)
+#: how each variable reaches a tensor, by row of _VAR_VIEW: (code, values, values are seats);
+#: code 0 one number, 1 one of the values (one-hot), 2 a set of the values (one bit each), 3 nothing
+_VAR_ENC: tuple[tuple[int, tuple[int, ...], bool], ...] = (
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+)
+#: (decisions, chance nodes) that no game exceeds, or None when the flow gives no bound
+LENGTH_BOUND: tuple[int, int] | None = (171, 19)
+
+
+def _shows(vis: int, seat: int, pl: int | None, pub: bool, priv: int) -> bool:
+    if pl is None:
+        return True
+    if vis == 0:
+        return pub
+    if vis == 2:
+        return priv == 2 or (priv == 1 and seat == pl)
+    return False
+
+
+def _view(S: State, pl: int | None, pub: bool, priv: int) -> str:
+    """The table as the view (pl, pub, priv) shows it (pl None: everything)."""
+    Z = S.z
+    n = S.n
+    out: list[str] = []
+    for inst, label, seat, vis, _, _ in _ZONE_VIEW:
+        if seat >= n:
+            continue
+        m = Z[inst]
+        if _shows(vis, seat, pl, pub, priv):
+            out.append(label + ": " + (", ".join([_DISP[c] for c in _BITS[m]]) or "empty"))
+        elif pub:
+            out.append(label + ": " + str(m.bit_count()) + " hidden")
+    V = S.v
+    for slot, label, seat, vis, indexed, init, show, _, _, _ in _VAR_VIEW:
+        if seat >= n or not _shows(vis, seat, pl, pub, priv):
+            continue
+        value = V[slot]
+        if not indexed or value != init:
+            out.append(label + ": " + show(value))
+    return "\n".join(out)
+
+
+def _sees_choice(secret: bool, chooser: int, pl: int, pub: bool, priv: int) -> int:
+    """2: the view shows the value chosen; 1: only that a choice was made; 0: nothing."""
+    if secret:
+        if priv == 2 or (priv == 1 and chooser == pl):
+            return 2
+    elif pub:
+        return 2
+    return 1 if pub else 0
+
+
+def _entry(s: State, step: Any, pl: int, pub: bool, priv: int) -> str | None:
+    """How the step about to be taken in ``s`` reads in an information state (None: not at all)."""
+    cp = s.cp
+    if cp == CHANCE:
+        return "chance" if pub else None
+    secret = _PSECRET[s.pc]
+    if cp >= 0:
+        seen = _sees_choice(secret, cp, pl, pub, priv)
+        if seen == 2:
+            return _pname(cp) + " " + _describe(s, cp, step)
+        return _pname(cp) + " " + _PLABEL[s.pc] + ": ?" if seen else None
+    parts = []
+    for q, options in enumerate(s.o):
+        if options is None:
+            continue
+        seen = _sees_choice(secret, q, pl, pub, priv)
+        if seen == 2:
+            parts.append(_pname(q) + " " + _describe(s, q, step[q]))
+        elif seen:
+            parts.append(_pname(q) + " " + _PLABEL[s.pc] + ": ?")
+    return "; ".join(parts) if parts else None
+
+
+def _step(s: State, step: Any) -> None:
+    if s.cp == SIMULTANEOUS:
+        s.apply_actions(list(step))
+    else:
+        s.apply_action(step)
+
+
+class _Trail:
+    """An information state as far as ``steps`` steps of a history: its text, its sha-based key
+    (blake2b of the text, updated as it grows), the last observation and a copy of the game at
+    that point, from which the next call goes on.  Shared by clones, never changed."""
+
+    __slots__ = ("digest", "last", "snap", "steps", "text")
+
+    def __init__(self, steps: int, text: str, digest: hashlib.blake2b, last: str, snap: State) -> None:
+        self.steps = steps
+        self.text = text
+        self.digest = digest
+        self.last = last
+        self.snap = snap
+
+
+def _trail(S: State, pl: int, pub: bool, priv: int) -> _Trail:
+    """The information state of S for the view, extended from the last one computed on S or on
+    the state S was cloned from: only the steps since then are replayed."""
+    key = (pl, pub, priv)
+    node = S.i.get(key)
+    h = S.h
+    if node is not None and node.steps == len(h):
+        return node
+    if node is None:
+        s = S.g.new_initial_state()
+        first = _view(s, pl, pub, priv)
+        text, digest, last, done = first, hashlib.blake2b(first.encode(), digest_size=16), first, 0
+    else:
+        s = node.snap.clone()
+        text, digest, last, done = node.text, node.digest.copy(), node.last, node.steps
+    parts: list[str] = []
+    for step in h[done:]:
+        entry = _entry(s, step, pl, pub, priv)
+        if entry is not None:
+            parts.append(entry)
+        _step(s, step)
+        obs = _view(s, pl, pub, priv)
+        if obs != last:
+            parts.append(obs)
+            last = obs
+    if parts:
+        more = "".join(["\n" + part for part in parts])
+        text += more
+        digest.update(more.encode())
+    node = _Trail(len(h), text, digest, last, s)
+    S.i = {**S.i, key: node}  # a new dict: the clones that share the old one keep their own
+    return node
+
+
+# ---- tensors ------------------------------------------------------------------------------------
+
+
+def _layout(n: int) -> tuple[int, list[tuple[int, int, int, int, tuple[int, ...]]], list[tuple[int, int, int, int, int, tuple[int, ...], bool]]]:
+    """The observation tensor's layout for n players: its size, then per zone instance (instance,
+    seat, visibility, offset, component ids): the size, then one bit per component it can hold;
+    per variable (slot, seat, visibility, offset, code, values, is a mask)."""
+    pos = 0
+    zones = []
+    for (inst, _, seat, vis, _, _), ids in zip(_ZONE_VIEW, _ZONE_IDS):
+        if seat < n:
+            zones.append((inst, seat, vis, pos, ids))
+            pos += 1 + len(ids)
+    variables = []
+    for (slot, _, seat, vis, _, _, _, _, _, is_mask), (code, values, seats) in zip(_VAR_VIEW, _VAR_ENC):
+        if seat < n:
+            kept = tuple(v for v in values if v < n) if seats else values
+            variables.append((slot, seat, vis, pos, code, kept, is_mask))
+            pos += 1 if code == 0 else 0 if code == 3 else len(kept)
+    return pos, zones, variables
+
+
+def _tensor(S: State, pl: int | None, pub: bool, priv: int) -> list[float]:
+    """The observation tensor of the view: what _view shows, as numbers (docs/engine.md)."""
+    size, zones, variables = S.g.layout
+    t = [0.0] * size
+    Z = S.z
+    for inst, seat, vis, pos, ids in zones:
+        m = Z[inst]
+        if _shows(vis, seat, pl, pub, priv):
+            t[pos] = float(m.bit_count())
+            for k, c in enumerate(ids, pos + 1):
+                if m >> c & 1:
+                    t[k] = 1.0
+        elif pub:
+            t[pos] = float(m.bit_count())
+    V = S.v
+    for slot, seat, vis, pos, code, values, is_mask in variables:
+        if code == 3 or not _shows(vis, seat, pl, pub, priv):
+            continue
+        value = V[slot]
+        if code == 0:
+            t[pos] = float(value)
+        elif code == 1:
+            if value in values:
+                t[pos + values.index(value)] = 1.0
+        elif is_mask:
+            for k, x in enumerate(values, pos):
+                if value >> x & 1:
+                    t[k] = 1.0
+        else:
+            for k, x in enumerate(values, pos):
+                if x in value:
+                    t[k] = 1.0
+    return t
+
+
+def _history_tensor(S: State, pl: int, pub: bool, priv: int) -> list[float]:
+    """Perfect recall as a tensor (games with a LENGTH_BOUND only): the observation tensor before
+    the first step and after every step, then per step and player a one-hot of the choice the view
+    shows (the last position: a choice it does not show); zeros past the end of the game."""
+    if LENGTH_BOUND is None:
+        raise ValueError("the rules give no bound on the length of a game: there is no information-state tensor")
+    steps = LENGTH_BOUND[0] + LENGTH_BOUND[1]
+    n = S.n
+    width = NUM_DISTINCT_ACTIONS + 1
+    obs: list[float] = []
+    choices = [0.0] * (steps * n * width)
+    s = S.g.new_initial_state()
+    obs += _tensor(s, pl, pub, priv)
+    for k, step in enumerate(S.h):
+        cp = s.cp
+        if cp != CHANCE:
+            secret = _PSECRET[s.pc]
+            for q in (range(n) if cp == SIMULTANEOUS else (cp,)):
+                if cp == SIMULTANEOUS and s.o[q] is None:
+                    continue
+                seen = _sees_choice(secret, q, pl, pub, priv)
+                if seen:
+                    a = (step[q] if cp == SIMULTANEOUS else step) if seen == 2 else NUM_DISTINCT_ACTIONS
+                    choices[(k * n + q) * width + a] = 1.0
+        _step(s, step)
+        obs += _tensor(s, pl, pub, priv)
+    size = S.g.layout[0]
+    obs += [0.0] * (size * (steps + 1) - len(obs))
+    return obs + choices
+
+
+def _info_tensor_size(n: int) -> int:
+    if LENGTH_BOUND is None:
+        return 0
+    steps = LENGTH_BOUND[0] + LENGTH_BOUND[1]
+    return _layout(n)[0] * (steps + 1) + steps * n * (NUM_DISTINCT_ACTIONS + 1)
+
+
+# ---- resampling from an information state -------------------------------------------------------
+
+
+def _resample(S: State, pl: int, pub: bool, priv: int, rng: Any, budget: int) -> State | None:
+    """A state the view (pl, pub, priv) cannot tell from S: the same history where the view shows
+    it, other chance outcomes and other unseen choices where it does not, found by a depth-first
+    search in random order that keeps only steps after which the view reads the same.  None when
+    ``budget`` steps were tried without finding one."""
+    g = S.g
+    # what the view saw at every step: the entry, the observation after it, and who decided
+    s = g.new_initial_state()
+    seen: list[tuple[str | None, str, int, Any]] = []
+    for step in S.h:
+        entry = _entry(s, step, pl, pub, priv)
+        who = s.cp if s.cp != SIMULTANEOUS else tuple(o is not None for o in s.o)
+        _step(s, step)
+        seen.append((entry, _view(s, pl, pub, priv), s.pc, who))
+    h = S.h
+
+    def options(s: State, k: int) -> list[Any]:
+        cp = s.cp
+        step = h[k]
+        if cp == CHANCE:
+            out: list[Any] = s.legal_actions()
+            rng.shuffle(out)
+            return out
+        secret = _PSECRET[s.pc]
+        if cp >= 0:
+            if _sees_choice(secret, cp, pl, pub, priv) == 2:
+                return [step]
+            out = s.legal_actions()
+            rng.shuffle(out)
+            return out
+        per = []
+        for q, o in enumerate(s.o):
+            if o is None:
+                per.append([PASS])
+            elif _sees_choice(secret, q, pl, pub, priv) == 2:
+                per.append([step[q]])
+            else:
+                per.append(s.legal_actions(q))
+        joint = [tuple(rng.choice(a) for a in per) for _ in range(8)]
+        return list(dict.fromkeys(joint))
+
+    tried = 0
+    stack: list[tuple[State, int, list[Any]]] = []
+    s = g.new_initial_state()
+    if len(h) == 0:
+        return s
+    stack.append((s, 0, options(s, 0)))
+    while stack:
+        s, k, todo = stack[-1]
+        if not todo:
+            stack.pop()
+            continue
+        step = todo.pop()
+        tried += 1
+        if tried > budget:
+            return None
+        t = s.clone()
+        entry, obs, _, who = seen[k]
+        if (t.cp if t.cp != SIMULTANEOUS else tuple(o is not None for o in t.o)) != who:
+            continue
+        if _entry(t, step, pl, pub, priv) != entry:
+            continue
+        try:
+            _step(t, step)
+        except (RuleError, ValueError):
+            continue
+        if _view(t, pl, pub, priv) != obs:
+            continue
+        if k + 1 == len(h):
+            if t.cp == S.cp and (t.cp != SIMULTANEOUS or [o is None for o in t.o] == [o is None for o in S.o]):
+                return t
+            continue
+        stack.append((t, k + 1, options(t, k + 1)))
+    return None
+
+
 # ---- observations ------------------------------------------------------------------------------
 
 
@@ -2519,6 +2910,21 @@ class Game:
         self.U: tuple[tuple[Any, ...], ...] = tuple(tuple(t) for t in tables)
         self.params = dict(params or {})
         self._first: State | RuleError | None = None
+        self.layout = _layout(n)
+
+    def observation_tensor_size(self) -> int:
+        return self.layout[0]
+
+    def information_state_tensor_size(self) -> int:
+        """0 when the rules give no bound on a game's length (then there is no such tensor)."""
+        return _info_tensor_size(self.n)
+
+    def max_game_length(self) -> int | None:
+        """The most decisions a game can take (a simultaneous one counts once), None if unbounded."""
+        return None if LENGTH_BOUND is None else LENGTH_BOUND[0]
+
+    def max_chance_nodes(self) -> int | None:
+        return None if LENGTH_BOUND is None else LENGTH_BOUND[1]
 
     def num_players(self) -> int:
         return self.n
@@ -2570,7 +2976,7 @@ class Game:
 class State:
     """A game in progress: zones as bitmasks, variables and decision slots as flat lists."""
 
-    __slots__ = ("C", "L", "cp", "g", "h", "k", "loc", "n", "o", "pc", "v", "w", "z")
+    __slots__ = ("C", "L", "cp", "g", "h", "i", "k", "loc", "n", "o", "pc", "v", "w", "z")
 
     def __init__(self, game: Game) -> None:
         self.g = game
@@ -2584,6 +2990,7 @@ class State:
         self.o: Any = None  # the options of the decision: a mask, a tuple, or one per player
         self.w: int | None = None  # the winners, once the game has ended
         self.h: list[Any] = []
+        self.i: dict[tuple[int, bool, int], _Trail] = {}  # information states computed so far (shared with clones)
         self.C: list[dict[int, Any]] = [{} for _ in range(_NGROUPS)]  # values of definitions without arguments
         self.k = (self.z, self.v, self.L, self.loc, self.C)  # the lists the flow works on, in one load
 
@@ -2714,37 +3121,41 @@ class State:
         return _observe(self, player)
 
     def information_state_string(self, player: int) -> str:
-        """The observations as they changed, with the decisions the player saw, in order."""
-        s = self.g.new_initial_state()
-        entries = [_observe(s, player)]
-        last = entries[0]
-        for step in self.h:
-            cp = s.cp
-            if cp == CHANCE:
-                entries.append("chance")
-                s.apply_action(step)
-            elif cp >= 0:
-                if cp == player or not _PSECRET[s.pc]:
-                    entries.append(_pname(cp) + " " + _describe(s, cp, step))
-                else:
-                    entries.append(_pname(cp) + " " + _PLABEL[s.pc] + ": ?")
-                s.apply_action(step)
-            else:
-                parts = []
-                for q, options in enumerate(s.o):
-                    if options is None:
-                        continue
-                    if q == player or not _PSECRET[s.pc]:
-                        parts.append(_pname(q) + " " + _describe(s, q, step[q]))
-                    else:
-                        parts.append(_pname(q) + " " + _PLABEL[s.pc] + ": ?")
-                entries.append("; ".join(parts))
-                s.apply_actions(list(step))
-            obs = _observe(s, player)
-            if obs != last:
-                entries.append(obs)
-                last = obs
-        return "\n".join(entries)
+        """The observations as they changed, with the decisions the player saw, in order (kept
+        incrementally: a call replays only the steps since the last call on this state or the
+        state it was cloned from)."""
+        return _trail(self, player, True, 1).text
+
+    def information_state_key(self, player: int) -> str:
+        """A compact key of information_state_string(player): its blake2b digest (16 bytes, hex)."""
+        return _trail(self, player, True, 1).digest.hexdigest()
+
+    def view_string(self, player: int, public: bool = True, private: int = 1, recall: bool = False) -> str:
+        """The observation (recall False) or information state (recall True) of another kind of
+        observer: public information or not, private information of nobody (0), of the player (1)
+        or of every player (2).  view_string(p) is observation_string(p)."""
+        if recall:
+            return _trail(self, player, public, private).text
+        return _view(self, player, public, private)
+
+    def view_key(self, player: int, public: bool = True, private: int = 1) -> str:
+        """The key of view_string(player, public, private, recall=True)."""
+        return _trail(self, player, public, private).digest.hexdigest()
+
+    def observation_tensor(self, player: int, public: bool = True, private: int = 1) -> list[float]:
+        """The observation as numbers (a fixed size per player count: Game.observation_tensor_size())."""
+        return _tensor(self, player, public, private)
+
+    def information_state_tensor(self, player: int, public: bool = True, private: int = 1) -> list[float]:
+        """Perfect recall as numbers, for games whose rules bound their length (LENGTH_BOUND)."""
+        return _history_tensor(self, player, public, private)
+
+    def resample_from_infostate(self, player: int, rng: Any, public: bool = True, private: int = 1, budget: int = 10000) -> State:
+        """A state with the same information state for the player (and the view), other hidden
+        cards and unseen choices drawn at random with ``rng`` (a random.Random); if ``budget``
+        steps of the search find none, a copy of this state (which always qualifies)."""
+        found = _resample(self, player, public, private, rng, budget)
+        return found if found is not None else self.clone()
 
     def history(self) -> list[Any]:
         return list(self.h)
@@ -2762,6 +3173,7 @@ class State:
         c.o = self.o  # never changed in place
         c.w = self.w
         c.h = self.h[:]
+        c.i = self.i  # replaced, never changed, when this state or the copy computes more
         C = self.C
         c.C = [C[0].copy(), C[1].copy(), C[2].copy()]  # remembered values of the same state stay right
         c.k = (c.z, c.v, c.L, c.loc, c.C)
