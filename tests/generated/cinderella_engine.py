@@ -2683,54 +2683,56 @@ def _layout(n: int) -> tuple[int, list[tuple[int, int, int, int, tuple[int, ...]
     return pos, zones, variables
 
 
-def _tensor(S: State, pl: int | None, pub: bool, priv: int) -> list[float]:
-    """The observation tensor of the view: what _view shows, as numbers (docs/engine.md)."""
-    size, zones, variables = S.g.layout
-    t = [0.0] * size
+def _tensor(S: State, pl: int | None, pub: bool, priv: int, t: Any, base: int) -> None:
+    """Write the observation tensor of the view (what _view shows, as numbers: docs/engine.md)
+    into ``t`` from position ``base``; only non-zero entries are written, ``t`` is zero there."""
+    _, zones, variables = S.g.layout
     Z = S.z
     for inst, seat, vis, pos, ids in zones:
         m = Z[inst]
         if _shows(vis, seat, pl, pub, priv):
-            t[pos] = float(m.bit_count())
-            for k, c in enumerate(ids, pos + 1):
-                if m >> c & 1:
-                    t[k] = 1.0
-        elif pub:
-            t[pos] = float(m.bit_count())
+            if m:
+                t[base + pos] = float(m.bit_count())
+                for k, c in enumerate(ids, base + pos + 1):
+                    if m >> c & 1:
+                        t[k] = 1.0
+        elif pub and m:
+            t[base + pos] = float(m.bit_count())
     V = S.v
     for slot, seat, vis, pos, code, values, is_mask in variables:
         if code == 3 or not _shows(vis, seat, pl, pub, priv):
             continue
         value = V[slot]
         if code == 0:
-            t[pos] = float(value)
+            if value:
+                t[base + pos] = float(value)
         elif code == 1:
             if value in values:
-                t[pos + values.index(value)] = 1.0
+                t[base + pos + values.index(value)] = 1.0
         elif is_mask:
-            for k, x in enumerate(values, pos):
+            for k, x in enumerate(values, base + pos):
                 if value >> x & 1:
                     t[k] = 1.0
         else:
-            for k, x in enumerate(values, pos):
+            for k, x in enumerate(values, base + pos):
                 if x in value:
                     t[k] = 1.0
-    return t
 
 
-def _history_tensor(S: State, pl: int, pub: bool, priv: int) -> list[float]:
-    """Perfect recall as a tensor (games with a LENGTH_BOUND only): the observation tensor before
-    the first step and after every step, then per step and player a one-hot of the choice the view
-    shows (the last position: a choice it does not show); zeros past the end of the game."""
+def _history_tensor(S: State, pl: int, pub: bool, priv: int, t: Any) -> None:
+    """Write perfect recall as a tensor into ``t`` (zero; games with a LENGTH_BOUND only): the
+    observation tensor before the first step and after every step, then per step and player a
+    one-hot of the choice the view shows (the last position: a choice it does not show); zeros
+    past the end of the game."""
     if LENGTH_BOUND is None:
         raise ValueError("the rules give no bound on the length of a game: there is no information-state tensor")
     steps = LENGTH_BOUND[0] + LENGTH_BOUND[1]
     n = S.n
     width = NUM_DISTINCT_ACTIONS + 1
-    obs: list[float] = []
-    choices = [0.0] * (steps * n * width)
+    size = S.g.layout[0]
+    choices = size * (steps + 1)
     s = S.g.new_initial_state()
-    obs += _tensor(s, pl, pub, priv)
+    _tensor(s, pl, pub, priv, t, 0)
     for k, step in enumerate(S.h):
         cp = s.cp
         if cp != CHANCE:
@@ -2741,12 +2743,9 @@ def _history_tensor(S: State, pl: int, pub: bool, priv: int) -> list[float]:
                 seen = _sees_choice(secret, q, pl, pub, priv)
                 if seen:
                     a = (step[q] if cp == SIMULTANEOUS else step) if seen == 2 else NUM_DISTINCT_ACTIONS
-                    choices[(k * n + q) * width + a] = 1.0
+                    t[choices + (k * n + q) * width + a] = 1.0
         _step(s, step)
-        obs += _tensor(s, pl, pub, priv)
-    size = S.g.layout[0]
-    obs += [0.0] * (size * (steps + 1) - len(obs))
-    return obs + choices
+        _tensor(s, pl, pub, priv, t, size * (k + 1))
 
 
 def _info_tensor_size(n: int) -> int:
@@ -2925,6 +2924,10 @@ class Game:
 
     def max_chance_nodes(self) -> int | None:
         return None if LENGTH_BOUND is None else LENGTH_BOUND[1]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled as its parameters: the module must be importable where it is unpickled
+        return (load_game, ({**self.params, "players": self.n},))
 
     def num_players(self) -> int:
         return self.n
@@ -3144,11 +3147,24 @@ class State:
 
     def observation_tensor(self, player: int, public: bool = True, private: int = 1) -> list[float]:
         """The observation as numbers (a fixed size per player count: Game.observation_tensor_size())."""
-        return _tensor(self, player, public, private)
+        t = [0.0] * self.g.layout[0]
+        _tensor(self, player, public, private, t, 0)
+        return t
 
     def information_state_tensor(self, player: int, public: bool = True, private: int = 1) -> list[float]:
         """Perfect recall as numbers, for games whose rules bound their length (LENGTH_BOUND)."""
-        return _history_tensor(self, player, public, private)
+        t = [0.0] * _info_tensor_size(self.n)
+        _history_tensor(self, player, public, private, t)
+        return t
+
+    def write_tensor(self, player: int | None, out: Any, public: bool = True, private: int = 1, recall: bool = False) -> None:
+        """Write the observation (or, with recall, information-state) tensor into ``out``, a
+        mutable sequence of zeros of the right size (a numpy array): only non-zero entries.
+        Player None: everything, hidden things included (not a player's view)."""
+        if recall and player is not None:
+            _history_tensor(self, player, public, private, out)
+        else:
+            _tensor(self, player, public, private, out, 0)
 
     def resample_from_infostate(self, player: int, rng: Any, public: bool = True, private: int = 1, budget: int = 10000) -> State:
         """A state with the same information state for the player (and the view), other hidden
@@ -3179,6 +3195,13 @@ class State:
         c.k = (c.z, c.v, c.L, c.loc, c.C)
         return c
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> State:
+        return self.clone()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled as its game and serialize(): the module must be importable where it is unpickled
+        return (_restore, (self.g, self.serialize()))
+
     def serialize(self) -> str:
         g = self.g
         return json.dumps({
@@ -3203,6 +3226,10 @@ class State:
 
     def __str__(self) -> str:
         return _observe(self, None)
+
+
+def _restore(game: Game, text: str) -> State:
+    return game.deserialize_state(text)
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
