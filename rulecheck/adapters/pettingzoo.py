@@ -54,6 +54,7 @@ class _Table:
         self.cut = 0 if engine.LENGTH_BOUND is not None else max_game_length
         self.names = [f"player_{q}" for q in range(self.n)]
         size = self.game.observation_tensor_size()
+        self.size: int = size
         self.actions = engine.NUM_DISTINCT_ACTIONS
         self.obs_space = spaces.Dict({
             "observation": spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32),
@@ -123,7 +124,7 @@ class _Table:
         return m
 
     def observe(self, seat: int, deciding: bool) -> Obs:
-        t = np.zeros(self.obs_space["observation"].shape, np.float32)
+        t = np.zeros(self.size, np.float32)
         self.state.write_tensor(seat, t)
         return {"observation": t, "action_mask": self.mask(seat, deciding)}
 
@@ -279,6 +280,6 @@ class RulecheckParallelEnv(ParallelEnv):  # type: ignore[misc]
 
     def state(self) -> np.ndarray[Any, Any]:
         """The whole table (hidden things included) as the tensor of a view that sees everything."""
-        t = np.zeros(self.t.obs_space["observation"].shape, np.float32)
+        t = np.zeros(self.t.size, np.float32)
         self.t.state.write_tensor(None, t)
         return t
