@@ -271,8 +271,6 @@ _ZONE_VIEW: tuple[tuple[int, str, int, int, str, Any], ...] = (
     (42, 'spare', -1, 0, 'spare', None),
     (43, 'box', -1, 1, 'box', None),
 )
-#: initial values of the variables, by slot
-_V0: tuple[Any, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, 0, 0, 0, 0, )
 #: number of slots for locals that live across decisions
 _NSLOTS = 9
 #: remembered values of definitions are kept in this many dicts, one per set of zones and
@@ -301,6 +299,9 @@ _K7: Any = (False, True, False, False, False, False, False, False, False, False,
 _K8: Any = (262142, 262141, 262139, 262135, 262127, 262111, 262079, 262015, 261887, 261631, 261119, 260095, 258047, 253951, 245759, 229375, 196607, 131071, None, None, None, None, None, None, None, None, None)
 _K9: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, False, False, False, False, False, False, False, False, True)
 _K10: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, 1, 2, 4, 8, 1, 2, 4, 8, 0)
+# after the constants: an initial value may be one (a set of numbers)
+#: initial values of the variables, by slot
+_V0: tuple[Any, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, 0, 0, 0, 0, )
 
 
 def _show0(x: Any) -> str:
