@@ -68,7 +68,7 @@ def test_illegal_actions() -> None:
     with pytest.raises(ValueError, match="illegal action"):
         env.step(5)
     par = pettingzoo.parallel_env(mod)
-    obs, _ = par.reset(seed=0)
+    par.reset(seed=0)
     before = str(par.t.state)
     _, _, _, _, infos = par.step({"player_0": 5, "player_1": 0})
     assert infos["player_0"] == {"illegal_action": True} and str(par.t.state) == before
