@@ -23,7 +23,10 @@ from .bounds import length_bound
 from .compiler import Compiler, GenerationError, Layout, rep_of
 from .literals import comment_text, pyrepr
 
-__all__ = ["GenerationError", "environment", "generate", "load_module"]
+__all__ = ["ADAPTERS", "GenerationError", "adapter_source", "environment", "generate", "load_module"]
+
+#: what `rulecheck gen --adapter` can append to an engine
+ADAPTERS = ("openspiel", "pettingzoo")
 
 _VISIBILITY = {"public": 0, "hidden": 1, "owner": 2}
 
@@ -110,6 +113,15 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "length_bound": length_bound(program),
     }
     return environment().get_template("engine.py.jinja").render(**context)
+
+
+def adapter_source(kind: str) -> str:
+    """The lines `rulecheck gen --adapter KIND` appends to an engine: importing the module then
+    registers its OpenSpiel game (GAME_NAME, openspiel_game()) or gives its PettingZoo
+    environments (env(), parallel_env()); those lines, not the engine, import rulecheck."""
+    if kind not in ADAPTERS:
+        raise ValueError(f"no adapter named '{kind}'")
+    return environment().get_template("engine_adapter.py.jinja").render(kind=kind)
 
 
 def mask_bytes(rules: ir.Ruleset) -> int:
