@@ -145,6 +145,8 @@ def _game_class(engine: ModuleType, gtype: pyspiel.GameType) -> type[pyspiel.Gam
             raise AttributeError(name)
 
         def _cut(self) -> bool:
+            if bounded:
+                return False
             cut: int = self.get_game().cut
             return cut > 0 and self._d >= cut
 

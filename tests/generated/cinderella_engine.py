@@ -2665,15 +2665,15 @@ def _trail(S: State, pl: int, pub: bool, priv: int) -> _Trail:
 # ---- tensors ------------------------------------------------------------------------------------
 
 
-def _layout(n: int) -> tuple[int, list[tuple[int, int, int, int, tuple[int, ...]]], list[tuple[int, int, int, int, int, tuple[int, ...], bool]]]:
+def _layout(n: int) -> tuple[int, list[tuple[int, int, int, int, dict[int, int]]], list[tuple[int, int, int, int, int, tuple[int, ...], bool]]]:
     """The observation tensor's layout for n players: its size, then per zone instance (instance,
-    seat, visibility, offset, component ids): the size, then one bit per component it can hold;
-    per variable (slot, seat, visibility, offset, code, values, is a mask)."""
+    seat, visibility, offset, position of each component it can hold): the size, then one entry
+    per component; per variable (slot, seat, visibility, offset, code, values, is a mask)."""
     pos = 0
     zones = []
     for (inst, _, seat, vis, _, _), ids in zip(_ZONE_VIEW, _ZONE_IDS):
         if seat < n:
-            zones.append((inst, seat, vis, pos, ids))
+            zones.append((inst, seat, vis, pos, {c: pos + 1 + k for k, c in enumerate(ids)}))
             pos += 1 + len(ids)
     variables = []
     for (slot, _, seat, vis, _, _, _, _, _, is_mask), (code, values, seats) in zip(_VAR_VIEW, _VAR_ENC):
@@ -2689,15 +2689,15 @@ def _tensor(S: State, pl: int | None, pub: bool, priv: int, t: Any, base: int) -
     into ``t`` from position ``base``; only non-zero entries are written, ``t`` is zero there."""
     _, zones, variables = S.g.layout
     Z = S.z
-    for inst, seat, vis, pos, ids in zones:
+    for inst, seat, vis, pos, at in zones:
         m = Z[inst]
+        if not m:
+            continue
         if _shows(vis, seat, pl, pub, priv):
-            if m:
-                t[base + pos] = float(m.bit_count())
-                for k, c in enumerate(ids, base + pos + 1):
-                    if m >> c & 1:
-                        t[k] = 1.0
-        elif pub and m:
+            t[base + pos] = float(m.bit_count())
+            for c in _BITS[m]:
+                t[base + at[c]] = 1.0
+        elif pub:
             t[base + pos] = float(m.bit_count())
     V = S.v
     for slot, seat, vis, pos, code, values, is_mask in variables:
@@ -2711,9 +2711,10 @@ def _tensor(S: State, pl: int | None, pub: bool, priv: int, t: Any, base: int) -
             if value in values:
                 t[base + pos + values.index(value)] = 1.0
         elif is_mask:
-            for k, x in enumerate(values, base + pos):
-                if value >> x & 1:
-                    t[k] = 1.0
+            if value:
+                for k, x in enumerate(values, base + pos):
+                    if value >> x & 1:
+                        t[k] = 1.0
         else:
             for k, x in enumerate(values, base + pos):
                 if x in value:
