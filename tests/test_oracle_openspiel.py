@@ -57,6 +57,9 @@ ORACLES = {
     # engine's remembers every bid
     "goofspiel": Oracle("goofspiel.rules", "goofspiel(num_cards=4,players=2,points_order=random,returns_type=win_loss)", 3000,
                         lambda p, a: a if p == pyspiel.PlayerId.CHANCE else a + 1, _win_loss, coarser=True),
+    # sealed bids (imp_info=true): a player sees her own bids and the points, never the other's bids
+    "goofspiel_sealed": Oracle("goofspiel_sealed.rules", "goofspiel(num_cards=4,players=2,points_order=random,returns_type=win_loss,imp_info=true)",
+                               2000, lambda p, a: a if p == pyspiel.PlayerId.CHANCE else a + 1, _win_loss),
     "liars_dice": Oracle("liars_dice.rules", "liars_dice(numdice=1,dice_sides=6,players=2)", 2000, lambda _, a: a, _win_loss),
 }
 
