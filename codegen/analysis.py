@@ -141,7 +141,7 @@ class Analysis:
     def reads(self, e: ir.Expr | None) -> set[str]:
         """The zones ("zone:NAME") and variables ("var:NAME") an expression may read, through
         the definitions it calls."""
-        from rulecheck.dsl.checker import walk_exprs
+        from rulecheck.dsl.walk import walk_exprs
 
         out: set[str] = set()
         if e is None:

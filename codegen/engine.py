@@ -20,7 +20,8 @@ from rulecheck.dsl.values import num_distinct_actions, show
 from rulecheck.interpreter.semantics import STEP_BUDGET
 
 from .bounds import length_bound
-from .compiler import Compiler, GenerationError, Layout, rep_of
+from .compiler import Compiler
+from .layout import GenerationError, Layout, rep_of
 from .literals import comment_text, pyrepr
 
 __all__ = ["ADAPTERS", "GenerationError", "adapter_source", "environment", "generate", "load_module"]

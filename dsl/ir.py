@@ -1,6 +1,6 @@
 """The typed intermediate representation: one meaning, read by every back end.
 
-The checker (dsl/checker.py) builds it from the AST; the interpreter gives it its meaning over
+The checker (dsl/checker/) builds it from the AST; the interpreter gives it its meaning over
 concrete values, the code generator spells it as Python, the verifier evaluates it over z3 terms and
 the reports render it back into English.  It has no sugar: ``match`` is a chain of conditionals,
 names are resolved, every node is typed and carries its span.

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from . import ir
-from .checker import walk_stmts
 from .diagnostics import Diagnostic, Severity
+from .walk import walk_stmts
 
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "「": '"', "」": '"'})
 

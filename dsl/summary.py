@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from . import ir
-from .checker import walk_stmts
+from .walk import walk_stmts
 
 
 def _plural(n: int, word: str) -> str:

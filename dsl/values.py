@@ -49,8 +49,8 @@ def encode_action(value: Value) -> int:
 def num_distinct_actions(rules: Ruleset) -> int:
     """The size of the action space: every decision value is below it, and the last action (the
     value itself) is PASS, played by the players a simultaneous decision does not include."""
-    from .checker import walk_stmts
     from .ir import Choose, ChooseEach
+    from .walk import walk_stmts
 
     top = max(len(rules.components), rules.game.max_players, 2)
     bodies = [rules.flow] + [p.body for p in rules.procs.values() if p.body]

@@ -31,7 +31,7 @@ from conftest import ROOT
 from lark import Tree
 
 from rulecheck import cli
-from rulecheck.dsl import checker, ir, parser, source
+from rulecheck.dsl import checker, ir, parser, source, walk
 from rulecheck.dsl.diagnostics import CODES, render_all
 from rulecheck.dsl.loader import Loaded, load_text
 from rulecheck.dsl.quotes import check_quotes
@@ -189,11 +189,11 @@ def _ir_of_examples() -> tuple[set[str], set[str], set[str]]:
             for r in a.readings:
                 roots += [p.body for p in r.procs.values()] + [d.body for d in r.defs.values()]
         for body in bodies:
-            stmts |= {type(s).__name__ for s in checker.walk_stmts(body)}
+            stmts |= {type(s).__name__ for s in walk.walk_stmts(body)}
         for root in roots:
             if root is None:
                 continue
-            for e in checker.walk_exprs(root):
+            for e in walk.walk_exprs(root):
                 if isinstance(e, ir.Builtin):
                     builtins.add(e.op)
                 elif isinstance(e, ir.Agg):

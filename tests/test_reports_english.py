@@ -11,9 +11,9 @@ import pytest
 from conftest import ROOT
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.checker import walk_exprs, walk_stmts
 from rulecheck.dsl.loader import load_path, load_text
 from rulecheck.dsl.types import PLAYER
+from rulecheck.dsl.walk import walk_exprs, walk_stmts
 from rulecheck.reports import english
 
 GOLDEN = ROOT / "tests" / "golden" / "reports"

@@ -12,8 +12,8 @@ from copy import copy as shallow_copy
 from dataclasses import dataclass, field
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.checker import walk_exprs, walk_stmts
 from rulecheck.dsl.source import Span
+from rulecheck.dsl.walk import walk_exprs, walk_stmts
 
 from . import terms as tm
 from .symbolic import AbstractCheck, Decision, Obligation, SymSet, Trace, as_int, value_eq

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.checker import walk_exprs, walk_stmts
 from rulecheck.dsl.source import Span
 from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TMap, TPlayer, TSet, TText, Type
+from rulecheck.dsl.walk import walk_exprs, walk_stmts
 
 from . import terms as tm
 from .terms import Term

@@ -21,10 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.checker import const_value, walk_stmts
+from rulecheck.dsl.checker import const_value
 from rulecheck.dsl.quotes import normalize
 from rulecheck.dsl.source import Span
 from rulecheck.dsl.types import TInt
+from rulecheck.dsl.walk import walk_stmts
 
 from .findings import Finding, Quote
 

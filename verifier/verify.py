@@ -22,10 +22,10 @@ from typing import Any
 
 from rulecheck.codegen.playout import game_seed, play
 from rulecheck.dsl import ir
-from rulecheck.dsl.checker import callees, walk_exprs, walk_stmts
 from rulecheck.dsl.source import Span
 from rulecheck.dsl.types import TBool, TEnum, TInt
 from rulecheck.dsl.values import num_distinct_actions, player_name
+from rulecheck.dsl.walk import callees, walk_exprs, walk_stmts
 from rulecheck.interpreter.semantics import resolve_params
 
 from . import terms as tm

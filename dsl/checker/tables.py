@@ -1,0 +1,212 @@
+"""Tables and components (``Tables``): the header, the provenance clauses (given, assumed,
+unspecified) and the rows of a table, the cell values, the components the rows make (at most
+``MAX_COMPONENTS``) and their display names.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import product
+
+from .. import ast, ir
+from ..source import Span
+from ..types import TBool, TEnum, TError, TInt, TSet, TText, Type
+from .base import MAX_COMPONENTS, _listing, _src
+from .names import Names
+from .types import tshow
+
+
+class Tables(Names):
+    """The table of a card or piece type: its columns, the provenance of each column, its rows
+    (ranges and ``*`` make several) and the components they make, with their display names."""
+
+    def check_table(self, t: ast.TableDecl) -> None:
+        kind = self.kinds.get(t.kind)
+        if kind is None:
+            self.d.error(
+                "E0201", f"unknown card or piece type '{t.kind}'", t.kind_span,
+                hint=self.suggest(t.kind, self.kinds) or f"declare it first: card {t.kind} {{ … }}",
+            )
+            return
+        if t.start is None:
+            self.d.error("E0402", f"the table of '{t.kind}' does not say where its components start", t.kind_span, hint=f"write: table {t.kind} in <zone> {{ ... }}")
+        else:
+            z = self.zones.get(t.start)
+            if z is None:
+                assert t.start_span is not None
+                self.d.error("E0201", f"unknown zone '{t.start}'", t.start_span, hint=self.suggest(t.start, self.zones) or _listing("zones", self.zones))
+            else:
+                self.used.add(("zone", z.name))
+                if z.index is not None:
+                    self.d.error("E0402", f"components cannot start in '{t.start}': it is one zone per {tshow(z.index)}", t.start_span or t.span, hint="start them in a single zone such as the deck or the box")
+                if t.kind not in z.kinds:
+                    self.d.error("E0402", f"zone '{t.start}' does not hold {t.kind}", t.start_span or t.span, hint=f"add {t.kind} to the zone's declaration")
+            kind.start_zone = t.start
+        if not t.rows:
+            return
+        header = t.rows[0]
+        cols: list[str] = []
+        for cell in header:
+            if cell.kind != "name":
+                self.d.error("E0402", "the first row of a table names its columns", cell.span, hint="write: | rank | age | ... |")
+                return
+            name = str(cell.value)
+            if name not in kind.attrs:
+                self.d.error("E0205", f"'{t.kind}' has no attribute '{name}'", cell.span, hint=self.suggest(name, kind.attrs) or _listing("attributes", kind.attrs))
+            elif name in cols:
+                self.d.error("E0202", f"column '{name}' appears twice", cell.span, hint="remove the second column")
+            cols.append(name)
+        for a in kind.attrs:
+            if a not in cols:
+                self.d.error("E0402", f"the table of '{t.kind}' has no column '{a}'", header[0].span.to(header[-1].span), hint=f"add a column '{a}' to the header and a value to every row")
+        # provenance of every column
+        for clause in t.clauses:
+            for name, span in clause.columns:
+                if name not in kind.attrs:
+                    self.d.error("E0205", f"'{t.kind}' has no attribute '{name}'", span, hint=self.suggest(name, kind.attrs) or _listing("attributes", kind.attrs))
+                    continue
+                if name in kind.provenance:
+                    self.d.error("E0202", f"column '{name}' is given a provenance twice", span, hint="name each column in exactly one of given, assumed and unspecified")
+                    continue
+                default = None
+                if clause.provenance == "unspecified" and clause.default is not None:
+                    default = self.cell_value(clause.default, kind.attrs[name], t.kind, name)
+                kind.provenance[name] = ir.Provenance(clause.provenance, clause.rationale, _src(clause.source), clause.span, default)
+        for a in kind.attrs:
+            if a not in kind.provenance:
+                self.d.error(
+                    "E0404", f"column '{a}' of '{t.kind}' has no provenance", t.kind_span,
+                    hint=f"say where it comes from: 'given {a} source \"…\"', 'assumed {a} because \"…\"' or 'unspecified {a} default … because \"…\"'",
+                )
+        if self.d.has_errors:
+            # rows are still checked for their own errors
+            pass
+        for row, rspan in zip(t.rows[1:], t.row_spans[1:]):
+            if len(row) != len(header):
+                self.d.error(
+                    "E0402", f"this row has {len(row)} cell{'s' if len(row) != 1 else ''}; the header has {len(header)}", rspan,
+                    hint="give every column a value, or write '?' in unspecified columns",
+                )
+                continue
+            choices: list[list[ir.Value]] = []
+            for col, cell in zip(cols, row):
+                at = kind.attrs.get(col)
+                if at is None or isinstance(at, TError):  # the column or its type already has an error
+                    choices.append([0])
+                    continue
+                prov = kind.provenance.get(col)
+                if cell.kind == "unknown":
+                    if prov is None or prov.kind != "unspecified":
+                        self.d.error("E0402", f"'?' is only for unspecified columns; '{col}' is not", cell.span, hint=f"write the value, or declare: unspecified {col} default … because \"…\"")
+                        choices.append([0])
+                    else:
+                        choices.append([prov.default if prov.default is not None else 0])
+                    continue
+                if prov is not None and prov.kind == "unspecified":
+                    self.d.error("E0402", f"column '{col}' is unspecified: its cells are '?'", cell.span, hint="move the value to the clause's default, or make the column assumed")
+                    choices.append([0])
+                    continue
+                if cell.kind == "range":
+                    if not isinstance(at, TInt):
+                        self.d.error("E0301", f"a range of rows needs a number column; '{col}' is {tshow(at)}", cell.span, hint="a..b makes one row per number; write one value in this column, or * for one row per enum value")
+                        choices.append([0])
+                    else:
+                        assert isinstance(cell.value, int) and cell.hi is not None
+                        if cell.value > cell.hi:
+                            self.d.error("E0405", f"the range {cell.value}..{cell.hi} is empty: this row makes no components", cell.span, hint="write the smaller bound first")
+                            choices.append([])
+                        elif cell.hi - cell.value >= MAX_COMPONENTS:
+                            self.d.error(
+                                "E0006", f"the range {cell.value}..{cell.hi} makes {cell.hi - cell.value + 1:,} rows; a ruleset may have at most {MAX_COMPONENTS:,} components",
+                                cell.span, hint="check the bounds; a game with that many pieces is better described by a number in a variable",
+                            )
+                            return
+                        else:
+                            choices.append(list(range(cell.value, cell.hi + 1)))
+                            self.check_in_range(list(range(cell.value, cell.hi + 1)), at, cell.span, col)
+                    continue
+                if cell.kind == "all":
+                    if not isinstance(at, TEnum):
+                        self.d.error("E0301", f"'*' stands for every value of an enum; '{col}' is {tshow(at)}", cell.span, hint="'*' makes one row per value of an enum; write one value in this column")
+                        choices.append([0])
+                    else:
+                        choices.append(list(range(len(self.enums[at.name].values))))
+                    continue
+                choices.append([self.cell_value(cell, at, t.kind, col)])
+            made = 1
+            for ch in choices:
+                made *= len(ch)
+            if len(self.components) + made > MAX_COMPONENTS:
+                self.d.error(
+                    "E0006", f"this row makes {made:,} components, more than the {MAX_COMPONENTS:,} a ruleset may have", rspan,
+                    hint="every range a..b and every '*' multiplies the rows; check the bounds",
+                )
+                return
+            for combo in product(*choices):
+                attrs = dict(zip(cols, combo))
+                cid = len(self.components)
+                comp = ir.Component(cid, t.kind, attrs, "", rspan)
+                comp.display = self.display_of(kind, comp)
+                self.components.append(comp)
+
+    def check_in_range(self, values: list[int], t: TInt, span: Span, col: str) -> None:
+        for v in values:
+            if (t.lo is not None and v < t.lo) or (t.hi is not None and v > t.hi):
+                self.d.error("E0304", f"{v} is outside {tshow(t)}, the type of '{col}'", span, hint=f"use a value within {tshow(t)}, or widen the type of '{col}'")
+                return
+
+    def cell_value(self, cell: ast.Cell, t: Type, kind: str, col: str) -> ir.Value:
+        if isinstance(t, TError):
+            return 0
+        if isinstance(t, TInt):
+            if cell.kind != "int":
+                self.d.error("E0301", f"'{col}' is a number; this cell is not", cell.span, hint="write a whole number such as 3, or a range such as 1..5 for one row per number")
+                return 0
+            assert isinstance(cell.value, int)
+            self.check_in_range([cell.value], t, cell.span, col)
+            return cell.value
+        if isinstance(t, TBool):
+            if cell.kind != "bool":
+                self.d.error("E0301", f"'{col}' is true or false; this cell is not", cell.span, hint="write true or false")
+                return False
+            return bool(cell.value)
+        if isinstance(t, TText):
+            if cell.kind != "str":
+                self.d.error("E0301", f"'{col}' is a text in double quotes; this cell is not", cell.span, hint="write it in double quotes: \"…\"")
+                return ""
+            return str(cell.value)
+        if isinstance(t, TEnum):
+            if cell.kind != "name":
+                self.d.error("E0301", f"'{col}' is a value of {t.name}; this cell is not", cell.span, hint="values: " + ", ".join(self.enums[t.name].values))
+                return 0
+            return self.enum_index(t.name, str(cell.value), cell.span)
+        if isinstance(t, TSet):
+            if cell.kind != "set":
+                self.d.error("E0301", f"'{col}' is a set: write {{a, b}} or {{}}", cell.span, hint="write {a, b}, or {} for none")
+                return frozenset()
+            return frozenset(self.cell_value(c, t.elem, kind, col) for c in cell.items)  # type: ignore[misc]
+        self.d.error("E0301", f"cells of type {tshow(t)} are not supported", cell.span, hint="attributes are numbers, booleans, texts, enum values or sets of enum values")
+        return 0
+
+    def display_of(self, kind: ir.Kind, comp: ir.Component) -> str:
+        from ..values import show
+
+        if not kind.display:
+            return f"{kind.name} {comp.cid + 1}"
+
+        def sub(m: re.Match[str]) -> str:
+            a = m.group(1)
+            if a not in comp.attrs or a not in kind.attrs:  # an unknown column already has an error
+                return m.group(0)
+            t = kind.attrs[a]
+            if isinstance(t, TEnum):
+                return self.enums[t.name].labels[comp.attrs[a]]  # type: ignore[index]
+            if isinstance(t, TSet) and isinstance(t.elem, TEnum):
+                labels = self.enums[t.elem.name].labels
+                return ", ".join(labels[i] for i in sorted(comp.attrs[a]))  # type: ignore[arg-type]
+            if isinstance(t, TBool):
+                return "yes" if comp.attrs[a] else "no"
+            return str(comp.attrs[a])
+
+        del show
+        return re.sub(r"\{([^{}]*)\}", sub, kind.display)
