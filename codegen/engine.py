@@ -65,6 +65,7 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
             "kind": {"chance": -1, "player": 0, "simultaneous": -2}[p.kind],
             "label": p.label,
             "secret": p.secret,
+            "secret_if": None if p.secret_if is None else list(rules.params).index(p.secret_if),
             "show": c.show_fn(p.type) if p.type is not None else "None",
             "line": p.span.line,
         }
@@ -180,6 +181,7 @@ def zone_table(rules: ir.Ruleset, layout: Layout) -> list[dict[str, Any]]:
                 "inst": inst, "label": index_label(rules, z.name, z.index, idx), "seat": seat,
                 "vis": _VISIBILITY[z.visibility], "zone": z.name, "index": idx,
                 "ids": tuple(comp.cid for comp in rules.components if comp.kind in z.kinds),
+                "vis_if": _vis_if(rules, z.vis_if),
             })
     return out
 
@@ -206,8 +208,16 @@ def var_table(c: Compiler, rules: ir.Ruleset, layout: Layout) -> list[dict[str, 
                 "init": c.value_literal(v.init, v.type), "show": c.show_fn(v.type),
                 "var": v.name, "index": idx, "mask": rep_of(v.type) == "mask",
                 "enc": tensor_encoding(rules, v.type),
+                "vis_if": _vis_if(rules, v.vis_if),
             })
     return out
+
+
+def _vis_if(rules: ir.Ruleset, vis_if: tuple[str, str] | None) -> tuple[int, int] | None:
+    """`V when P else W` as (P's position among the parameters, W's visibility number)."""
+    if vis_if is None:
+        return None
+    return list(rules.params).index(vis_if[0]), _VISIBILITY[vis_if[1]]
 
 
 def tensor_encoding(rules: ir.Ruleset, t: Type) -> tuple[int, tuple[int, ...], bool]:

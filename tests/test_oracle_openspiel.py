@@ -37,6 +37,8 @@ class Oracle:
     #: OpenSpiel's information states forget something the engine's remember (so each of
     #: OpenSpiel's sets is a union of the engine's: the engine's must never merge two of them)
     coarser: bool = False
+    #: the ruleset's parameters for this variant of the game
+    params: tuple[tuple[str, Any], ...] = ()
 
 
 def _kuhn_returns(s: Any) -> list[float]:
@@ -58,8 +60,8 @@ ORACLES = {
     "goofspiel": Oracle("goofspiel.rules", "goofspiel(num_cards=4,players=2,points_order=random,returns_type=win_loss)", 3000,
                         lambda p, a: a if p == pyspiel.PlayerId.CHANCE else a + 1, _win_loss, coarser=True),
     # sealed bids (imp_info=true): a player sees her own bids and the points, never the other's bids
-    "goofspiel_sealed": Oracle("goofspiel_sealed.rules", "goofspiel(num_cards=4,players=2,points_order=random,returns_type=win_loss,imp_info=true)",
-                               2000, lambda p, a: a if p == pyspiel.PlayerId.CHANCE else a + 1, _win_loss),
+    "goofspiel_sealed": Oracle("goofspiel.rules", "goofspiel(num_cards=4,players=2,points_order=random,returns_type=win_loss,imp_info=true)",
+                               2000, lambda p, a: a if p == pyspiel.PlayerId.CHANCE else a + 1, _win_loss, params=(("imp_info", True),)),
     "liars_dice": Oracle("liars_dice.rules", "liars_dice(numdice=1,dice_sides=6,players=2)", 2000, lambda _, a: a, _win_loss),
 }
 
@@ -76,7 +78,7 @@ def replay(name: str, mod: ModuleType, rng: random.Random, infosets: dict[tuple[
     """One random game on both; returns its number of steps."""
     oracle = ORACLES[name]
     os_game = pyspiel.load_game(oracle.game)
-    g = mod.load_game({"players": 2})
+    g = mod.load_game({"players": 2, **dict(oracle.params)})
     a, b = os_game.new_initial_state(), g.new_initial_state()
     steps = 0
     while True:

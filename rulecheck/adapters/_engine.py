@@ -49,7 +49,8 @@ def kinds(engine: ModuleType) -> set[int]:
 
 
 def perfect_information(engine: ModuleType) -> bool:
-    """Whether every player sees everything: no simultaneous or secret decision, no zone or
-    variable that is not public."""
-    return (engine.SIMULTANEOUS not in kinds(engine) and not any(engine._PSECRET)
-            and all(row[3] == 0 for row in engine._ZONE_VIEW) and all(row[3] == 0 for row in engine._VAR_VIEW))
+    """Whether every player sees everything, whatever the parameters: no simultaneous or secret
+    decision, no zone or variable that is not public."""
+    public = all(row[3] == 0 for row in (*engine._ZONE_VIEW, *engine._VAR_VIEW))
+    also = all(c is None or c[1] == 0 for c in (*engine._ZONE_VIS_IF, *engine._VAR_VIS_IF))
+    return engine.SIMULTANEOUS not in kinds(engine) and not any(engine._PSECRET) and public and also

@@ -373,7 +373,11 @@ _VAR_VIEW: tuple[tuple[int, str, int, int, bool, Any, Callable[[Any], str], str,
 #: -1 chance, 0 a player, -2 simultaneous
 _PKIND: tuple[int, ...] = (0, -1, 0, 0, 0, -2, -1, -2, -1, -2, 0, 0, 0, -2, -1, -2, )
 _PLABEL: tuple[str, ...] = ("", '', 'puts as informant', 'targets', 'removes', 'shows', '', 'shows', '', 'shows', 'puts as informant', 'targets', 'removes', 'shows', '', 'shows', )
+#: the line of the rules each decision point comes from
+_PLINE: tuple[int, ...] = (0, 299, 267, 656, 250, 193, 276, 193, 276, 193, 267, 656, 250, 193, 276, 193, )
 _PSECRET: tuple[bool, ...] = (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, )
+#: `secret when P`: the position of P among the parameters (the decision is secret while P is true)
+_PSECRET_IF: tuple[int | None, ...] = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
 _PSHOW: tuple[Any, ...] = (None, None, _show3, _show3, _show3, _show3, None, _show3, None, _show3, _show3, _show3, _show3, _show3, None, _show3, )
 
 
@@ -2536,6 +2540,18 @@ _VAR_ENC: tuple[tuple[int, tuple[int, ...], bool], ...] = (
     (0, (), False),
     (0, (), False),
 )
+#: `V when P else W` by row of _ZONE_VIEW and _VAR_VIEW: (P's position among the parameters, W)
+_ZONE_VIS_IF: tuple[tuple[int, int] | None, ...] = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+_VAR_VIS_IF: tuple[tuple[int, int] | None, ...] = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+
+
+def _resolved(rows: tuple[Any, ...], conds: tuple[tuple[int, int] | None, ...], P: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The rows of a view table with the visibility (position 3) a game's parameters give."""
+    if not any(conds):
+        return rows
+    return tuple(row if c is None or P[c[0]] else (*row[:3], c[1], *row[4:]) for row, c in zip(rows, conds))
+
+
 #: (decisions, chance nodes) that no game exceeds, or None when the flow gives no bound
 LENGTH_BOUND: tuple[int, int] | None = (171, 19)
 
@@ -2555,7 +2571,7 @@ def _view(S: State, pl: int | None, pub: bool, priv: int) -> str:
     Z = S.z
     n = S.n
     out: list[str] = []
-    for inst, label, seat, vis, _, _ in _ZONE_VIEW:
+    for inst, label, seat, vis, _, _ in S.g.ZV:
         if seat >= n:
             continue
         m = Z[inst]
@@ -2564,7 +2580,7 @@ def _view(S: State, pl: int | None, pub: bool, priv: int) -> str:
         elif pub:
             out.append(label + ": " + str(m.bit_count()) + " hidden")
     V = S.v
-    for slot, label, seat, vis, indexed, init, show, _, _, _ in _VAR_VIEW:
+    for slot, label, seat, vis, indexed, init, show, _, _, _ in S.g.VV:
         if seat >= n or not _shows(vis, seat, pl, pub, priv):
             continue
         value = V[slot]
@@ -2588,7 +2604,7 @@ def _entry(s: State, step: Any, pl: int, pub: bool, priv: int) -> str | None:
     cp = s.cp
     if cp == CHANCE:
         return "chance" if pub else None
-    secret = _PSECRET[s.pc]
+    secret = s.g.PS[s.pc]
     if cp >= 0:
         seen = _sees_choice(secret, cp, pl, pub, priv)
         if seen == 2:
@@ -2665,18 +2681,18 @@ def _trail(S: State, pl: int, pub: bool, priv: int) -> _Trail:
 # ---- tensors ------------------------------------------------------------------------------------
 
 
-def _layout(n: int) -> tuple[int, list[tuple[int, int, int, int, dict[int, int]]], list[tuple[int, int, int, int, int, tuple[int, ...], bool]]]:
+def _layout(n: int, zone_view: tuple[Any, ...], var_view: tuple[Any, ...]) -> tuple[int, list[tuple[int, int, int, int, dict[int, int]]], list[tuple[int, int, int, int, int, tuple[int, ...], bool]]]:
     """The observation tensor's layout for n players: its size, then per zone instance (instance,
     seat, visibility, offset, position of each component it can hold): the size, then one entry
     per component; per variable (slot, seat, visibility, offset, code, values, is a mask)."""
     pos = 0
     zones = []
-    for (inst, _, seat, vis, _, _), ids in zip(_ZONE_VIEW, _ZONE_IDS):
+    for (inst, _, seat, vis, _, _), ids in zip(zone_view, _ZONE_IDS):
         if seat < n:
             zones.append((inst, seat, vis, pos, {c: pos + 1 + k for k, c in enumerate(ids)}))
             pos += 1 + len(ids)
     variables = []
-    for (slot, _, seat, vis, _, _, _, _, _, is_mask), (code, values, seats) in zip(_VAR_VIEW, _VAR_ENC):
+    for (slot, _, seat, vis, _, _, _, _, _, is_mask), (code, values, seats) in zip(var_view, _VAR_ENC):
         if seat < n:
             kept = tuple(v for v in values if v < n) if seats else values
             variables.append((slot, seat, vis, pos, code, kept, is_mask))
@@ -2738,7 +2754,7 @@ def _history_tensor(S: State, pl: int, pub: bool, priv: int, t: Any) -> None:
     for k, step in enumerate(S.h):
         cp = s.cp
         if cp != CHANCE:
-            secret = _PSECRET[s.pc]
+            secret = s.g.PS[s.pc]
             for q in (range(n) if cp == SIMULTANEOUS else (cp,)):
                 if cp == SIMULTANEOUS and s.o[q] is None:
                     continue
@@ -2754,7 +2770,7 @@ def _info_tensor_size(n: int) -> int:
     if LENGTH_BOUND is None:
         return 0
     steps = LENGTH_BOUND[0] + LENGTH_BOUND[1]
-    return _layout(n)[0] * (steps + 1) + steps * n * (NUM_DISTINCT_ACTIONS + 1)
+    return _layout(n, _ZONE_VIEW, _VAR_VIEW)[0] * (steps + 1) + steps * n * (NUM_DISTINCT_ACTIONS + 1)
 
 
 # ---- resampling from an information state -------------------------------------------------------
@@ -2783,7 +2799,7 @@ def _resample(S: State, pl: int, pub: bool, priv: int, rng: Any, budget: int) ->
             out: list[Any] = s.legal_actions()
             rng.shuffle(out)
             return out
-        secret = _PSECRET[s.pc]
+        secret = s.g.PS[s.pc]
         if cp >= 0:
             if _sees_choice(secret, cp, pl, pub, priv) == 2:
                 return [step]
@@ -2844,7 +2860,7 @@ def _observe(S: State, pl: int | None) -> str:
     Z = S.z
     n = S.n
     out: list[str] = []
-    for inst, label, seat, vis, _, _ in _ZONE_VIEW:
+    for inst, label, seat, vis, _, _ in S.g.ZV:
         if seat >= n:
             continue
         m = Z[inst]
@@ -2853,7 +2869,7 @@ def _observe(S: State, pl: int | None) -> str:
         else:
             out.append(label + ": " + str(m.bit_count()) + " hidden")
     V = S.v
-    for slot, label, seat, vis, indexed, init, show, _, _, _ in _VAR_VIEW:
+    for slot, label, seat, vis, indexed, init, show, _, _, _ in S.g.VV:
         if seat >= n or (vis == 1 and pl is not None):
             continue
         value = V[slot]
@@ -2911,7 +2927,11 @@ class Game:
         self.U: tuple[tuple[Any, ...], ...] = tuple(tuple(t) for t in tables)
         self.params = dict(params or {})
         self._first: State | RuleError | None = None
-        self.layout = _layout(n)
+        # visibility and secrecy as the parameters make them
+        self.ZV: tuple[tuple[int, str, int, int, str, Any], ...] = _resolved(_ZONE_VIEW, _ZONE_VIS_IF, self.P)
+        self.VV: tuple[tuple[int, str, int, int, bool, Any, Callable[[Any], str], str, Any, bool], ...] = _resolved(_VAR_VIEW, _VAR_VIS_IF, self.P)
+        self.PS: tuple[bool, ...] = tuple(s and (c is None or bool(self.P[c])) for s, c in zip(_PSECRET, _PSECRET_IF))
+        self.layout = _layout(n, self.ZV, self.VV)
 
     def observation_tensor_size(self) -> int:
         return self.layout[0]
