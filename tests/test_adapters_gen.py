@@ -20,6 +20,7 @@ def _python(tmp_path: Path, code: str) -> str:
     return r.stdout
 
 
+@pytest.mark.slow
 def test_gen_openspiel_adapter(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["gen", str(ROOT / "tests" / "rulesets" / "kuhn_poker.rules"), "--adapter", "openspiel", "-o", str(tmp_path / "kuhn.py")]) == 0
     assert "with the openspiel adapter" in capsys.readouterr().out
@@ -39,6 +40,7 @@ def test_gen_openspiel_adapter(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert out.splitlines()[0].startswith("[2, 0, 1] 1 ")
 
 
+@pytest.mark.slow
 def test_gen_pettingzoo_adapter(tmp_path: Path) -> None:
     assert main(["gen", str(ROOT / "tests" / "rulesets" / "goofspiel.rules"), "--adapter", "pettingzoo", "-o", str(tmp_path / "goof.py")]) == 0
     out = _python(tmp_path, (
@@ -51,6 +53,7 @@ def test_gen_pettingzoo_adapter(tmp_path: Path) -> None:
     assert "Passed API test" in out and "Passed Parallel API test" in out
 
 
+@pytest.mark.slow
 def test_modules_with_adapters_pass_ruff_and_mypy(tmp_path: Path) -> None:
     for kind in ("openspiel", "pettingzoo"):
         assert main(["gen", str(ROOT / "tests" / "rulesets" / "liars_dice.rules"), "--adapter", kind, "-o", str(tmp_path / f"liars_{kind}.py")]) == 0

@@ -152,6 +152,7 @@ def secret_points(rules: ir.Ruleset, mod: ModuleType, params: dict[str, Any]) ->
 CASES = [(p, {}) for p in RULESETS] + [(ROOT / "tests" / "rulesets" / "goofspiel.rules", {"imp_info": True})]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("path", "params"), CASES, ids=[*IDS, "goofspiel_imp_info"])
 def test_views_and_adapters_reveal_nothing_hidden(path: Path, params: dict[str, Any]) -> None:
     mod = engine_module(path)

@@ -34,6 +34,7 @@ def sequential(game: pyspiel.Game) -> pyspiel.Game:
     return game
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", RULESETS, ids=IDS)
 def test_random_sim_test_with_serialization(path: Path) -> None:
     mod = engine(path)
@@ -63,6 +64,7 @@ def test_game_type_follows_the_rules(path: Path) -> None:
         assert not t.provides_information_state_tensor
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", RULESETS, ids=IDS)
 def test_outcome_sampling_mccfr(path: Path) -> None:
     mod = engine(path)
@@ -91,6 +93,7 @@ def _play(game: pyspiel.Game, bots: list[Any], rng: random.Random) -> list[float
     return returns
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", RULESETS, ids=IDS)
 def test_mcts_and_ismcts_bots_against_random(path: Path) -> None:
     mod = engine(path)
@@ -114,6 +117,7 @@ def test_mcts_and_ismcts_bots_against_random(path: Path) -> None:
         assert len(returns) == n and all(r in (0.0, 1.0) for r in returns)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", RULESETS, ids=IDS)
 def test_resample_keeps_the_information_state(path: Path) -> None:
     mod = engine(path)

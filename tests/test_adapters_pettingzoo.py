@@ -20,6 +20,7 @@ IDS = [p.stem for p in RULESETS]
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # PettingZoo's advice on dict observations
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", RULESETS, ids=IDS)
 def test_pettingzoo_api_and_seed_tests(path: Path) -> None:
     mod = engine_module(path)

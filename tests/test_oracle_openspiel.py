@@ -117,6 +117,7 @@ def replay(name: str, mod: ModuleType, rng: random.Random, infosets: dict[tuple[
     return steps
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ORACLES))
 def test_engine_plays_openspiels_game(name: str) -> None:
     mod = engine_module(RULESETS / ORACLES[name].ruleset)
