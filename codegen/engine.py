@@ -66,6 +66,7 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
             "label": p.label,
             "secret": p.secret,
             "secret_if": None if p.secret_if is None else list(rules.params).index(p.secret_if),
+            "comp": isinstance(p.type, TComp),
             "show": c.show_fn(p.type) if p.type is not None else "None",
             "line": p.span.line,
         }
@@ -92,6 +93,7 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "num_actions": num_distinct_actions(rules),
         "step_budget": STEP_BUDGET,
         "displays": [comp.display for comp in rules.components],
+        "kind_of": tuple(list(rules.kinds).index(comp.kind) for comp in rules.components),
         "nzones": layout.nzones,
         "mask_bytes": mask_bytes(rules),
         "chance_lists": chance_lists(rules, c.chance_zones),

@@ -228,6 +228,8 @@ _DISP: tuple[str, ...] = (
     'orange NO!',
     'gray NO!',
 )
+#: the kind of each component (its position among the card and piece types)
+_KIND_OF: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1)
 #: the zone instance each component starts in
 _LOC0: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 43, 43, 43, 43, 43, 43, 43, 43, 43)
 _Z0: tuple[int, ...] = tuple(sum(1 << c for c, i in enumerate(_LOC0) if i == z) for z in range(44))
@@ -373,6 +375,8 @@ _VAR_VIEW: tuple[tuple[int, str, int, int, bool, Any, Callable[[Any], str], str,
 #: -1 chance, 0 a player, -2 simultaneous
 _PKIND: tuple[int, ...] = (0, -1, 0, 0, 0, -2, -1, -2, -1, -2, 0, 0, 0, -2, -1, -2, )
 _PLABEL: tuple[str, ...] = ("", '', 'puts as informant', 'targets', 'removes', 'shows', '', 'shows', '', 'shows', 'puts as informant', 'targets', 'removes', 'shows', '', 'shows', )
+#: decision points whose values are components
+_PCOMP: tuple[bool, ...] = (False, False, True, True, True, True, False, True, False, True, True, True, True, True, False, True, )
 #: the line of the rules each decision point comes from
 _PLINE: tuple[int, ...] = (0, 299, 267, 656, 250, 193, 276, 193, 276, 193, 267, 656, 250, 193, 276, 193, )
 _PSECRET: tuple[bool, ...] = (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, )
@@ -2776,21 +2780,101 @@ def _info_tensor_size(n: int) -> int:
 # ---- resampling from an information state -------------------------------------------------------
 
 
+def _seen_steps(S: State, pl: int, pub: bool, priv: int) -> tuple[list[tuple[str | None, str, Any]], int]:
+    """What the view saw at every step of S's history (the entry, the observation after it, who
+    decided), and the components whose identity it saw at some point (a mask): in a zone it shows,
+    or as a choice it shows."""
+    s = S.g.new_initial_state()
+    seen: list[tuple[str | None, str, Any]] = []
+    shown = 0
+    zones = [(row[0], row[2], row[3]) for row in S.g.ZV if row[2] < S.n]
+    for step in S.h:
+        for inst, seat, vis in zones:
+            if _shows(vis, seat, pl, pub, priv):
+                shown |= s.z[inst]
+        cp = s.cp
+        if cp >= 0 and _PCOMP[s.pc] and _sees_choice(s.g.PS[s.pc], cp, pl, pub, priv) == 2:
+            shown |= 1 << step
+        elif cp == SIMULTANEOUS and _PCOMP[s.pc]:
+            for q, o in enumerate(s.o):
+                if o is not None and _sees_choice(s.g.PS[s.pc], q, pl, pub, priv) == 2:
+                    shown |= 1 << step[q]
+        entry = _entry(s, step, pl, pub, priv)
+        who = cp if cp != SIMULTANEOUS else tuple(o is not None for o in s.o)
+        _step(s, step)
+        seen.append((entry, _view(s, pl, pub, priv), who))
+    for inst, seat, vis in zones:
+        if _shows(vis, seat, pl, pub, priv):
+            shown |= s.z[inst]
+    return seen, shown
+
+
+def _who(s: State) -> Any:
+    return s.cp if s.cp != SIMULTANEOUS else tuple(o is not None for o in s.o)
+
+
+def _replays(S: State, steps: list[Any], seen: list[tuple[str | None, str, Any]], pl: int, pub: bool, priv: int) -> State | None:
+    """The game of these steps if the view reads at every step as it did in S, else None."""
+    t = S.g.new_initial_state()
+    try:
+        for step, (entry, obs, who) in zip(steps, seen):
+            if _who(t) != who or _entry(t, step, pl, pub, priv) != entry:
+                return None
+            _step(t, step)
+            if _view(t, pl, pub, priv) != obs:
+                return None
+    except (RuleError, ValueError):
+        return None
+    if t.cp != S.cp or (t.cp == SIMULTANEOUS and [o is None for o in t.o] != [o is None for o in S.o]):
+        return None
+    return t
+
+
+def _permuted(S: State, shown: int, rng: Any) -> list[Any]:
+    """S's history with the components the view never saw shuffled among themselves (kind by
+    kind): the cards dealt, drawn and chosen unseen become others that were never seen either."""
+    unseen: dict[int, list[int]] = {}
+    for c in range(len(_DISP)):
+        if not shown >> c & 1:
+            unseen.setdefault(_KIND_OF[c], []).append(c)
+    sigma = list(range(len(_DISP)))
+    for ids in unseen.values():
+        shuffled = ids[:]
+        rng.shuffle(shuffled)
+        for a, b in zip(ids, shuffled):
+            sigma[a] = b
+    s = S.g.new_initial_state()
+    out: list[Any] = []
+    for step in S.h:
+        cp = s.cp
+        if cp == CHANCE or (cp >= 0 and _PCOMP[s.pc]):
+            mapped: Any = sigma[step]
+        elif cp == SIMULTANEOUS and _PCOMP[s.pc]:
+            mapped = tuple(a if o is None else sigma[a] for a, o in zip(step, s.o))
+        else:
+            mapped = step
+        out.append(mapped)
+        _step(s, step)
+    return out
+
+
 def _resample(S: State, pl: int, pub: bool, priv: int, rng: Any, budget: int) -> State | None:
     """A state the view (pl, pub, priv) cannot tell from S: the same history where the view shows
-    it, other chance outcomes and other unseen choices where it does not, found by a depth-first
+    it, other chance outcomes and other unseen choices where it does not.  First the history with
+    the components the view never saw shuffled among themselves (a few tries), then a depth-first
     search in random order that keeps only steps after which the view reads the same.  None when
     ``budget`` steps were tried without finding one."""
     g = S.g
-    # what the view saw at every step: the entry, the observation after it, and who decided
-    s = g.new_initial_state()
-    seen: list[tuple[str | None, str, int, Any]] = []
-    for step in S.h:
-        entry = _entry(s, step, pl, pub, priv)
-        who = s.cp if s.cp != SIMULTANEOUS else tuple(o is not None for o in s.o)
-        _step(s, step)
-        seen.append((entry, _view(s, pl, pub, priv), s.pc, who))
     h = S.h
+    if len(h) == 0:
+        return g.new_initial_state()
+    seen, shown = _seen_steps(S, pl, pub, priv)
+    tried = 0
+    for _ in range(8):
+        found = _replays(S, _permuted(S, shown, rng), seen, pl, pub, priv)
+        tried += len(h)
+        if found is not None:
+            return found
 
     def options(s: State, k: int) -> list[Any]:
         cp = s.cp
@@ -2817,11 +2901,8 @@ def _resample(S: State, pl: int, pub: bool, priv: int, rng: Any, budget: int) ->
         joint = [tuple(rng.choice(a) for a in per) for _ in range(8)]
         return list(dict.fromkeys(joint))
 
-    tried = 0
     stack: list[tuple[State, int, list[Any]]] = []
     s = g.new_initial_state()
-    if len(h) == 0:
-        return s
     stack.append((s, 0, options(s, 0)))
     while stack:
         s, k, todo = stack[-1]
@@ -2833,10 +2914,8 @@ def _resample(S: State, pl: int, pub: bool, priv: int, rng: Any, budget: int) ->
         if tried > budget:
             return None
         t = s.clone()
-        entry, obs, _, who = seen[k]
-        if (t.cp if t.cp != SIMULTANEOUS else tuple(o is not None for o in t.o)) != who:
-            continue
-        if _entry(t, step, pl, pub, priv) != entry:
+        entry, obs, who = seen[k]
+        if _who(t) != who or _entry(t, step, pl, pub, priv) != entry:
             continue
         try:
             _step(t, step)
