@@ -41,7 +41,7 @@ class Oracle:
     params: tuple[tuple[str, Any], ...] = ()
 
 
-def _kuhn_returns(s: Any) -> list[float]:
+def _payoff(s: Any) -> list[float]:
     values = s.variable_values()
     return [float(values[("payoff", q)]) for q in range(2)]
 
@@ -53,7 +53,7 @@ def _win_loss(s: Any) -> list[float]:
 
 
 ORACLES = {
-    "kuhn_poker": Oracle("kuhn_poker.rules", "kuhn_poker", 3000, lambda _, a: a, _kuhn_returns),
+    "kuhn_poker": Oracle("kuhn_poker.rules", "kuhn_poker", 3000, lambda _, a: a, _payoff),
     # goofspiel: bids are the numbers 1..4, OpenSpiel's actions 0..3.  OpenSpiel's information
     # state shows both hands, who won each prize and the points, not which card met which: the
     # engine's remembers every bid
@@ -62,6 +62,7 @@ ORACLES = {
     # sealed bids (imp_info=true): a player sees her own bids and the points, never the other's bids
     "goofspiel_sealed": Oracle("goofspiel.rules", "goofspiel(num_cards=4,players=2,points_order=random,returns_type=win_loss,imp_info=true)",
                                2000, lambda p, a: a if p == pyspiel.PlayerId.CHANCE else a + 1, _win_loss, params=(("imp_info", True),)),
+    "leduc_poker": Oracle("leduc_poker.rules", "leduc_poker", 3000, lambda _, a: a, _payoff),
     "liars_dice": Oracle("liars_dice.rules", "liars_dice(numdice=1,dice_sides=6,players=2)", 2000, lambda _, a: a, _win_loss),
 }
 
@@ -141,7 +142,7 @@ def test_engine_plays_openspiels_game(name: str) -> None:
 def test_the_oracle_notices_a_different_game() -> None:
     """Not vacuous: Kuhn poker replayed with pass and bet swapped fails."""
     mod = engine_module(RULESETS / "kuhn_poker.rules")
-    bad = Oracle("kuhn_poker.rules", "kuhn_poker", 50, lambda p, a: 1 - a if p >= 0 else a, _kuhn_returns)
+    bad = Oracle("kuhn_poker.rules", "kuhn_poker", 50, lambda p, a: 1 - a if p >= 0 else a, _payoff)
     ORACLES["kuhn_swapped"] = bad
     try:
         with pytest.raises(AssertionError):
