@@ -2634,9 +2634,9 @@ def _step(s: State, step: Any) -> None:
 
 
 class _Trail:
-    """An information state as far as ``steps`` steps of a history: its text, its sha-based key
-    (blake2b of the text, updated as it grows), the last observation and a copy of the game at
-    that point, from which the next call goes on.  Shared by clones, never changed."""
+    """An information state as far as ``steps`` steps of a history: its text, its key (the
+    blake2b digest of the text, updated as it grows), the last observation and a copy of the game
+    at that point, from which the next call goes on.  Shared by clones, never changed."""
 
     __slots__ = ("digest", "last", "snap", "steps", "text")
 
