@@ -230,3 +230,8 @@ def test_unbounded_rules_are_cut_at_max_game_length() -> None:
             decisions += 1
             state.apply_actions([state.legal_actions(q)[0] for q in range(game.num_players())])
     assert decisions == 5 and state.returns() == [0.0] * game.num_players()
+
+
+def test_a_ruleset_that_does_not_check_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match=r"visibility_when.rules:9:26: error\[E0201\]: unknown parameter 'opne_hands'"):
+        openspiel.load(ROOT / "tests" / "bad" / "visibility_when.rules")

@@ -25,7 +25,8 @@ def engine_module(source: EngineSource, readings: dict[str, str] | None = None) 
 
     loaded = load_path(source)
     if not loaded.ok or loaded.rules is None:
-        raise ValueError(f"{source} does not check:\n" + "\n".join(d.message for d in loaded.diagnostics.items))
+        errors = [f"{source}:{d.span.line}:{d.span.col}: error[{d.code}]: {d.message}" for d in loaded.diagnostics.sorted() if d.is_error]
+        raise ValueError(f"{source} does not check (rulecheck check {source} shows why):\n" + "\n".join(errors))
     program = ir.bind(loaded.rules, readings)
     key = hashlib.sha256((loaded.rules.text_hash + repr(sorted(program.readings.items()))).encode()).hexdigest()[:16]
     name = f"rulecheck_engine_{key}"
