@@ -16,7 +16,7 @@ import jinja2
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TPlayer, TSet, Type
-from rulecheck.dsl.values import num_distinct_actions, show
+from rulecheck.dsl.values import choice_bounds, num_distinct_actions, show
 from rulecheck.interpreter.semantics import STEP_BUDGET
 
 from .bounds import length_bound
@@ -91,6 +91,8 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "max_players": g.max_players,
         "default_players": players,
         "num_actions": num_distinct_actions(rules),
+        "actions_base": actions_base(rules),
+        "action_bounds": action_bounds(rules),
         "step_budget": STEP_BUDGET,
         "displays": [comp.display for comp in rules.components],
         "kind_of": tuple(list(rules.kinds).index(comp.kind) for comp in rules.components),
@@ -213,6 +215,60 @@ def var_table(c: Compiler, rules: ir.Ruleset, layout: Layout) -> list[dict[str, 
                 "vis_if": _vis_if(rules, v.vis_if),
             })
     return out
+
+
+def actions_base(rules: ir.Ruleset) -> int:
+    """The part of NUM_DISTINCT_ACTIONS - 1 that no parameter changes."""
+    fixed = [b for b in choice_bounds(rules) if isinstance(b, int)]
+    return max([len(rules.components), rules.game.max_players, 2, *(b + 1 for b in fixed)])
+
+
+def action_bounds(rules: ir.Ruleset) -> list[str]:
+    """Python for the largest option of each number choice written with parameters, in terms of
+    the parameter values P (as rulecheck.dsl.values.eval_bound computes it)."""
+    names = list(rules.params)
+    out = []
+    for b in choice_bounds(rules):
+        if isinstance(b, int):
+            continue
+        code = _bound_code(b, names)
+        if code is None:
+            assert isinstance(b.type, TSet) and isinstance(b.type.elem, TInt) and b.type.elem.hi is not None
+            code = str(b.type.elem.hi)
+        out.append(code)
+    return out
+
+
+def _bound_code(e: ir.Expr, names: list[str]) -> str | None:
+    if isinstance(e, ir.IntRange):
+        return _number_code(e.hi, names)
+    if isinstance(e, ir.SetOf):
+        items = [_number_code(i, names) for i in e.items]
+        if not items or any(i is None for i in items):
+            return None
+        return str(items[0]) if len(items) == 1 else "max(" + ", ".join(str(i) for i in items) + ")"
+    if isinstance(e, ir.Agg) and e.op == "set" and isinstance(e.elem, ir.Local) and e.elem.name == e.var:
+        return _bound_code(e.coll, names)
+    if isinstance(e, ir.BinOp) and e.op == "diff":
+        return _bound_code(e.left, names)
+    if isinstance(e, ir.BinOp) and e.op == "union":
+        a, b = _bound_code(e.left, names), _bound_code(e.right, names)
+        return None if a is None or b is None else f"max({a}, {b})"
+    return None
+
+
+def _number_code(e: ir.Expr, names: list[str]) -> str | None:
+    if isinstance(e, ir.Const):
+        return repr(e.value) if isinstance(e.value, int) and not isinstance(e.value, bool) else None
+    if isinstance(e, ir.ParamRef):
+        return f"P[{names.index(e.name)}]"
+    if isinstance(e, ir.Unary) and e.op == "neg":
+        x = _number_code(e.operand, names)
+        return None if x is None else f"(-{x})"
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-", "*"):
+        a, b = _number_code(e.left, names), _number_code(e.right, names)
+        return None if a is None or b is None else f"({a} {e.op} {b})"
+    return None
 
 
 def _vis_if(rules: ir.Ruleset, vis_if: tuple[str, str] | None) -> tuple[int, int] | None:

@@ -27,8 +27,8 @@ class Game:
         self.rules = program.rules
         self._n = num_players
         self.params = dict(params or {})
-        Machine(program, num_players, self.params)  # validates the player count and parameters
-        self._actions = num_distinct_actions(self.rules)
+        m = Machine(program, num_players, self.params)  # validates the player count and parameters
+        self._actions = num_distinct_actions(self.rules, m.params)
 
     def num_players(self) -> int:
         return self._n

@@ -102,7 +102,7 @@ def _game_class(engine: ModuleType, gtype: pyspiel.GameType) -> type[pyspiel.Gam
             self.engine_game = inner
             self.cut = 0 if bounded else limit  # decisions after which a game is cut
             info = pyspiel.GameInfo(
-                num_distinct_actions=engine.NUM_DISTINCT_ACTIONS,
+                num_distinct_actions=inner.num_distinct_actions(),
                 max_chance_outcomes=len(engine._DISP) if engine.CHANCE in kinds(engine) else 0,
                 num_players=players,
                 min_utility=0.0,

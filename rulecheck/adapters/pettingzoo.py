@@ -7,7 +7,7 @@
 Agents are ``player_0`` … ``player_{n-1}`` (seats).  Chance nodes are played by the environment
 with the random stream of ``reset(seed=…)``.  An observation is a dict: ``observation``, the
 engine's observation tensor of the agent (docs/engine.md), and ``action_mask``, the agent's legal
-actions among ``NUM_DISTINCT_ACTIONS`` (all zero when the agent does not decide now).  Rewards
+actions among the game's ``num_distinct_actions()`` (all zero when the agent does not decide now).  Rewards
 come at the end: the engine's returns (1 to each winner).  Rules without a static length bound are
 truncated after ``max_game_length`` decisions.
 """
@@ -55,7 +55,8 @@ class _Table:
         self.names = [f"player_{q}" for q in range(self.n)]
         size = self.game.observation_tensor_size()
         self.size: int = size
-        self.actions = engine.NUM_DISTINCT_ACTIONS
+        self.actions: int = self.game.num_distinct_actions()
+        self.pass_action: int = self.game.pass_action
         self.obs_space = spaces.Dict({
             "observation": spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32),
             "action_mask": spaces.Box(low=0, high=1, shape=(self.actions,), dtype=np.int8),
@@ -207,7 +208,7 @@ class RulecheckAECEnv(AECEnv):  # type: ignore[misc]
             if rest:
                 self.agent_selection = self.agents[rest[0]]
                 return
-            joint = [self._joint.get(q, self.t.engine.PASS) for q in range(self.t.n)]
+            joint = [self._joint.get(q, self.t.pass_action) for q in range(self.t.n)]
             self.t.apply(joint)
         else:
             self.t.apply(int(action))
@@ -258,7 +259,7 @@ class RulecheckParallelEnv(ParallelEnv):  # type: ignore[misc]
         if deciders and not bad:
             s = self.t.state
             if s.is_simultaneous_node():
-                self.t.apply([int(actions[self.t.names[q]]) if q in deciders else self.t.engine.PASS for q in range(self.t.n)])
+                self.t.apply([int(actions[self.t.names[q]]) if q in deciders else self.t.pass_action for q in range(self.t.n)])
             else:
                 self.t.apply(int(actions[self.t.names[deciders[0]]]))
         obs = self._observations()

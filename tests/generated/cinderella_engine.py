@@ -33,9 +33,18 @@ TITLE = 'Too Many Cinderellas'
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
 DEFAULT_PLAYERS = 2
-#: every action is below this; the last one is PASS (players outside a simultaneous decision)
+#: every action is below this; the last one is PASS (players outside a simultaneous decision).
+#: These are the values for the parameters' defaults: Game.num_distinct_actions() and
+#: Game.pass_action follow the parameters a game is given (number choices written with them)
 NUM_DISTINCT_ACTIONS = 28
 PASS = NUM_DISTINCT_ACTIONS - 1
+
+
+def _num_actions(P: tuple[Any, ...]) -> int:
+    """NUM_DISTINCT_ACTIONS for these parameter values."""
+    return 27 + 1
+
+
 CHANCE = -1
 SIMULTANEOUS = -2
 TERMINAL = -4
@@ -2750,7 +2759,7 @@ def _history_tensor(S: State, pl: int, pub: bool, priv: int, t: Any) -> None:
         raise ValueError("the rules give no bound on the length of a game: there is no information-state tensor")
     steps = LENGTH_BOUND[0] + LENGTH_BOUND[1]
     n = S.n
-    width = NUM_DISTINCT_ACTIONS + 1
+    width = S.g.A + 1
     size = S.g.layout[0]
     choices = size * (steps + 1)
     s = S.g.new_initial_state()
@@ -2764,17 +2773,17 @@ def _history_tensor(S: State, pl: int, pub: bool, priv: int, t: Any) -> None:
                     continue
                 seen = _sees_choice(secret, q, pl, pub, priv)
                 if seen:
-                    a = (step[q] if cp == SIMULTANEOUS else step) if seen == 2 else NUM_DISTINCT_ACTIONS
+                    a = (step[q] if cp == SIMULTANEOUS else step) if seen == 2 else S.g.A
                     t[choices + (k * n + q) * width + a] = 1.0
         _step(s, step)
         _tensor(s, pl, pub, priv, t, size * (k + 1))
 
 
-def _info_tensor_size(n: int) -> int:
+def _info_tensor_size(g: Game) -> int:
     if LENGTH_BOUND is None:
         return 0
     steps = LENGTH_BOUND[0] + LENGTH_BOUND[1]
-    return _layout(n, _ZONE_VIEW, _VAR_VIEW)[0] * (steps + 1) + steps * n * (NUM_DISTINCT_ACTIONS + 1)
+    return g.layout[0] * (steps + 1) + steps * g.n * (g.A + 1)
 
 
 # ---- resampling from an information state -------------------------------------------------------
@@ -2893,7 +2902,7 @@ def _resample(S: State, pl: int, pub: bool, priv: int, rng: Any, budget: int) ->
         per = []
         for q, o in enumerate(s.o):
             if o is None:
-                per.append([PASS])
+                per.append([s.g.PASS])
             elif _sees_choice(secret, q, pl, pub, priv) == 2:
                 per.append([step[q]])
             else:
@@ -2969,7 +2978,7 @@ def _describe(S: State, player: int, action: int) -> str:
         return str(action)
     if cp == CHANCE:
         return "draw " + _DISP[action]
-    if cp == SIMULTANEOUS and action == PASS and not _chooses(S.o, player):
+    if cp == SIMULTANEOUS and action == S.g.PASS and not _chooses(S.o, player):
         return "pass"
     show: Callable[[Any], str] = _PSHOW[S.pc]
     return _PLABEL[S.pc] + ": " + show(action)
@@ -3011,13 +3020,15 @@ class Game:
         self.VV: tuple[tuple[int, str, int, int, bool, Any, Callable[[Any], str], str, Any, bool], ...] = _resolved(_VAR_VIEW, _VAR_VIS_IF, self.P)
         self.PS: tuple[bool, ...] = tuple(s and (c is None or bool(self.P[c])) for s, c in zip(_PSECRET, _PSECRET_IF))
         self.layout = _layout(n, self.ZV, self.VV)
+        self.A: int = _num_actions(self.P)  # the action space for these parameters; the last is PASS
+        self.PASS: int = self.A - 1
 
     def observation_tensor_size(self) -> int:
         return self.layout[0]
 
     def information_state_tensor_size(self) -> int:
         """0 when the rules give no bound on a game's length (then there is no such tensor)."""
-        return _info_tensor_size(self.n)
+        return _info_tensor_size(self)
 
     def max_game_length(self) -> int | None:
         """The most decisions a game can take (a simultaneous one counts once), None if unbounded."""
@@ -3034,11 +3045,11 @@ class Game:
         return self.n
 
     def num_distinct_actions(self) -> int:
-        return NUM_DISTINCT_ACTIONS
+        return self.A
 
     @property
     def pass_action(self) -> int:
-        return PASS
+        return self.PASS
 
     def new_initial_state(self) -> State:
         """The state before the first decision (a RuleError if the rules stop before it)."""
@@ -3130,10 +3141,10 @@ class State:
                 try:
                     options = self.o[player]  # the members, in ascending order
                 except IndexError:
-                    return [PASS]
+                    return [self.g.PASS]
                 if options is not None:
                     return list(options)
-            return [PASS]
+            return [self.g.PASS]
         if cp >= 0:
             if player is not None and player != cp:
                 return []
@@ -3200,7 +3211,7 @@ class State:
         picked: list[Any] = list(actions)
         for q, options in enumerate(o):
             if options is None:
-                if picked[q] != PASS:
+                if picked[q] != self.g.PASS:
                     raise ValueError(f"illegal action {picked[q]} for {_pname(q)}")
                 picked[q] = None
             elif picked[q] not in options:
@@ -3254,7 +3265,7 @@ class State:
 
     def information_state_tensor(self, player: int, public: bool = True, private: int = 1) -> list[float]:
         """Perfect recall as numbers, for games whose rules bound their length (LENGTH_BOUND)."""
-        t = [0.0] * _info_tensor_size(self.n)
+        t = [0.0] * _info_tensor_size(self.g)
         _history_tensor(self, player, public, private, t)
         return t
 
