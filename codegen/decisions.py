@@ -22,7 +22,7 @@ function takes over; and the bound on the statements run between two decisions."
     # ---- decision points ---------------------------------------------------------------------------
 
     def point(self, kind: str, s: ir.Stmt, label: str = "", secret: bool = False, t: Type | None = None) -> int:
-        self.points.append(Point(kind, label, secret, t, s.span))
+        self.points.append(Point(kind, label, secret, t, s.span, getattr(s, "secret_if", None)))
         return len(self.points)
 
     def suspend(self, point: int, cp: str, options: str) -> None:

@@ -210,6 +210,7 @@ class Choose(Stmt):
     label: str
     secret: bool
     type: Type
+    secret_if: str | None = None  # `secret when P`: secret only while the bool parameter P is true
 
 
 @dataclass(eq=False)
@@ -221,6 +222,7 @@ class ChooseEach(Stmt):
     label: str
     secret: bool
     type: Type
+    secret_if: str | None = None
 
 
 @dataclass(eq=False)
@@ -349,10 +351,11 @@ class ZoneInfo:
     name: str
     index: Type | None
     kinds: list[str]
-    visibility: str  # "public", "owner", "hidden"
+    visibility: str  # "public", "owner", "hidden"; with vis_if, while its parameter is true
     desc: str | None
     source: Source | None
     span: Span
+    vis_if: tuple[str, str] | None = None  # `V when P else W`: (P, W), W while the bool parameter P is false
 
 
 @dataclass
@@ -366,6 +369,7 @@ class VarInfo:
     desc: str | None
     source: Source | None
     span: Span
+    vis_if: tuple[str, str] | None = None
 
 
 @dataclass
@@ -506,6 +510,18 @@ class Program:
     readings: dict[str, str]
     defs: dict[str, Definition]
     procs: dict[str, Procedure]
+
+
+def visibility_in(info: ZoneInfo | VarInfo, params: dict[str, Any]) -> str:
+    """Who sees a zone or variable in a game with these parameter values (resolved ones)."""
+    if info.vis_if is None or params[info.vis_if[0]]:
+        return info.visibility
+    return info.vis_if[1]
+
+
+def secret_in(s: Choose | ChooseEach, params: dict[str, Any]) -> bool:
+    """Whether a decision is secret in a game with these parameter values."""
+    return s.secret and (s.secret_if is None or bool(params[s.secret_if]))
 
 
 # Names of the places where a rule applies, shared by the interpreter's coverage and the

@@ -340,7 +340,15 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def zone_decl(self, meta: Any, ch: list[Any]) -> ast.ZoneDecl:
         name, index, kinds, vis, desc, src = ch
-        return ast.ZoneDecl(_span(meta), str(name), index, kinds, vis, self._str(desc) if desc else None, src)
+        first, cond = vis if isinstance(vis, tuple) else (vis, None)
+        return ast.ZoneDecl(_span(meta), str(name), index, kinds, first, self._str(desc) if desc else None, src, cond)
+
+    def visibility(self, meta: Any, ch: list[Any]) -> str:
+        return str(ch[0])
+
+    def vis_cond(self, meta: Any, ch: list[Any]) -> tuple[str, ast.VisIf]:
+        first, param, otherwise = ch
+        return str(first), ast.VisIf(str(param), _tok_span(param), str(otherwise))
 
     def public(self, meta: Any, ch: list[Any]) -> str:
         return "public"
@@ -357,12 +365,15 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
     def var_decl(self, meta: Any, ch: list[Any]) -> ast.VarDecl:
         name, index, typ, init = ch[0], ch[1], ch[2], ch[3]
         rest = ch[4:]
-        flags = [c for c in rest if isinstance(c, str)]
+        flags = [c for c in rest if isinstance(c, str) and not isinstance(c, Token)]
         desc = next((c for c in rest if isinstance(c, Token) and c.type == "STRING"), None)
         vis = next((f for f in flags if f in ("public", "owner", "hidden")), "public")
+        cond = next((c for c in rest if isinstance(c, tuple)), None)
+        if cond is not None:
+            vis = cond[0]
         return ast.VarDecl(
             _span(meta), str(name), index, typ, init, "score" in flags, vis,
-            self._str(desc) if desc else None, _sources(rest),
+            self._str(desc) if desc else None, _sources(rest), cond[1] if cond else None,
         )
 
     def param_decl(self, meta: Any, ch: list[Any]) -> ast.ParamDecl:
@@ -484,18 +495,22 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
             _span(meta), source, count, src, dst, str(bind) if bind else None, _tok_span(bind) if bind else None
         )
 
-    def _opts(self, opts: list[Any]) -> tuple[str | None, bool, ast.Source | None]:
+    def _opts(self, opts: list[Any]) -> tuple[str | None, bool, ast.Source | None, tuple[str, Span] | None]:
         label = None
         secret = False
+        secret_if = None
         src = None
         for o in opts:
             if isinstance(o, tuple) and o[0] == "label":
                 label = o[1]
+            elif isinstance(o, tuple) and o[0] == "secret_if":
+                secret = True
+                secret_if = (o[1], o[2])
             elif o == "secret":
                 secret = True
             elif isinstance(o, ast.Source):
                 src = o
-        return label, secret, src
+        return label, secret, src, secret_if
 
     def opt_label(self, meta: Any, ch: list[Any]) -> tuple[str, str]:
         return ("label", self._str(ch[0]))
@@ -503,14 +518,17 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
     def opt_secret(self, meta: Any, ch: list[Any]) -> str:
         return "secret"
 
+    def opt_secret_if(self, meta: Any, ch: list[Any]) -> tuple[str, str, Span]:
+        return ("secret_if", str(ch[0]), _tok_span(ch[0]))
+
     def s_choose(self, meta: Any, ch: list[Any]) -> ast.Stmt:
-        label, secret, src = self._opts(ch[3:])
-        return ast.Choose(_span(meta), src, str(ch[0]), _tok_span(ch[0]), ch[1], ch[2], label, secret)
+        label, secret, src, secret_if = self._opts(ch[3:])
+        return ast.Choose(_span(meta), src, str(ch[0]), _tok_span(ch[0]), ch[1], ch[2], label, secret, secret_if)
 
     def s_choose_each(self, meta: Any, ch: list[Any]) -> ast.Stmt:
-        label, secret, src = self._opts(ch[4:])
+        label, secret, src, secret_if = self._opts(ch[4:])
         return ast.ChooseEach(
-            _span(meta), src, str(ch[0]), _tok_span(ch[0]), ch[1], str(ch[2]), _tok_span(ch[2]), ch[3], label, secret
+            _span(meta), src, str(ch[0]), _tok_span(ch[0]), ch[1], str(ch[2]), _tok_span(ch[2]), ch[3], label, secret, secret_if
         )
 
     def if_stmt(self, meta: Any, ch: list[Any]) -> ast.Stmt:

@@ -183,7 +183,7 @@ class Machine:
             if not options:
                 raise RuleError("incomplete", f"{show(chooser, TPlayer(), self.rules)} must choose ({s.label}) but has no option", s.span)
             self.steps = 0
-            value = yield Pending("player", s, player=chooser, options=sorted(int(v) for v in options), type=s.type, label=s.label, secret=s.secret)
+            value = yield Pending("player", s, player=chooser, options=sorted(int(v) for v in options), type=s.type, label=s.label, secret=ir.secret_in(s, self.params))
             value = self.decode(value, s.type)
             env[s.bind] = value
             if self.logging:
@@ -199,7 +199,7 @@ class Machine:
                 per[q] = sorted(int(v) for v in opts)
             if per:
                 self.steps = 0
-                joint = yield Pending("simultaneous", s, per_player=per, type=s.type, label=s.label, secret=s.secret)
+                joint = yield Pending("simultaneous", s, per_player=per, type=s.type, label=s.label, secret=ir.secret_in(s, self.params))
             else:
                 joint = [None] * self.n
             result = tuple(self.decode(joint[q], s.type) if q in per else None for q in range(self.n))

@@ -205,10 +205,12 @@ def cmd_gen(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     players = args.players_default if args.players_default is not None else g.min_players
     if not g.min_players <= players <= g.max_players:
         raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
-    from rulecheck.codegen.engine import GenerationError, generate
+    from rulecheck.codegen.engine import GenerationError, adapter_source, generate
 
     try:
         text = generate(program, players_default=players)
+        if args.adapter:
+            text += adapter_source(args.adapter)
     except GenerationError as exc:
         _err(err, f"cannot generate an engine for {args.file}: {exc}", "this is a limit of the code generator, not an error in the ruleset")
         return EXIT_FINDINGS
@@ -220,7 +222,8 @@ def cmd_gen(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     changed = sum(1 for a, r in program.readings.items() if r != rules.ambiguities[a].default.name)
-    out.write(f"wrote {args.output}: an engine for {g.title}, {len(program.readings)} readings fixed ({changed} not the default)\n")
+    with_adapter = f", with the {args.adapter} adapter" if args.adapter else ""
+    out.write(f"wrote {args.output}: an engine for {g.title}{with_adapter}, {len(program.readings)} readings fixed ({changed} not the default)\n")
     return EXIT_OK
 
 
@@ -563,6 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
     gn.add_argument("-o", "--output", metavar="PATH", help="write the engine module here (default: standard output)")
     gn.add_argument("--reading", action="append", metavar="NAME=READING", help="the reading of an ambiguity the engine plays (repeatable; the default readings otherwise)")
     gn.add_argument("--players-default", type=int, metavar="N", help="player count when load_game() is not given one (default: the fewest the game allows)")
+    gn.add_argument("--adapter", choices=("openspiel", "pettingzoo"), help="append an adapter: importing the module registers its OpenSpiel game, or gives its PettingZoo environments (needs rulecheck[openspiel] or rulecheck[pettingzoo])")
     gn.set_defaults(func=cmd_gen)
     sm = sub.add_parser("simulate", help="random games under every reading: win rates, lengths, how often each reading changes the result")
     sm.add_argument("file", metavar="FILE")

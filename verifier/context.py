@@ -101,7 +101,7 @@ class Context:
         self.cut: dict[int, bool] = {}  # player count -> a game can outrun the loop bound
         self.ending: dict[int, bool] = {}  # player count -> some game ends within the loop bound
         self.bounded: dict[tuple[int, int, bool], Trace] = {}  # (players, loop bound, invariants) -> trace with drained loops whole
-        self.pass_action = num_distinct_actions(rules) - 1  # the action of a player who only passes
+        self.pass_action = num_distinct_actions(rules, resolve_params(rules, self.o.params)[0]) - 1  # the action of a player who only passes
         self.models: dict[int, tuple[dict[str, bool | int], set[str]]] = {}  # id(finding) -> witness model, decisions taken
         self.tr: Translator | None = None  # the z3 context of the check running (see session)
         # the default readings' games translated once, before the workers fork: each check starts

@@ -62,6 +62,7 @@ class Checker(Definitions, Tables, Flow, Expressions):
         for i in items:
             if isinstance(i, ast.VarDecl):
                 self.collect_var(i)
+        self.check_visibility_params(items)
         for i in items:
             if isinstance(i, ast.DefineDecl):
                 if self.declare(i.name, i.name_span, "definition"):

@@ -21,7 +21,7 @@ KEYWORDS = ("game", "flow", "term", "edition", "language", "original", "players"
             "unspecified", "default", "because", "in", "public", "owner", "hidden", "score", "varies", "by", "overrides",
             "otherwise", "let", "set", "move", "to", "draw", "from", "as", "choose", "each", "if", "then", "else", "for",
             "repeat", "times", "until", "while", "end", "winners", "say", "shuffle", "label", "secret", "kind", "question",
-            "clarify", "always", "at", "means", "of", "match", "clockwise", "counterclockwise", "and", "or", "not", "returns")
+            "clarify", "always", "at", "means", "of", "match", "clockwise", "counterclockwise", "and", "or", "not", "returns", "when")
 TYPES = ("bool", "int", "text", "player")
 CONSTANTS = ("true", "false")
 #: The builtin functions and aggregates (dsl/ir.py): names, not reserved words.

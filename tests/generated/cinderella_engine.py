@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -32,9 +33,18 @@ TITLE = 'Too Many Cinderellas'
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
 DEFAULT_PLAYERS = 2
-#: every action is below this; the last one is PASS (players outside a simultaneous decision)
+#: every action is below this; the last one is PASS (players outside a simultaneous decision).
+#: These are the values for the parameters' defaults: Game.num_distinct_actions() and
+#: Game.pass_action follow the parameters a game is given (number choices written with them)
 NUM_DISTINCT_ACTIONS = 28
 PASS = NUM_DISTINCT_ACTIONS - 1
+
+
+def _num_actions(P: tuple[Any, ...]) -> int:
+    """NUM_DISTINCT_ACTIONS for these parameter values."""
+    return 27 + 1
+
+
 CHANCE = -1
 SIMULTANEOUS = -2
 TERMINAL = -4
@@ -227,6 +237,8 @@ _DISP: tuple[str, ...] = (
     'orange NO!',
     'gray NO!',
 )
+#: the kind of each component (its position among the card and piece types)
+_KIND_OF: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1)
 #: the zone instance each component starts in
 _LOC0: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 43, 43, 43, 43, 43, 43, 43, 43, 43)
 _Z0: tuple[int, ...] = tuple(sum(1 << c for c, i in enumerate(_LOC0) if i == z) for z in range(44))
@@ -374,7 +386,13 @@ _VAR_VIEW: tuple[tuple[int, str, int, int, bool, Any, Callable[[Any], str], str,
 #: -1 chance, 0 a player, -2 simultaneous
 _PKIND: tuple[int, ...] = (0, -1, 0, 0, 0, -2, -1, -2, -1, -2, 0, 0, 0, -2, -1, -2, )
 _PLABEL: tuple[str, ...] = ("", 'draw from deck', 'puts as informant', 'targets', 'removes', 'shows', 'draw from deck', 'shows', 'draw from deck', 'shows', 'puts as informant', 'targets', 'removes', 'shows', 'draw from deck', 'shows', )
+#: decision points whose values are components
+_PCOMP: tuple[bool, ...] = (False, False, True, True, True, True, False, True, False, True, True, True, True, True, False, True, )
+#: the line of the rules each decision point comes from
+_PLINE: tuple[int, ...] = (0, 299, 267, 656, 250, 193, 276, 193, 276, 193, 267, 656, 250, 193, 276, 193, )
 _PSECRET: tuple[bool, ...] = (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, )
+#: `secret when P`: the position of P among the parameters (the decision is secret while P is true)
+_PSECRET_IF: tuple[int | None, ...] = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
 _PSHOW: tuple[Any, ...] = (None, None, _show3, _show3, _show3, _show3, None, _show3, None, _show3, _show3, _show3, _show3, _show3, None, _show3, )
 
 
@@ -2447,6 +2465,483 @@ def _k4(S: State) -> None:
 _RESUME: tuple[Callable[[State, Any], None], ...] = (_r0, _r1, _r2, _r3, _r4, _r5, _r6, _r7, _r8, _r9, _r10, _r11, _r12, _r13, _r14, _r15, )
 
 
+# ---- views: who sees what, by the visibility the rules declare --------------------------------
+#
+# A view is (player, public, private): public True shows public information (public zones and
+# variables, the sizes of every zone, decisions that are not secret, the fact that a secret one
+# was made); private 0 shows nobody's private information, 1 the player's own (own `owner` zones
+# and variables, own secret decisions), 2 every player's.  `hidden` things show in no view.
+# observation_string(p) is the view (p, True, 1).
+
+#: the components each zone instance can hold, by row of _ZONE_VIEW (their tensor positions)
+_ZONE_IDS: tuple[tuple[int, ...], ...] = (
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+    (18, 19, 20, 21, 22, 23, 24, 25, 26),
+)
+#: how each variable reaches a tensor, by row of _VAR_VIEW: (code, values, values are seats);
+#: code 0 one number, 1 one of the values (one-hot), 2 a set of the values (one bit each), 3 nothing
+_VAR_ENC: tuple[tuple[int, tuple[int, ...], bool], ...] = (
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+    (0, (), False),
+)
+#: `V when P else W` by row of _ZONE_VIEW and _VAR_VIEW: (P's position among the parameters, W)
+_ZONE_VIS_IF: tuple[tuple[int, int] | None, ...] = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+_VAR_VIS_IF: tuple[tuple[int, int] | None, ...] = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+
+
+def _resolved(rows: tuple[Any, ...], conds: tuple[tuple[int, int] | None, ...], P: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The rows of a view table with the visibility (position 3) a game's parameters give."""
+    if not any(conds):
+        return rows
+    return tuple(row if c is None or P[c[0]] else (*row[:3], c[1], *row[4:]) for row, c in zip(rows, conds))
+
+
+#: (decisions, chance nodes) that no game exceeds, or None when the flow gives no bound
+LENGTH_BOUND: tuple[int, int] | None = (171, 19)
+
+
+def _shows(vis: int, seat: int, pl: int | None, pub: bool, priv: int) -> bool:
+    if pl is None:
+        return True
+    if vis == 0:
+        return pub
+    if vis == 2:
+        return priv == 2 or (priv == 1 and seat == pl)
+    return False
+
+
+def _view(S: State, pl: int | None, pub: bool, priv: int) -> str:
+    """The table as the view (pl, pub, priv) shows it (pl None: everything)."""
+    Z = S.z
+    n = S.n
+    out: list[str] = []
+    for inst, label, seat, vis, _, _ in S.g.ZV:
+        if seat >= n:
+            continue
+        m = Z[inst]
+        if _shows(vis, seat, pl, pub, priv):
+            out.append(label + ": " + (", ".join([_DISP[c] for c in _BITS[m]]) or "empty"))
+        elif pub:
+            out.append(label + ": " + str(m.bit_count()) + " hidden")
+    V = S.v
+    for slot, label, seat, vis, indexed, init, show, _, _, _ in S.g.VV:
+        if seat >= n or not _shows(vis, seat, pl, pub, priv):
+            continue
+        value = V[slot]
+        if not indexed or value != init:
+            out.append(label + ": " + show(value))
+    return "\n".join(out)
+
+
+def _sees_choice(secret: bool, chooser: int, pl: int, pub: bool, priv: int) -> int:
+    """2: the view shows the value chosen; 1: only that a choice was made; 0: nothing."""
+    if secret:
+        if priv == 2 or (priv == 1 and chooser == pl):
+            return 2
+    elif pub:
+        return 2
+    return 1 if pub else 0
+
+
+def _entry(s: State, step: Any, pl: int, pub: bool, priv: int) -> str | None:
+    """How the step about to be taken in ``s`` reads in an information state (None: not at all)."""
+    cp = s.cp
+    if cp == CHANCE:
+        return "chance" if pub else None
+    secret = s.g.PS[s.pc]
+    if cp >= 0:
+        seen = _sees_choice(secret, cp, pl, pub, priv)
+        if seen == 2:
+            return _pname(cp) + " " + _describe(s, cp, step)
+        return _pname(cp) + " " + _PLABEL[s.pc] + ": ?" if seen else None
+    parts = []
+    for q, options in enumerate(s.o):
+        if options is None:
+            continue
+        seen = _sees_choice(secret, q, pl, pub, priv)
+        if seen == 2:
+            parts.append(_pname(q) + " " + _describe(s, q, step[q]))
+        elif seen:
+            parts.append(_pname(q) + " " + _PLABEL[s.pc] + ": ?")
+    return "; ".join(parts) if parts else None
+
+
+def _step(s: State, step: Any) -> None:
+    if s.cp == SIMULTANEOUS:
+        s.apply_actions(list(step))
+    else:
+        s.apply_action(step)
+
+
+class _Trail:
+    """An information state as far as ``steps`` steps of a history: its text, its key (the
+    blake2b digest of the text, updated as it grows), the last observation and a copy of the game
+    at that point, from which the next call goes on.  Shared by clones, never changed."""
+
+    __slots__ = ("digest", "last", "snap", "steps", "text")
+
+    def __init__(self, steps: int, text: str, digest: hashlib.blake2b, last: str, snap: State) -> None:
+        self.steps = steps
+        self.text = text
+        self.digest = digest
+        self.last = last
+        self.snap = snap
+
+
+def _trail(S: State, pl: int, pub: bool, priv: int) -> _Trail:
+    """The information state of S for the view, extended from the last one computed on S or on
+    the state S was cloned from: only the steps since then are replayed."""
+    key = (pl, pub, priv)
+    node = S.i.get(key)
+    h = S.h
+    if node is not None and node.steps == len(h):
+        return node
+    if node is None:
+        s = S.g.new_initial_state()
+        first = _view(s, pl, pub, priv)
+        text, digest, last, done = first, hashlib.blake2b(first.encode(), digest_size=16), first, 0
+    else:
+        s = node.snap.clone()
+        text, digest, last, done = node.text, node.digest.copy(), node.last, node.steps
+    parts: list[str] = []
+    for step in h[done:]:
+        entry = _entry(s, step, pl, pub, priv)
+        if entry is not None:
+            parts.append(entry)
+        _step(s, step)
+        obs = _view(s, pl, pub, priv)
+        if obs != last:
+            parts.append(obs)
+            last = obs
+    if parts:
+        more = "".join(["\n" + part for part in parts])
+        text += more
+        digest.update(more.encode())
+    node = _Trail(len(h), text, digest, last, s)
+    S.i = {**S.i, key: node}  # a new dict: the clones that share the old one keep their own
+    return node
+
+
+# ---- tensors ------------------------------------------------------------------------------------
+
+
+def _layout(n: int, zone_view: tuple[Any, ...], var_view: tuple[Any, ...]) -> tuple[int, list[tuple[int, int, int, int, dict[int, int]]], list[tuple[int, int, int, int, int, tuple[int, ...], bool]]]:
+    """The observation tensor's layout for n players: its size, then per zone instance (instance,
+    seat, visibility, offset, position of each component it can hold): the size, then one entry
+    per component; per variable (slot, seat, visibility, offset, code, values, is a mask)."""
+    pos = 0
+    zones = []
+    for (inst, _, seat, vis, _, _), ids in zip(zone_view, _ZONE_IDS):
+        if seat < n:
+            zones.append((inst, seat, vis, pos, {c: pos + 1 + k for k, c in enumerate(ids)}))
+            pos += 1 + len(ids)
+    variables = []
+    for (slot, _, seat, vis, _, _, _, _, _, is_mask), (code, values, seats) in zip(var_view, _VAR_ENC):
+        if seat < n:
+            kept = tuple(v for v in values if v < n) if seats else values
+            variables.append((slot, seat, vis, pos, code, kept, is_mask))
+            pos += 1 if code == 0 else 0 if code == 3 else len(kept)
+    return pos, zones, variables
+
+
+def _tensor(S: State, pl: int | None, pub: bool, priv: int, t: Any, base: int) -> None:
+    """Write the observation tensor of the view (what _view shows, as numbers: docs/engine.md)
+    into ``t`` from position ``base``; only non-zero entries are written, ``t`` is zero there."""
+    _, zones, variables = S.g.layout
+    Z = S.z
+    for inst, seat, vis, pos, at in zones:
+        m = Z[inst]
+        if not m:
+            continue
+        if _shows(vis, seat, pl, pub, priv):
+            t[base + pos] = float(m.bit_count())
+            for c in _BITS[m]:
+                t[base + at[c]] = 1.0
+        elif pub:
+            t[base + pos] = float(m.bit_count())
+    V = S.v
+    for slot, seat, vis, pos, code, values, is_mask in variables:
+        if code == 3 or not _shows(vis, seat, pl, pub, priv):
+            continue
+        value = V[slot]
+        if code == 0:
+            if value:
+                t[base + pos] = float(value)
+        elif code == 1:
+            if value in values:
+                t[base + pos + values.index(value)] = 1.0
+        elif is_mask:
+            if value:
+                for k, x in enumerate(values, base + pos):
+                    if value >> x & 1:
+                        t[k] = 1.0
+        else:
+            for k, x in enumerate(values, base + pos):
+                if x in value:
+                    t[k] = 1.0
+
+
+def _history_tensor(S: State, pl: int, pub: bool, priv: int, t: Any) -> None:
+    """Write perfect recall as a tensor into ``t`` (zero; games with a LENGTH_BOUND only): the
+    observation tensor before the first step and after every step, then per step and player a
+    one-hot of the choice the view shows (the last position: a choice it does not show); zeros
+    past the end of the game."""
+    if LENGTH_BOUND is None:
+        raise ValueError("the rules give no bound on the length of a game: there is no information-state tensor")
+    steps = LENGTH_BOUND[0] + LENGTH_BOUND[1]
+    n = S.n
+    width = S.g.A + 1
+    size = S.g.layout[0]
+    choices = size * (steps + 1)
+    s = S.g.new_initial_state()
+    _tensor(s, pl, pub, priv, t, 0)
+    for k, step in enumerate(S.h):
+        cp = s.cp
+        if cp != CHANCE:
+            secret = s.g.PS[s.pc]
+            for q in (range(n) if cp == SIMULTANEOUS else (cp,)):
+                if cp == SIMULTANEOUS and s.o[q] is None:
+                    continue
+                seen = _sees_choice(secret, q, pl, pub, priv)
+                if seen:
+                    a = (step[q] if cp == SIMULTANEOUS else step) if seen == 2 else S.g.A
+                    t[choices + (k * n + q) * width + a] = 1.0
+        _step(s, step)
+        _tensor(s, pl, pub, priv, t, size * (k + 1))
+
+
+def _info_tensor_size(g: Game) -> int:
+    if LENGTH_BOUND is None:
+        return 0
+    steps = LENGTH_BOUND[0] + LENGTH_BOUND[1]
+    return g.layout[0] * (steps + 1) + steps * g.n * (g.A + 1)
+
+
+# ---- resampling from an information state -------------------------------------------------------
+
+
+def _seen_steps(S: State, pl: int, pub: bool, priv: int) -> tuple[list[tuple[str | None, str, Any]], int]:
+    """What the view saw at every step of S's history (the entry, the observation after it, who
+    decided), and the components whose identity it saw at some point (a mask): in a zone it shows,
+    or as a choice it shows."""
+    s = S.g.new_initial_state()
+    seen: list[tuple[str | None, str, Any]] = []
+    shown = 0
+    zones = [(row[0], row[2], row[3]) for row in S.g.ZV if row[2] < S.n]
+    for step in S.h:
+        for inst, seat, vis in zones:
+            if _shows(vis, seat, pl, pub, priv):
+                shown |= s.z[inst]
+        cp = s.cp
+        if cp >= 0 and _PCOMP[s.pc] and _sees_choice(s.g.PS[s.pc], cp, pl, pub, priv) == 2:
+            shown |= 1 << step
+        elif cp == SIMULTANEOUS and _PCOMP[s.pc]:
+            for q, o in enumerate(s.o):
+                if o is not None and _sees_choice(s.g.PS[s.pc], q, pl, pub, priv) == 2:
+                    shown |= 1 << step[q]
+        entry = _entry(s, step, pl, pub, priv)
+        who = cp if cp != SIMULTANEOUS else tuple(o is not None for o in s.o)
+        _step(s, step)
+        seen.append((entry, _view(s, pl, pub, priv), who))
+    for inst, seat, vis in zones:
+        if _shows(vis, seat, pl, pub, priv):
+            shown |= s.z[inst]
+    return seen, shown
+
+
+def _who(s: State) -> Any:
+    return s.cp if s.cp != SIMULTANEOUS else tuple(o is not None for o in s.o)
+
+
+def _replays(S: State, steps: list[Any], seen: list[tuple[str | None, str, Any]], pl: int, pub: bool, priv: int) -> State | None:
+    """The game of these steps if the view reads at every step as it did in S, else None."""
+    t = S.g.new_initial_state()
+    try:
+        for step, (entry, obs, who) in zip(steps, seen):
+            if _who(t) != who or _entry(t, step, pl, pub, priv) != entry:
+                return None
+            _step(t, step)
+            if _view(t, pl, pub, priv) != obs:
+                return None
+    except (RuleError, ValueError):
+        return None
+    if t.cp != S.cp or (t.cp == SIMULTANEOUS and [o is None for o in t.o] != [o is None for o in S.o]):
+        return None
+    return t
+
+
+def _permuted(S: State, shown: int, rng: Any) -> list[Any]:
+    """S's history with the components the view never saw shuffled among themselves (kind by
+    kind): the cards dealt, drawn and chosen unseen become others that were never seen either."""
+    unseen: dict[int, list[int]] = {}
+    for c in range(len(_DISP)):
+        if not shown >> c & 1:
+            unseen.setdefault(_KIND_OF[c], []).append(c)
+    sigma = list(range(len(_DISP)))
+    for ids in unseen.values():
+        shuffled = ids[:]
+        rng.shuffle(shuffled)
+        for a, b in zip(ids, shuffled):
+            sigma[a] = b
+    s = S.g.new_initial_state()
+    out: list[Any] = []
+    for step in S.h:
+        cp = s.cp
+        if cp == CHANCE or (cp >= 0 and _PCOMP[s.pc]):
+            mapped: Any = sigma[step]
+        elif cp == SIMULTANEOUS and _PCOMP[s.pc]:
+            mapped = tuple(a if o is None else sigma[a] for a, o in zip(step, s.o))
+        else:
+            mapped = step
+        out.append(mapped)
+        _step(s, step)
+    return out
+
+
+def _resample(S: State, pl: int, pub: bool, priv: int, rng: Any, budget: int) -> State | None:
+    """A state the view (pl, pub, priv) cannot tell from S: the same history where the view shows
+    it, other chance outcomes and other unseen choices where it does not.  First the history with
+    the components the view never saw shuffled among themselves (a few tries), then a depth-first
+    search in random order that keeps only steps after which the view reads the same.  None when
+    ``budget`` steps were tried without finding one."""
+    g = S.g
+    h = S.h
+    if len(h) == 0:
+        return g.new_initial_state()
+    seen, shown = _seen_steps(S, pl, pub, priv)
+    tried = 0
+    for _ in range(8):
+        found = _replays(S, _permuted(S, shown, rng), seen, pl, pub, priv)
+        tried += len(h)
+        if found is not None:
+            return found
+
+    def options(s: State, k: int) -> list[Any]:
+        cp = s.cp
+        step = h[k]
+        if cp == CHANCE:
+            out: list[Any] = s.legal_actions()
+            rng.shuffle(out)
+            return out
+        secret = s.g.PS[s.pc]
+        if cp >= 0:
+            if _sees_choice(secret, cp, pl, pub, priv) == 2:
+                return [step]
+            out = s.legal_actions()
+            rng.shuffle(out)
+            return out
+        per = []
+        for q, o in enumerate(s.o):
+            if o is None:
+                per.append([s.g.PASS])
+            elif _sees_choice(secret, q, pl, pub, priv) == 2:
+                per.append([step[q]])
+            else:
+                per.append(s.legal_actions(q))
+        joint = [tuple(rng.choice(a) for a in per) for _ in range(8)]
+        return list(dict.fromkeys(joint))
+
+    stack: list[tuple[State, int, list[Any]]] = []
+    s = g.new_initial_state()
+    stack.append((s, 0, options(s, 0)))
+    while stack:
+        s, k, todo = stack[-1]
+        if not todo:
+            stack.pop()
+            continue
+        step = todo.pop()
+        tried += 1
+        if tried > budget:
+            return None
+        t = s.clone()
+        entry, obs, who = seen[k]
+        if _who(t) != who or _entry(t, step, pl, pub, priv) != entry:
+            continue
+        try:
+            _step(t, step)
+        except (RuleError, ValueError):
+            continue
+        if _view(t, pl, pub, priv) != obs:
+            continue
+        if k + 1 == len(h):
+            if t.cp == S.cp and (t.cp != SIMULTANEOUS or [o is None for o in t.o] == [o is None for o in S.o]):
+                return t
+            continue
+        stack.append((t, k + 1, options(t, k + 1)))
+    return None
+
+
 # ---- observations ------------------------------------------------------------------------------
 
 
@@ -2455,7 +2950,7 @@ def _observe(S: State, pl: int | None) -> str:
     Z = S.z
     n = S.n
     out: list[str] = []
-    for inst, label, seat, vis, _, _ in _ZONE_VIEW:
+    for inst, label, seat, vis, _, _ in S.g.ZV:
         if seat >= n:
             continue
         m = Z[inst]
@@ -2464,7 +2959,7 @@ def _observe(S: State, pl: int | None) -> str:
         else:
             out.append(label + ": " + str(m.bit_count()) + " hidden")
     V = S.v
-    for slot, label, seat, vis, indexed, init, show, _, _, _ in _VAR_VIEW:
+    for slot, label, seat, vis, indexed, init, show, _, _, _ in S.g.VV:
         if seat >= n or (vis == 1 and pl is not None):
             continue
         value = V[slot]
@@ -2485,7 +2980,7 @@ def _describe(S: State, player: int, action: int) -> str:
         return str(action)
     if cp == CHANCE:
         return "draw " + _DISP[action]
-    if cp == SIMULTANEOUS and action == PASS and not _chooses(S.o, player):
+    if cp == SIMULTANEOUS and action == S.g.PASS and not _chooses(S.o, player):
         return "pass"
     show: Callable[[Any], str] = _PSHOW[S.pc]
     return _PLABEL[S.pc] + ": " + show(action)
@@ -2549,16 +3044,41 @@ class Game:
         self.U: tuple[tuple[Any, ...], ...] = tuple(tuple(t) for t in tables)
         self.params = dict(params or {})
         self._first: State | RuleError | None = None
+        # visibility and secrecy as the parameters make them
+        self.ZV: tuple[tuple[int, str, int, int, str, Any], ...] = _resolved(_ZONE_VIEW, _ZONE_VIS_IF, self.P)
+        self.VV: tuple[tuple[int, str, int, int, bool, Any, Callable[[Any], str], str, Any, bool], ...] = _resolved(_VAR_VIEW, _VAR_VIS_IF, self.P)
+        self.PS: tuple[bool, ...] = tuple(s and (c is None or bool(self.P[c])) for s, c in zip(_PSECRET, _PSECRET_IF))
+        self.layout = _layout(n, self.ZV, self.VV)
+        self.A: int = _num_actions(self.P)  # the action space for these parameters; the last is PASS
+        self.PASS: int = self.A - 1
+
+    def observation_tensor_size(self) -> int:
+        return self.layout[0]
+
+    def information_state_tensor_size(self) -> int:
+        """0 when the rules give no bound on a game's length (then there is no such tensor)."""
+        return _info_tensor_size(self)
+
+    def max_game_length(self) -> int | None:
+        """The most decisions a game can take (a simultaneous one counts once), None if unbounded."""
+        return None if LENGTH_BOUND is None else LENGTH_BOUND[0]
+
+    def max_chance_nodes(self) -> int | None:
+        return None if LENGTH_BOUND is None else LENGTH_BOUND[1]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled as its parameters: the module must be importable where it is unpickled
+        return (load_game, ({**self.params, "players": self.n},))
 
     def num_players(self) -> int:
         return self.n
 
     def num_distinct_actions(self) -> int:
-        return NUM_DISTINCT_ACTIONS
+        return self.A
 
     @property
     def pass_action(self) -> int:
-        return PASS
+        return self.PASS
 
     def new_initial_state(self) -> State:
         """The state before the first decision (a RuleError if the rules stop before it)."""
@@ -2600,7 +3120,7 @@ class Game:
 class State:
     """A game in progress: zones as bitmasks, variables and decision slots as flat lists."""
 
-    __slots__ = ("C", "L", "cp", "g", "h", "k", "loc", "n", "o", "pc", "v", "w", "z")
+    __slots__ = ("C", "L", "cp", "g", "h", "i", "k", "loc", "n", "o", "pc", "v", "w", "z")
 
     def __init__(self, game: Game) -> None:
         self.g = game
@@ -2614,6 +3134,7 @@ class State:
         self.o: Any = None  # the options of the decision: a mask, a tuple, or one per player
         self.w: int | None = None  # the winners, once the game has ended
         self.h: list[Any] = []
+        self.i: dict[tuple[int, bool, int], _Trail] = {}  # information states computed so far (shared with clones)
         self.C: list[dict[int, Any]] = [{} for _ in range(_NGROUPS)]  # values of definitions without arguments
         self.k = (self.z, self.v, self.L, self.loc, self.C)  # the lists the flow works on, in one load
 
@@ -2649,10 +3170,10 @@ class State:
                 try:
                     options = self.o[player]  # the members, in ascending order
                 except IndexError:
-                    return [PASS]
+                    return [self.g.PASS]
                 if options is not None:
                     return list(options)
-            return [PASS]
+            return [self.g.PASS]
         if cp >= 0:
             if player is not None and player != cp:
                 return []
@@ -2719,7 +3240,7 @@ class State:
         picked: list[Any] = list(actions)
         for q, options in enumerate(o):
             if options is None:
-                if picked[q] != PASS:
+                if picked[q] != self.g.PASS:
                     raise ValueError(f"illegal action {picked[q]} for {_pname(q)}")
                 picked[q] = None
             elif picked[q] not in options:
@@ -2758,37 +3279,54 @@ class State:
         return _observe(self, player)
 
     def information_state_string(self, player: int) -> str:
-        """The observations as they changed, with the decisions the player saw, in order."""
-        s = self.g.new_initial_state()
-        entries = [_observe(s, player)]
-        last = entries[0]
-        for step in self.h:
-            cp = s.cp
-            if cp == CHANCE:
-                entries.append("chance")
-                s.apply_action(step)
-            elif cp >= 0:
-                if cp == player or not _PSECRET[s.pc]:
-                    entries.append(_pname(cp) + " " + _describe(s, cp, step))
-                else:
-                    entries.append(_pname(cp) + " " + _PLABEL[s.pc] + ": ?")
-                s.apply_action(step)
-            else:
-                parts = []
-                for q, options in enumerate(s.o):
-                    if options is None:
-                        continue
-                    if q == player or not _PSECRET[s.pc]:
-                        parts.append(_pname(q) + " " + _describe(s, q, step[q]))
-                    else:
-                        parts.append(_pname(q) + " " + _PLABEL[s.pc] + ": ?")
-                entries.append("; ".join(parts))
-                s.apply_actions(list(step))
-            obs = _observe(s, player)
-            if obs != last:
-                entries.append(obs)
-                last = obs
-        return "\n".join(entries)
+        """The observations as they changed, with the decisions the player saw, in order (kept
+        incrementally: a call replays only the steps since the last call on this state or the
+        state it was cloned from)."""
+        return _trail(self, player, True, 1).text
+
+    def information_state_key(self, player: int) -> str:
+        """A compact key of information_state_string(player): its blake2b digest (16 bytes, hex)."""
+        return _trail(self, player, True, 1).digest.hexdigest()
+
+    def view_string(self, player: int, public: bool = True, private: int = 1, recall: bool = False) -> str:
+        """The observation (recall False) or information state (recall True) of another kind of
+        observer: public information or not, private information of nobody (0), of the player (1)
+        or of every player (2).  view_string(p) is observation_string(p)."""
+        if recall:
+            return _trail(self, player, public, private).text
+        return _view(self, player, public, private)
+
+    def view_key(self, player: int, public: bool = True, private: int = 1) -> str:
+        """The key of view_string(player, public, private, recall=True)."""
+        return _trail(self, player, public, private).digest.hexdigest()
+
+    def observation_tensor(self, player: int, public: bool = True, private: int = 1) -> list[float]:
+        """The observation as numbers (a fixed size per player count: Game.observation_tensor_size())."""
+        t = [0.0] * self.g.layout[0]
+        _tensor(self, player, public, private, t, 0)
+        return t
+
+    def information_state_tensor(self, player: int, public: bool = True, private: int = 1) -> list[float]:
+        """Perfect recall as numbers, for games whose rules bound their length (LENGTH_BOUND)."""
+        t = [0.0] * _info_tensor_size(self.g)
+        _history_tensor(self, player, public, private, t)
+        return t
+
+    def write_tensor(self, player: int | None, out: Any, public: bool = True, private: int = 1, recall: bool = False) -> None:
+        """Write the observation (or, with recall, information-state) tensor into ``out``, a
+        mutable sequence of zeros of the right size (a numpy array): only non-zero entries.
+        Player None: everything, hidden things included (not a player's view)."""
+        if recall and player is not None:
+            _history_tensor(self, player, public, private, out)
+        else:
+            _tensor(self, player, public, private, out, 0)
+
+    def resample_from_infostate(self, player: int, rng: Any, public: bool = True, private: int = 1, budget: int = 10000) -> State:
+        """A state with the same information state for the player (and the view), other hidden
+        cards and unseen choices drawn at random with ``rng`` (a random.Random); if ``budget``
+        steps of the search find none, a copy of this state (which always qualifies)."""
+        found = _resample(self, player, public, private, rng, budget)
+        return found if found is not None else self.clone()
 
     def history(self) -> list[Any]:
         return list(self.h)
@@ -2806,10 +3344,18 @@ class State:
         c.o = self.o  # never changed in place
         c.w = self.w
         c.h = self.h[:]
+        c.i = self.i  # replaced, never changed, when this state or the copy computes more
         C = self.C
         c.C = [C[0].copy(), C[1].copy(), C[2].copy()]  # remembered values of the same state stay right
         c.k = (c.z, c.v, c.L, c.loc, c.C)
         return c
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> State:
+        return self.clone()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled as its game and serialize(): the module must be importable where it is unpickled
+        return (_restore, (self.g, self.serialize()))
 
     def serialize(self) -> str:
         g = self.g
@@ -2835,6 +3381,10 @@ class State:
 
     def __str__(self) -> str:
         return _observe(self, None)
+
+
+def _restore(game: Game, text: str) -> State:
+    return game.deserialize_state(text)
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
