@@ -272,10 +272,78 @@ def _sensitivity(f: Finding) -> Words:
     return f"{f.subject}: {title}", f"{why} (assumed or unspecified: {data})."
 
 
+_LANGS = {"en": "English", "ja": "Japanese"}
+_SHAPES = {"some": "some player does", "none": "no player does", "every": "every player does", "some-not": "some player does not"}
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+def _clause(lang: str, text: str) -> str:
+    return f"「{text}」" if lang.startswith("ja") else f"'{text}'"
+
+
+def _translation(f: Finding) -> Words:
+    d = f.details
+    if f.verdict == "quantifier":
+        lang = _LANGS.get(d["lang"].split("-")[0], d["lang"])
+        clause = _clause(d["lang"], d["clause"])
+        said, formal = _SHAPES[d["said"]], _SHAPES[d["formal"]]
+        title = f"The {lang} {clause} says {said}; the formal rule says {formal}"
+        message = (f"The quote's condition {clause} reads as '{said} …', but the rule that cites it applies when {formal} …: a "
+                   "translation that moved a negation or a quantifier, or a rule that formalizes another sentence. Check which "
+                   "the game means and correct the other.")
+    elif f.verdict == "count":
+        title = f"The quote names {d['phrase']}; the rule {d['what']} {d['formal']}"
+        message = f"The quote says '{d['phrase']}', but the rule that cites it {d['what']} {d['formal']}. Check which the game means and correct the other."
+    else:
+        title, message = _threshold(d)
+    names = d.get("ambiguities") or []
+    if names:
+        message += " The ruleset declares this question as " + _and([f"ambiguity '{n}'" for n in names]) + "."
+    return title, message
+
+
+def _threshold(d: dict[str, Any]) -> Words:
+    """A comparison's wording (more than, at least, 以上 …) against the formal rule's, or against
+    another language edition of the same rule."""
+    phrases, formal = d["phrases"], d["formal"]
+
+    def describe(p: dict[str, Any]) -> str:
+        return f"the {_LANGS.get(p['lang'], p['lang'])} {_clause(p['lang'], p['excerpt'])} means {p['means']}"
+
+    def short(p: dict[str, Any]) -> str:
+        return f"the {_LANGS.get(p['lang'], p['lang'])} {_clause(p['lang'], p['text'])} ({p['op']} {p['number']})"
+
+    formal_words = list(dict.fromkeys(x["means"] for x in formal))
+    agreeing = [p for p in phrases if p["agrees_with_rule"]]
+    others = [p for p in phrases if not p["agrees_with_rule"]]
+    if formal and agreeing:
+        same = all(p["means"] in formal_words for p in agreeing)
+        tail = "and so does the formal rule" if same else f"and the formal rule draws the same line ({_and(formal_words)})"
+        text = f"{_cap(_and([describe(p) for p in agreeing]))}, {tail}; {_and([describe(p) for p in others])}."
+    elif formal:
+        text = f"The formal rule says {_and(formal_words)}, but {_and([describe(p) for p in others])}."
+    else:
+        # no comparison of the formal rule with this number: the editions disagree with each other
+        first = [p for p in phrases if p["side"] == 0]
+        rest = [p for p in phrases if p["side"] != 0]
+        text = f"{_cap(_and([describe(p) for p in first]))}, but {_and([describe(p) for p in rest])}."
+    text += " Check which the game means and correct the other."
+    flagged = [p for p in phrases if p["flagged"]]
+    if formal:
+        shown = _and(list(dict.fromkeys(x["shown"] for x in formal)))
+        title = f"{_and([short(p) for p in flagged])} {'disagrees' if len(flagged) == 1 else 'disagree'} with the formal rule ({shown})"
+    else:
+        title = f"{_and([short(p) for p in phrases])} disagree"
+    return _cap(title), text
+
+
 _BY_KIND: dict[str, Callable[[Finding], Words]] = {
     "incompleteness": _obligation, "conflict": _obligation, "exhaustion": _obligation,
     "invariant": _invariant, "non-termination": _termination, "dead-rule": _dead_rule,
-    "ambiguity": _ambiguity, "sensitivity": _sensitivity,
+    "ambiguity": _ambiguity, "sensitivity": _sensitivity, "translation": _translation,
 }
 
 

@@ -51,6 +51,12 @@ FACTS: dict[tuple[str, str], dict[str, Any]] = {
     ("ambiguity", "coarse"): {"readings": BOTH, "players": 2},
     ("ambiguity", "timeout"): {"readings": BOTH, "unknown": "4 players", "proven": "2 players"},
     ("ambiguity", "endless"): {"readings": BOTH, "endless": "2 players"},
+    ("translation", "threshold"): {"phrases": [
+        {"lang": "en", "text": "more than 5", "op": ">", "number": 5, "means": "6 or more (> 5)", "agrees_with_rule": False,
+         "excerpt": "more than 5 cards", "flagged": True, "side": 1}],
+        "formal": [{"op": ">=", "number": 5, "shown": ">= 5", "means": "5 or more (>= 5)"}]},
+    ("translation", "quantifier"): {"said": "some-not", "formal": "none", "clause": "anyone did not pass", "lang": "en"},
+    ("translation", "count"): {"said": 2, "formal": 3, "phrase": "2 cards", "what": "draws"},
     ("sensitivity", "any-table"): {"how": "proof", "data": ["Card.rank"]},
     ("sensitivity", "depends"): {"how": "witness", "table": "Card 1: rank 2 (assumed 1)", "data": ["Card.rank"]},
     ("sensitivity", "undecided"): {"how": "witness", "data": ["Card.rank"]},
@@ -64,7 +70,7 @@ SAYS: dict[str, tuple[str, ...]] = {
     "lasso": ("for ever",), "dead": ("never applies",), "other-reading": ("applies only under",), "not-reached": ("not reached",),
     "outcome": ("different results",), "moves": ("different moves",), "information": ("different things",),
     "harmless": ("harmless",), "same-rule": ("the same rule",), "any-table": ("holds whatever",), "depends": ("depends on",),
-    "undecided": ("not decided",),
+    "undecided": ("not decided",), "threshold": ("disagree",), "quantifier": ("the formal rule says",), "count": ("the rule draws",),
 }
 NEVER_WHEN_PROVEN = ("does not hold", "can be broken", "it happens", "depends on", "different results", "for ever")
 

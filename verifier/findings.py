@@ -65,6 +65,9 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
     ("ambiguity", "coarse"): ("unknown", "error"),
     ("ambiguity", "timeout"): ("unknown", "warning"),
     ("ambiguity", "endless"): ("unknown", "warning"),
+    ("translation", "threshold"): ("static", "warning"),  # a comparison's wording against the rule's, or another edition's
+    ("translation", "quantifier"): ("static", "warning"),  # a condition's quantifier or negation
+    ("translation", "count"): ("static", "warning"),  # a count of things or rounds
     ("sensitivity", "any-table"): ("proven", "note"),
     ("sensitivity", "depends"): ("witness", "note"),
     ("sensitivity", "undecided"): ("unknown", "note"),
