@@ -36,6 +36,14 @@ def players_span(n_list: list[int], loop_bound: int | None = None) -> str:
     return text
 
 
+def position_heading(where: str, step: int) -> str:
+    """What a witness's position is, for its heading."""
+    moves = f"{step} move{'s' if step != 1 else ''}"
+    if where == "deal":
+        return "the table after the deal, before the first choice"
+    return f"the table where the readings part, after {moves}"
+
+
 def long_witness(longest: int, step: int, several: bool) -> str:
     """Why a witness needs more than a few moves after its position."""
     if several:

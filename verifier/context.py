@@ -29,6 +29,7 @@ from .witness import (
     Replay,
     actions_of,
     continue_game,
+    deal_position,
     follow,
     make_play,
     model_of_actions,
@@ -365,7 +366,10 @@ class Context:
         person follows the few moves after it (the whole game stays in the plays, for replay);
         ``at_parting``: what the witness shows is where the plays part (other moves or views)."""
         programs = [self.program(p.readings) for p in plays]
-        pos = position(programs, n, [p.actions for p in plays], self.o.params, at_parting)
+        if len(plays) == 1:
+            pos = deal_position(programs[0], n, plays[0].actions, self.o.params)
+        else:
+            pos = position(programs, n, [p.actions for p in plays], self.o.params, at_parting)
         if pos is not None and pos.longest > FEW_MOVES:
             pos.note = wording.long_witness(pos.longest, pos.step, len(plays) > 1)
         return Witness(n, self.setups.get(id(plays[0]), []), plays, divergence, pos)
