@@ -15,7 +15,8 @@ from typing import Any
 import jinja2
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.types import TInt, TPlayer, Type
+from rulecheck.dsl.checker import MAX_RANGE
+from rulecheck.dsl.types import MAX_INT, TInt, TPlayer, Type
 from rulecheck.dsl.values import num_distinct_actions, show
 from rulecheck.interpreter.semantics import STEP_BUDGET
 
@@ -86,6 +87,8 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "default_players": players,
         "num_actions": num_distinct_actions(rules),
         "step_budget": STEP_BUDGET,
+        "max_int": MAX_INT,
+        "max_range": MAX_RANGE,
         "displays": [comp.display for comp in rules.components],
         "nzones": layout.nzones,
         "mask_bytes": mask_bytes(rules),

@@ -292,6 +292,8 @@ class Expressions(Tables):
             return (f"({a} & ~{b})" if rep == "mask" else f"({a} - {b})"), rep
         a, b = self.ex_seq([(e.left, None), (e.right, None)])
         if op in ("+", "-", "*"):
+            if self.analysis.bounds.needs_check(e):
+                return f"_int({a} {op} {b}, {at(e.span)})", None
             return f"({a} {op} {b})", None
         if op == "/":
             return f"_div({bare(a)}, {bare(b)}, {at(e.span)})", None
@@ -396,6 +398,8 @@ class Expressions(Tables):
             assert isinstance(lo, int) and isinstance(hi, int)
             return self.set_literal(frozenset(range(lo, hi + 1)), "fs"), "fs"
         lo_c, hi_c = self.ex_seq([(e.lo, None), (e.hi, None)])
+        if self.analysis.range_too_large(e):
+            return f"_range({bare(lo_c)}, {bare(hi_c)}, {at(e.span)})", "fs"
         return f"frozenset(range({lo_c}, {hi_c} + 1))", "fs"
 
     def x_MapGet(self, e: ir.MapGet, want: str | None) -> tuple[str, str | None]:

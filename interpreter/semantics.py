@@ -14,12 +14,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rulecheck.dsl import ir
+from rulecheck.dsl.checker.base import MAX_RANGE
 from rulecheck.dsl.source import Span
-from rulecheck.dsl.types import TComp, TEnum, TInt, TPlayer, Type
+from rulecheck.dsl.types import MAX_INT, TComp, TEnum, TInt, TPlayer, Type
 from rulecheck.dsl.values import show
 
 #: Statements a game may execute between two decisions before it is stopped as non-terminating.
 STEP_BUDGET = 2_000_000
+
+
+def bounded(value: int, span: Span) -> int:
+    """An operator's or a sum's value, which must lie within the integer limit (dsl/types.py)."""
+    if -MAX_INT <= value <= MAX_INT:
+        return value
+    raise RuleError("range", f"the result {value:,} is beyond the integer limit ±{MAX_INT:,}", span)
+
+
+def int_range(lo: int, hi: int, span: Span) -> frozenset[int]:
+    """The numbers lo..hi, at most MAX_RANGE of them (bounds computed in play can be far apart)."""
+    if hi - lo >= MAX_RANGE:
+        raise RuleError("range", f"the range {lo:,}..{hi:,} has {hi - lo + 1:,} values; the limit is {MAX_RANGE:,}", span)
+    return frozenset(range(lo, hi + 1))
 
 
 class RuleError(Exception):
@@ -323,7 +338,7 @@ class Machine:
         if isinstance(e, ir.SetOf):
             return frozenset(self.ev(i, env) for i in e.items)
         if isinstance(e, ir.IntRange):
-            return frozenset(range(self.ev(e.lo, env), self.ev(e.hi, env) + 1))
+            return int_range(self.ev(e.lo, env), self.ev(e.hi, env), e.span)
         if isinstance(e, ir.Agg):
             return self.agg(e, env)
         if isinstance(e, ir.MapGet):
@@ -363,11 +378,11 @@ class Machine:
         if op == "diff":
             return a - b
         if op == "+":
-            return a + b
+            return bounded(a + b, e.span)
         if op == "-":
-            return a - b
+            return bounded(a - b, e.span)
         if op == "*":
-            return a * b
+            return bounded(a * b, e.span)
         if op in ("/", "%"):
             if b == 0:
                 raise RuleError("range", "division by zero", e.span)
@@ -425,7 +440,7 @@ class Machine:
         if op == "count":
             return len(items)
         if op == "sum":
-            return sum(items)
+            return bounded(sum(items), e.span)
         if op in ("max", "min"):
             if not items:
                 raise RuleError("incomplete", f"{op} of nothing: the collection is empty", e.span)

@@ -5,8 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# The fuzzer's long profile (tests/test_fuzz.py): pytest -m fuzz --hypothesis-profile=long
+settings.register_profile("long", max_examples=200_000, deadline=None, suppress_health_check=list(HealthCheck))
 SEEDS = ROOT.parent / "shared" / "seeds"
 
 

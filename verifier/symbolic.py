@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rulecheck.dsl import ir
+from rulecheck.dsl.checker import MAX_RANGE
 from rulecheck.dsl.source import Span
-from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TMap, TPlayer, TSet, TText, Type
+from rulecheck.dsl.types import MAX_INT, TBool, TComp, TEnum, TInt, TMap, TPlayer, TSet, TText, Type
 from rulecheck.dsl.walk import walk_exprs, walk_stmts
 
 from . import terms as tm
@@ -31,10 +32,26 @@ from .terms import Term
 
 #: How many times an open-ended loop (repeat until, while) is unrolled by default.
 DEFAULT_LOOP_BOUND = 3
+#: A ``repeat N times`` of more passes than this is unrolled as an open loop is (--loop-bound
+#: passes, a game that goes on past them reported): a trace of thousands of passes would not end.
+MAX_UNROLL = 100
 
 
 class Unsupported(Exception):
-    """A construct the symbolic executor cannot encode (checks that need it become 'unknown')."""
+    """A construct the symbolic executor cannot encode. ``what`` names it ("a text that depends on
+    the game"), ``hint`` says what to write instead; ``span`` is where it is: the innermost
+    expression or statement being executed when it was met, filled in on the way out (see ``ev``
+    and ``stmt``). Where a check can do without it, the check becomes 'unknown'; where the game
+    itself cannot be followed, ``rulecheck verify`` reports it as a diagnostic (E0701)."""
+
+    def __init__(self, what: str, span: Span | None = None, hint: str | None = None) -> None:
+        super().__init__(what, span, hint)  # (all in args: it crosses to the parent process)
+        self.what = what
+        self.span = span
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.what
 
 
 @dataclass
@@ -197,7 +214,7 @@ def as_fd(v: Value, domain: list[int] | None = None) -> FD:
         if v.sort == tm.BOOL:
             return FD({1: v, 0: tm.not_(v)})
         if domain is None:
-            raise Unsupported("a number used as a finite value without a known domain")
+            raise Unsupported("a number used as one of a finite set of values without a range", hint="give the number a range, e.g. 1..10")
         return FD({k: tm.eq(v, k) for k in domain})
     raise AssertionError(type(v).__name__)
 
@@ -256,7 +273,7 @@ def merge(c: Term, a: Value, b: Value) -> Value:
     if isinstance(a, str) or isinstance(b, str):
         if a == b:
             return a
-        raise Unsupported("a text that depends on the game")
+        raise Unsupported("a text that depends on the game (verify follows numbers, booleans and finite values)", hint="use an enum for a value that changes in play, e.g. enum Word { yes, no }")
     if isinstance(a, dict):
         return {k: merge(c, a[k], b[k]) for k in a}
     if isinstance(a, FD) or isinstance(b, FD):
@@ -322,7 +339,7 @@ def _default_of(t: Type) -> Value:
     if isinstance(t, TText):
         return ""
     if isinstance(t, TMap):
-        raise Unsupported("a per-player choice as a result")
+        raise Unsupported("a per-player choice as a result", hint="pass one player's choice instead, e.g. choice[p]")
     return 0
 
 
@@ -377,7 +394,7 @@ class AttrSource:
                 self.vars.append(b)
                 mem[k] = b
             return SymSet(mem)
-        raise Unsupported(f"attribute {kind}.{attr} of type {t.show()} cannot be made symbolic")
+        raise Unsupported(f"attribute {kind}.{attr} of type {t.show()} with values left free", hint="give the attribute a range or an enum type")
 
 
 # ---- static keys --------------------------------------------------------------------------------
@@ -540,7 +557,7 @@ class SymExec:
             return [0, 1]
         if isinstance(t, TInt) and t.lo is not None and t.hi is not None:
             return list(range(t.lo, t.hi + 1))
-        raise Unsupported(f"no finite domain for {t.show()}")
+        raise Unsupported(f"values of type {t.show()} as members of a set or as choices (verify keeps one boolean per possible value, and {t.show()} has no bounds)", hint="give the numbers a range, e.g. set of 1..10")
 
     def zone_id(self, zone: str, idx: Value | None) -> Value:
         """The zone instance: an int, or an FD over instances when the index is symbolic."""
@@ -715,6 +732,15 @@ class SymExec:
     def stmt(self, s: ir.Stmt, env: Env, g: Term) -> None:
         """Execute one statement where ``g`` holds (the path to it, the game not over);
         ``self.struct`` is the path alone, which keeps zone counts independent of errors."""
+        try:
+            self.stmt1(s, env, g)
+        except Unsupported as exc:
+            if exc.span is None:  # not met in an expression: the statement's own
+                exc.span = s.span
+                exc.args = (exc.what, exc.span, exc.hint)
+            raise
+
+    def stmt1(self, s: ir.Stmt, env: Env, g: Term) -> None:
         self.errs = []
         self.site = s.sid
         struct = self.struct
@@ -786,13 +812,18 @@ class SymExec:
             count = as_int(self.ev(s.count, env, g))
             ok = tm.and_(g, self.settle())
             bound = _upper_bound(s.count.type, self.loop_bound) if isinstance(count, tm.T) else max(0, int(count))
+            too_many = bound > MAX_UNROLL
+            if too_many:
+                # more passes than a trace can hold: explored as an open loop is, and a game that
+                # goes on past them is reported (truncated below), never cut silently
+                bound = self.loop_bound
             self.path.append(self.ordinals[s.sid])
             for i in range(bound):
                 gi = tm.and_(struct, tm.lt(i, count)) if isinstance(count, tm.T) else struct
                 self.path.append(f"it{i}")
                 self.block(s.body, env, gi)
                 self.path.pop()
-            if isinstance(count, tm.T):
+            if isinstance(count, tm.T) or too_many:
                 self.truncated = tm.or_(self.truncated, tm.and_(self.live(ok), tm.gt(count, bound)))
             self.path.pop()
         elif isinstance(s, (ir.RepeatUntil, ir.While)):
@@ -966,7 +997,7 @@ class SymExec:
             return FD(sel)
         if isinstance(t, TSet):
             return SymSet({k: tm.bool_var(f"{name}|{k}") for k in self.domain(t.elem)})
-        raise Unsupported(f"no free value of type {t.show()}")
+        raise Unsupported(f"any value of type {t.show()}", hint="give the variable a range or a finite type")
 
     def whole_state_checks(self, inv: ir.Invariant) -> list[tuple[list[Term], Term]] | None:
         """The invariant over a whole abstract state (see over_abstract_state): for an ``always``
@@ -1014,6 +1045,19 @@ class SymExec:
             return origin, self.counts[origin]
         return None
 
+    def bounded(self, r: Term, span: Span, g: Term) -> Term:
+        """The value of an operator or a sum, where ``g`` holds: beyond the integer limit, play
+        stops with a range error (interpreter/semantics.py); the value then is 0 (terms.clamp)."""
+        rng = tm.int_range(r)
+        if rng is None or (-MAX_INT <= rng[0] and rng[1] <= MAX_INT):
+            return r  # within the limit, or (a free value of no declared range) in 16 bits as ever
+        if not isinstance(r, tm.T):
+            self.fail("range", span, "integer limit", f"the result {int(r):,} is beyond the integer limit ±{MAX_INT:,}", g)
+            return 0
+        self.fail("range", span, "integer limit", f"the result would be beyond the integer limit ±{MAX_INT:,}",
+                  tm.and_(g, tm.or_(tm.lt(r, -MAX_INT), tm.gt(r, MAX_INT))))
+        return tm.clamp(r, MAX_INT)
+
     def check_range(self, v: Value, t: Type, span: Span, name: str, g: Term) -> None:
         if isinstance(t, TInt) and (t.lo is not None or t.hi is not None) and not isinstance(v, (SymSet, SymMap, str)):
             x = as_int(v)
@@ -1051,7 +1095,7 @@ class SymExec:
         struct = self.struct
         ok = tm.and_(g, self.settle())
         if not isinstance(count, (bool, int)):
-            raise Unsupported("a draw of a number of cards that depends on the game")
+            raise Unsupported("a draw of a number of cards that depends on the game", s.count.span, hint="draw a fixed number of cards, or one card at a time in a loop: repeat N times { draw from … }")
         n = max(0, int(count))
         live = self.live(ok)
         if n == 0 or live is False:
@@ -1206,16 +1250,22 @@ class SymExec:
     # ---- expressions ------------------------------------------------------------------------
 
     def ev(self, e: ir.Expr, env: Env, g: Term) -> Value:
-        if not self.alt_loc or self.no_compare:
-            return self.ev1(e, env, g)
-        self.no_compare += 1
         try:
-            start = len(self.errs) if self.errs is not None else 0
-            value = self.ev1(e, env, g)
-            errs = tm.or_all(self.errs[start:]) if self.errs is not None else False
-            other, other_errs = self.in_other(lambda: self.ev1(e, env, g))
-        finally:
-            self.no_compare -= 1
+            if not self.alt_loc or self.no_compare:
+                return self.ev1(e, env, g)
+            self.no_compare += 1
+            try:
+                start = len(self.errs) if self.errs is not None else 0
+                value = self.ev1(e, env, g)
+                errs = tm.or_all(self.errs[start:]) if self.errs is not None else False
+                other, other_errs = self.in_other(lambda: self.ev1(e, env, g))
+            finally:
+                self.no_compare -= 1
+        except Unsupported as exc:
+            if exc.span is None:  # the innermost expression that needs it
+                exc.span = e.span
+                exc.args = (exc.what, exc.span, exc.hint)
+            raise
         self.diverge(e.span, tm.and_(g, tm.or_(tm.not_(value_eq(value, other)), tm.not_(value_eq(errs, other_errs)))))
         return value
 
@@ -1336,7 +1386,10 @@ class SymExec:
         if isinstance(e, ir.IntRange):
             lo, hi = self.ev(e.lo, env, g), self.ev(e.hi, env, g)
             if not isinstance(lo, int) or not isinstance(hi, int):
-                raise Unsupported("a range whose bounds depend on the game")
+                raise Unsupported("a range whose bounds depend on the game", hint="write its bounds as numbers or parameters")
+            if hi - lo >= MAX_RANGE:
+                self.fail("range", e.span, "range", f"the range {lo:,}..{hi:,} has {hi - lo + 1:,} values; the limit is {MAX_RANGE:,}", g)
+                return SymSet({})
             return SymSet(dict.fromkeys(range(lo, hi + 1), True))
         if isinstance(e, ir.Agg):
             return self.agg(e, env, g)
@@ -1401,11 +1454,11 @@ class SymExec:
             return SymSet({k: tm.and_(m, tm.not_(b.mem.get(k, False))) for k, m in a.mem.items()}, a.origin, a.ver)
         x, y = as_int(a), as_int(b)
         if op == "+":
-            return tm.add(x, y)
+            return self.bounded(tm.add(x, y), e.span, g)
         if op == "-":
-            return tm.sub(x, y)
+            return self.bounded(tm.sub(x, y), e.span, g)
         if op == "*":
-            return tm.mul(x, y)
+            return self.bounded(tm.mul(x, y), e.span, g)
         if op in ("/", "%"):
             self.fail("range", e.span, op, "division by zero", tm.and_(g, tm.eq(y, 0)))
             return tm.div(x, y) if op == "/" else tm.mod(x, y)
@@ -1485,7 +1538,7 @@ class SymExec:
         if op == "count":
             return tm.count_true(a for a, _ in items)
         if op == "sum":
-            return tm.add_all(tm.ite(a, as_int(v), 0) for a, v in items)
+            return self.bounded(tm.add_all(tm.ite(a, as_int(v), 0) for a, v in items), e.span, g)
         if op in ("max", "min"):
             none = tm.not_(tm.or_all(a for a, _ in items))
             self.fail("incomplete", e.span, op, f"{op} of nothing: the collection is empty", tm.and_(g, none))

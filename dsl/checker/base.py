@@ -28,7 +28,7 @@ MAX_PLAYERS = 16
 #: Limits that keep checking and playing a 1 MiB file from running for hours (docs/language.md).
 MAX_COMPONENTS = 10_000  # components made by all tables together
 MAX_RANGE = 10_000  # values in a range written in an expression, a match pattern or an index type
-MAX_SUGGESTIONS = 200
+MAX_SUGGESTIONS = 100
 
 
 @dataclass
@@ -90,6 +90,7 @@ class CheckerBase(ABC):
         self.def_sigs: dict[str, tuple[list[tuple[str, Type]], Type]] = {}
         self.proc_sigs: dict[str, list[tuple[str, Type]]] = {}
         self.components: list[ir.Component] = []
+        self.displays: dict[str, list[str | tuple[str, Span]]] = {}  # a card type's display text, in parts
         self.used: set[tuple[str, str]] = set()
         self.game: ir.GameInfo | None = None
         self.allow_winners = False

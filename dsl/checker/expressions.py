@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import ast, ir
 from ..source import Span
-from ..types import ANY, BOOL, ERROR, INT, PLAYER, TEXT, TAny, TComp, TEnum, TError, TInt, TMap, TSet, TText, Type, fits, join
+from ..types import ANY, BOOL, ERROR, INT, MAX_INT, PLAYER, TEXT, TAny, TComp, TEnum, TError, TInt, TMap, TSet, TText, Type, fits, join
 from .base import BUILTIN_USE, MAX_PLAYERS, MAX_RANGE, Scope
 from .names import Names
 from .types import const_value, tshow, type_hint, zone_elem
@@ -214,6 +214,9 @@ class Expressions(Names):
             if op in ("/", "%") and bv == 0:
                 return self.err("E0304", "division by zero", sp, hint="divide by a number other than 0")
             v = {"+": av + bv, "-": av - bv, "*": av * bv, "/": av // bv if bv else 0, "%": av % bv if bv else 0}[op]
+            if not -MAX_INT <= v <= MAX_INT:
+                return self.err("E0305", f"{av} {op} {bv} is {v:,}, beyond the integer limit {MAX_INT:,}", sp,
+                                hint=f"numbers of a game lie within -{MAX_INT:,}..{MAX_INT:,}")
             return ir.Const(TInt(v, v), sp, v)
         return ir.BinOp(INT, sp, op, a, b)
 

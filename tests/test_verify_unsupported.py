@@ -1,0 +1,97 @@
+"""A construct the verifier cannot encode is a diagnostic at its span (E0701), exit code 2.
+
+A growing ``set of int``, a draw count that depends on the game, a text that depends on a choice:
+the checker accepts them, ``play`` and ``gen`` work, and ``verify`` exited 3 because the
+symbolic executor's ``Unsupported`` escaped. Now ``Unsupported`` carries the span of the
+expression or statement that needs the construct and a hint, and ``verify`` and ``report`` show
+it as a diagnostic. (tests/bad/cli/verify_*.args hold the command lines with their output.)
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from rulecheck.cli import main
+from rulecheck.dsl import ir
+from rulecheck.dsl.loader import load_path
+from rulecheck.dsl.source import Span
+from rulecheck.verifier.symbolic import SymExec, Unsupported
+
+CASES = {
+    "verify_text": (10, 14, "a text that depends on the game"),
+    "verify_set_of_int": (13, 23, "values of type int as members of a set"),
+    "verify_draw_count": (19, 8, "a draw of a number of cards that depends on the game"),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_unsupported_has_the_span_and_a_hint(name: str) -> None:
+    loaded = load_path(ROOT / "tests" / "bad" / "cli" / f"{name}.rules")
+    assert loaded.ok and loaded.rules is not None
+    with pytest.raises(Unsupported) as got:
+        SymExec(ir.bind(loaded.rules, {}), 2).run()
+    line, col, what = CASES[name]
+    assert got.value.span is not None and (got.value.span.line, got.value.span.col) == (line, col)
+    assert what in got.value.what and got.value.hint
+    # it crosses from a verify worker to the parent whole
+    again = pickle.loads(pickle.dumps(got.value))
+    assert (again.what, again.span, again.hint) == (got.value.what, got.value.span, got.value.hint)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("command", ["verify", "report"])
+def test_verify_and_report_say_where(name: str, command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    out, err = io.StringIO(), io.StringIO()
+    path = f"tests/bad/cli/{name}.rules"
+    args = [command, path, "--timeout", "1", *(["--jobs", "2"] if command == "verify" else ["-o", str(tmp_path / "r.md")])]
+    code = main(args, out, err)
+    line, col, what = CASES[name]
+    assert code == 2, err.getvalue()
+    assert err.getvalue().startswith(f"{path}:{line}:{col}: error[E0701]: verify cannot reason about {what}"), err.getvalue()
+    assert "= help: " in err.getvalue() and "internal error" not in err.getvalue()
+    assert not (tmp_path / "r.md").exists()
+
+
+def test_the_span_is_the_innermost_one() -> None:
+    e = Unsupported("x")
+    assert e.span is None and str(e) == "x"
+    e2 = Unsupported("y", Span(3, 4, 3, 9), "do z")
+    assert str(e2) == "y" and e2.hint == "do z"
+
+
+def test_a_reading_only_a_worker_follows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The construct is in a reading that is not the default: its trace is made in a worker of
+    ``--jobs 2``; the diagnostic comes back to the parent whole."""
+    text = (ROOT / "tests" / "bad" / "cli" / "verify_draw_count.rules").read_text(encoding="utf-8")
+    text = text.replace("  draw k from deck to hand[player(1)]\n", "  deal(k)\n")
+    text += '''
+procedure deal(k: int) varies by how_many
+
+ambiguity how_many {
+  source "Draw cards."
+  reading one default "One card." {
+    procedure deal(k: int) {
+      draw 1 from deck to hand[player(1)]
+    }
+  }
+  reading chosen "As many as chosen." {
+    procedure deal(k: int) {
+      draw k from deck to hand[player(1)]
+    }
+  }
+}
+'''
+    path = tmp_path / "readings.rules"
+    path.write_text(text, encoding="utf-8")
+    loaded = load_path(path)
+    assert loaded.ok, [d.message for d in loaded.diagnostics.items]
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["verify", str(path), "--timeout", "1", "--jobs", "2"], out, err)
+    assert "internal error" not in err.getvalue(), err.getvalue()
+    assert code == 2 and "error[E0701]" in err.getvalue(), (code, out.getvalue(), err.getvalue())
