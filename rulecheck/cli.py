@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import errno
 import io
+import math
 import os
 import sys
 import time
@@ -72,8 +73,6 @@ NUMBER_OPTIONS: dict[str, tuple[float, float, bool, str]] = {
 
 def check_numbers(args: argparse.Namespace) -> None:
     """Refuse a number outside its option's bounds (NUMBER_OPTIONS): nan, inf, a negative count."""
-    import math
-
     for name, (lo, hi, open_lo, example) in NUMBER_OPTIONS.items():
         value = getattr(args, name, None)
         if value is None:
@@ -146,7 +145,7 @@ def parse_params(items: Sequence[str] | None, rules: ir.Ruleset) -> dict[str, ir
             t = rules.kinds[kind].attrs[attr]
             if not isinstance(t, TInt):
                 raise UsageError(f"'{name}' is not a number column; set it from Python with load_game(params)")
-            v = _param_int(name, raw, f"'{name}'")
+            v = _param_int(raw, f"'{name}'")
             if (t.lo is not None and v < t.lo) or (t.hi is not None and v > t.hi):
                 raise UsageError(f"'{name}' must be within {t.show()}")
             out[name] = v
@@ -163,7 +162,7 @@ def parse_params(items: Sequence[str] | None, rules: ir.Ruleset) -> dict[str, ir
                 raise UsageError(f"parameter '{name}' is true or false, not '{raw}'")
             out[name] = raw == "true"
         elif isinstance(t, TInt):
-            v = _param_int(name, raw, f"parameter '{name}'")
+            v = _param_int(raw, f"parameter '{name}'")
             if (t.lo is not None and v < t.lo) or (t.hi is not None and v > t.hi):
                 raise UsageError(f"parameter '{name}' must be within {t.show()}")
             out[name] = v
@@ -175,7 +174,7 @@ def parse_params(items: Sequence[str] | None, rules: ir.Ruleset) -> dict[str, ir
     return out
 
 
-def _param_int(name: str, raw: str, what: str) -> int:
+def _param_int(raw: str, what: str) -> int:
     """A number given with --param: decimal, within the integer limit (dsl/types.py)."""
     from rulecheck.dsl.types import MAX_INT
 

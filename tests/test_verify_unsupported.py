@@ -4,7 +4,8 @@ A growing ``set of int``, a draw count that depends on the game, a text that dep
 the checker accepts them, ``play`` and ``gen`` work, and ``verify`` exited 3 because the
 symbolic executor's ``Unsupported`` escaped. Now ``Unsupported`` carries the span of the
 expression or statement that needs the construct and a hint, and ``verify`` and ``report`` show
-it as a diagnostic. (tests/bad/cli/verify_*.args hold the command lines with their output.)
+it as a diagnostic (tests/bad/cli/verify_*.args hold the command lines with their output); a text
+is a value the verifier follows (one of the ruleset's texts, each with its condition).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from rulecheck.dsl.source import Span
 from rulecheck.verifier.symbolic import SymExec, Unsupported
 
 CASES = {
-    "verify_text": (10, 14, "a text that depends on the game"),
     "verify_set_of_int": (13, 23, "values of type int as members of a set"),
     "verify_draw_count": (19, 8, "a draw of a number of cards that depends on the game"),
 }
@@ -95,3 +95,42 @@ ambiguity how_many {
     code = main(["verify", str(path), "--timeout", "1", "--jobs", "2"], out, err)
     assert "internal error" not in err.getvalue(), err.getvalue()
     assert code == 2 and "error[E0701]" in err.getvalue(), (code, out.getvalue(), err.getvalue())
+
+
+TEXTS = """game "Words" {
+  players 2..2
+}
+
+var word: text = "none" "the word said last"
+
+define said -> text varies by saying
+
+flow {
+  choose yes from {true, false} by player(1)
+  set word = if yes then said else "no"
+  end winners {p for p in players if (word == "yes") == (p == player(1))}
+}
+
+ambiguity saying {
+  source "Say yes."
+  reading yes default "The word is yes." {
+    define said -> text = "yes"
+  }
+  reading other "The word is another." {
+    define said -> text = "maybe"
+  }
+}
+"""
+
+
+def test_a_text_that_depends_on_a_choice_is_followed(tmp_path: Path) -> None:
+    """Before, E0701 (exit 3 before that); now the ambiguity's readings are told apart by a game,
+    and the witness replays in the generated engine."""
+    path = tmp_path / "words.rules"
+    path.write_text(TEXTS, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["verify", str(path), "--timeout", "5", "--jobs", "1"], out, err)
+    assert code in (0, 1) and "internal error" not in err.getvalue(), err.getvalue()
+    text = out.getvalue()
+    assert "[witness]" in text and "replayed in the generated engine" in text, text
+    assert "Player 1 yes: yes" in text or "yes: yes" in text, text

@@ -90,6 +90,19 @@ class SymSet:
 
 
 @dataclass
+class SymText:
+    """A text that depends on the game: each text it can be, with the condition under which it is
+    (where the value exists, exactly one holds). Rules never compute a text, only copy one, so the
+    texts it can be are literals of the ruleset."""
+
+    mem: dict[str, Term]
+
+
+def as_text(v: Value) -> SymText:
+    return v if isinstance(v, SymText) else SymText({str(v): True})
+
+
+@dataclass
 class SymMap:
     """What ``choose each`` binds: per seat, whether the player chose, and the value."""
 
@@ -97,7 +110,7 @@ class SymMap:
     val: list[Value]
 
 
-Value = Any  # bool | int | tm.T | FD | SymSet | SymMap | str
+Value = Any  # bool | int | tm.T | FD | SymSet | SymMap | str | SymText
 Env = ChainMap[str, Value]
 
 
@@ -270,10 +283,12 @@ def merge(c: Term, a: Value, b: Value) -> Value:
     if isinstance(a, SymMap):
         assert isinstance(b, SymMap)
         return SymMap([tm.ite(c, x, y) for x, y in zip(a.part, b.part)], [merge(c, x, y) for x, y in zip(a.val, b.val)])
-    if isinstance(a, str) or isinstance(b, str):
-        if a == b:
+    if isinstance(a, (str, SymText)) or isinstance(b, (str, SymText)):
+        if isinstance(a, str) and a == b:
             return a
-        raise Unsupported("a text that depends on the game (verify follows numbers, booleans and finite values)", hint="use an enum for a value that changes in play, e.g. enum Word { yes, no }")
+        ta, tb = as_text(a), as_text(b)
+        mem = {k: tm.ite(c, ta.mem.get(k, False), tb.mem.get(k, False)) for k in sorted(set(ta.mem) | set(tb.mem))}
+        return SymText({k: m for k, m in mem.items() if m is not False})
     if isinstance(a, dict):
         return {k: merge(c, a[k], b[k]) for k in a}
     if isinstance(a, FD) or isinstance(b, FD):
@@ -307,8 +322,11 @@ def value_eq(a: Value, b: Value) -> Term:
     if isinstance(a, SymSet) or isinstance(b, SymSet):
         assert isinstance(a, SymSet) and isinstance(b, SymSet)
         return set_eq(a, b)
-    if isinstance(a, str) or isinstance(b, str):
+    if isinstance(a, str) and isinstance(b, str):
         return bool(a == b)
+    if isinstance(a, (str, SymText)) or isinstance(b, (str, SymText)):
+        ta, tb = as_text(a), as_text(b)
+        return tm.or_all(tm.and_(m, tb.mem[k]) for k, m in ta.mem.items() if k in tb.mem)
     return scalar_eq(a, b)
 
 
@@ -318,6 +336,8 @@ def value_key(v: Value) -> Any:
         return ("set", tuple((k, _tk(m)) for k, m in sorted(v.mem.items())))
     if isinstance(v, FD):
         return ("fd", tuple((k, _tk(m)) for k, m in sorted(v.mem.items())))
+    if isinstance(v, SymText):
+        return ("text", tuple((k, _tk(m)) for k, m in sorted(v.mem.items())))
     if isinstance(v, tm.T):
         return ("t", v.id)
     if isinstance(v, SymMap):
@@ -518,6 +538,7 @@ class SymExec:
         self.reach: dict[str, Reach] = {}
         self.errs: list[Term] | None = None  # errors raised while evaluating the current statement
         self.path: list[str] = []
+        self.texts = _texts(program) | {v for v in self.params.values() if isinstance(v, str)}  # every text a value can be
         self.ordinals: dict[int, str] = _ordinals(self.rules.flow)
         for proc in [*program.procs.values(), *(displaced or {}).values()]:
             if proc.body:
@@ -997,6 +1018,8 @@ class SymExec:
             return FD(sel)
         if isinstance(t, TSet):
             return SymSet({k: tm.bool_var(f"{name}|{k}") for k in self.domain(t.elem)})
+        if isinstance(t, TText):
+            return _free_text(sorted(self.texts), name, lemmas)
         raise Unsupported(f"any value of type {t.show()}", hint="give the variable a range or a finite type")
 
     def whole_state_checks(self, inv: ir.Invariant) -> list[tuple[list[Term], Term]] | None:
@@ -1059,7 +1082,7 @@ class SymExec:
         return tm.clamp(r, MAX_INT)
 
     def check_range(self, v: Value, t: Type, span: Span, name: str, g: Term) -> None:
-        if isinstance(t, TInt) and (t.lo is not None or t.hi is not None) and not isinstance(v, (SymSet, SymMap, str)):
+        if isinstance(t, TInt) and (t.lo is not None or t.hi is not None) and not isinstance(v, (SymSet, SymMap, SymText, str)):
             x = as_int(v)
             bad = tm.or_(tm.lt(x, t.lo) if t.lo is not None else False, tm.gt(x, t.hi) if t.hi is not None else False)
             self.fail("range", span, name, f"'{name}' would leave its range {t.show()}", tm.and_(g, bad))
@@ -1771,8 +1794,33 @@ def _free_locals(e: ir.Expr) -> set[str]:
     return {x.name for x in found if isinstance(x, ir.Local)} - {x.var for x in found if isinstance(x, ir.Agg)}
 
 
+def _texts(program: ir.Program) -> set[str]:
+    """The texts of a program: its literals, its variables' and parameters' values, its tables'
+    (rules only copy texts, so these are all a text value can be)."""
+    rules = program.rules
+    out: set[str] = {""}
+    roots: list[object] = [rules.flow, *(i.expr for i in rules.invariants)]
+    for d in program.defs.values():
+        roots += [d.body, d.otherwise, *[x for c in d.cases or [] for x in (c.guard, c.value)]]
+    roots += [p.body for p in program.procs.values() if p.body]
+    for root in roots:
+        if root is not None:
+            out.update(e.value for e in walk_exprs(root) if isinstance(e, ir.Const) and isinstance(e.value, str))
+    out.update(v for v in [*(x.init for x in rules.vars.values()), *(x.value for x in rules.params.values())] if isinstance(v, str))
+    out.update(v for c in rules.components for v in c.attrs.values() if isinstance(v, str))
+    return out
+
+
+def _free_text(texts: list[str], name: str, lemmas: list[Term]) -> SymText:
+    sel: dict[str, Term] = {k: tm.bool_var(f"{name}|{i}") for i, k in enumerate(texts)}
+    lemmas.append(tm.pb_eq(sel.values(), 1))
+    return SymText(sel)
+
+
 def _abstract(v: Value, t: Type, name: str, lemmas: list[Term]) -> Value:
     """A free value of the same shape as v (v itself when it is a constant)."""
+    if isinstance(v, SymText):
+        return _free_text(sorted(v.mem), name, lemmas)
     if isinstance(v, SymSet):
         if all(not isinstance(m, tm.T) for m in v.mem.values()):
             return v
