@@ -7,6 +7,7 @@ user as a Python traceback.  The codes are listed in docs/diagnostics.md.
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -147,12 +148,21 @@ class Diagnostics:
         return out
 
 
+def _common(a: str, b: str) -> int:
+    """The length of the start two texts share."""
+    return sum(1 for _ in itertools.takewhile(lambda p: p[0] == p[1], zip(a, b)))
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """A 'did you mean' hint for a misspelt name, or None when nothing is close."""
     pool = sorted(set(candidates))
-    if len(pool) > 1000:
-        # difflib compares with every candidate; in a huge pool, look only at likely ones
-        pool = [c for c in pool if c[:1].lower() == name[:1].lower() and abs(len(c) - len(name)) <= 2][:1000]
+    if len(pool) > 300:
+        # difflib compares with every candidate; in a huge pool, look only at the likeliest ones:
+        # of a similar length, sharing the most of their start and end
+        def shared(c: str) -> int:
+            return _common(c, name) + _common(c[::-1], name[::-1])
+
+        pool = sorted((c for c in pool if abs(len(c) - len(name)) <= 2), key=lambda c: (-shared(c), c))[:300]
     close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
     if not close:
         lowered = {c.lower(): c for c in pool}

@@ -35,9 +35,17 @@ def _no_constant(name: str) -> Any:
     raise LoadError(f"{name} is not a number JSON allows")
 
 
+def _int(digits: str) -> int:
+    """No number of rulecheck's output has more than 20 digits (Python refuses to read more than
+    4,300 of them, with an error of its own)."""
+    if len(digits.lstrip("-")) > 20:
+        raise LoadError(f"a number of {len(digits):,} digits is no count or position of rulecheck's")
+    return int(digits)
+
+
 def _parse(text: str, schema: str, versions: tuple[int, ...]) -> dict[str, Any]:
     try:
-        doc = json.loads(text, parse_constant=_no_constant)
+        doc = json.loads(text, parse_constant=_no_constant, parse_int=_int)
     except json.JSONDecodeError as exc:
         raise LoadError(f"not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:

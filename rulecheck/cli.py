@@ -556,6 +556,15 @@ class _Discard(io.StringIO):
 _WRITE_ERRORS = frozenset({errno.EBADF, errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS})
 
 
+def _encodable(*streams: TextIO) -> None:
+    """Text the streams' encoding cannot hold (a ruleset's Japanese on a Latin-1 terminal) is
+    written as escapes, not an error."""
+    for stream in streams:
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors="backslashreplace")
+
+
 def _quiet_stdout() -> None:
     """Point standard output at the null device, so that Python's flush at exit does not fail
     again on what could not be written."""
@@ -569,6 +578,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         _err(err, "standard output is closed", "run rulecheck with its standard output open (a file, a pipe or /dev/null)")
         return EXIT_BAD_INPUT
     out = out or sys.stdout
+    _encodable(out, err)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -209,6 +209,19 @@ def test_a_simulation_that_cannot_have_been_made(changes: dict[str, object], tmp
     assert not (tmp_path / "r.md").exists()
 
 
+@pytest.mark.parametrize("which", ["findings", "simulation"])
+def test_a_number_of_thousands_of_digits_in_json(which: str, tmp_path: Path) -> None:
+    """Python refuses to read an integer of more than 4,300 digits, with a ValueError of its own."""
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"schema": "rulecheck-verify", "schema_version": ' + "9" * 5000 + "}", encoding="utf-8")
+    findings = tmp_path / "f.json"
+    findings.write_text(_findings_json(), encoding="utf-8")
+    extra = ["--findings", str(huge)] if which == "findings" else ["--findings", str(findings), "--simulation", str(huge)]
+    code, out, err = run(["report", str(CINDERELLA), "-o", str(tmp_path / "r.md"), *extra])
+    clean(code, out, err)
+    assert "5,000 digits" in err
+
+
 def test_nan_is_not_json(tmp_path: Path) -> None:
     doc = json.dumps(_simulation()).replace('"level": 0.95', '"level": NaN')
     assert "NaN" in doc
@@ -305,3 +318,12 @@ def test_stdout_a_pipe_closed_early() -> None:
     r = subprocess.run(["sh", "-c", f"'{sys.executable}' -m rulecheck play rulesets/cinderella.rules | head -1"], cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
     assert r.stdout.startswith("Too Many Cinderellas") and "Traceback" not in r.stderr and "Exception ignored" not in r.stderr, r
+
+
+def test_a_terminal_that_cannot_show_the_rulesets_text() -> None:
+    """A Latin-1 or ASCII terminal: what it cannot show is written as escapes, not a crash."""
+    for encoding in ("latin-1", "ascii"):
+        r = subprocess.run([sys.executable, "-m", "rulecheck", "play", "rulesets/loving_penguin.rules"], cwd=ROOT, capture_output=True,
+                           timeout=120, env={**os.environ, "PYTHONIOENCODING": encoding})
+        assert r.returncode == 0 and b"Traceback" not in r.stderr and b"internal error" not in r.stderr, r.stderr
+        assert b"\\u" in r.stdout

@@ -6,7 +6,7 @@ part shares, reporting errors, suggestions, and the methods one part calls in an
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .. import ast, ir
@@ -97,6 +97,7 @@ class CheckerBase(ABC):
         self.in_init = False
         self.decl_spans: dict[str, Span] = {}
         self.suggestions = 0
+        self.all_of: dict[str, frozenset[int]] = {}  # a card type's components, an enum's values, by name
 
     # ---- helpers -----------------------------------------------------------------------------------
 
@@ -104,11 +105,14 @@ class CheckerBase(ABC):
         self.d.error(code, msg, span, hint)
         return ir.Const(ERROR, span, 0)
 
-    def suggest(self, name: str, candidates: Iterable[str]) -> str | None:
+    def suggest(self, name: str, candidates: Iterable[str] | Callable[[], Iterable[str]]) -> str | None:
         """'did you mean', for the first MAX_SUGGESTIONS unknown names only: a file with thousands of
-        misspellings among thousands of declarations would otherwise take minutes to check."""
+        misspellings among thousands of declarations would otherwise take minutes to check.
+        ``candidates`` may be a function that lists them, called only when a suggestion is made."""
         self.suggestions += 1
-        return did_you_mean(name, candidates) if self.suggestions <= MAX_SUGGESTIONS else None
+        if self.suggestions > MAX_SUGGESTIONS:
+            return None
+        return did_you_mean(name, candidates() if callable(candidates) else candidates)
 
     # ---- what one part calls in another ------------------------------------------------------------
 

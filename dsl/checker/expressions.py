@@ -163,14 +163,17 @@ class Expressions(Names):
             return self.err("E0203", f"'{n}' is a procedure: it is a step of the game, not a value", sp, hint=f"run it as a step on its own line: {n}(…)")
         if n in self.kinds:
             # a card or piece type stands for the set of all its components
-            ids = frozenset(c.cid for c in self.components if c.kind == n)
-            return ir.Const(TSet(TComp(n)), sp, ids)
+            if n not in self.all_of:  # (once per name: a file may name a type thousands of times)
+                self.all_of[n] = frozenset(c.cid for c in self.components if c.kind == n)
+            return ir.Const(TSet(TComp(n)), sp, self.all_of[n])
         if n in self.enums:
             self.used.add(("enum", n))
-            return ir.Const(TSet(TEnum(n)), sp, frozenset(range(len(self.enums[n].values))))
+            if n not in self.all_of:
+                self.all_of[n] = frozenset(range(len(self.enums[n].values)))
+            return ir.Const(TSet(TEnum(n)), sp, self.all_of[n])
         return self.err(
             "E0201", f"unknown name '{n}'", sp,
-            hint=self.suggest(n, list(scope.all_names()) + self.global_names())
+            hint=self.suggest(n, lambda: list(scope.all_names()) + self.global_names())
             or "declare it, or bind it with let, choose, for each or draw … as",
         )
 
