@@ -41,8 +41,8 @@ from rulecheck.dsl import ir, parser  # noqa: E402
 from rulecheck.dsl.loader import load_bytes  # noqa: E402
 from rulecheck.dsl.types import MAX_INT  # noqa: E402
 
-#: Seconds a command may take before it counts as a hang (generous: the machine may be loaded,
-#: and a mutated ruleset of 40 KB is a whole game; an endless loop exceeds any bound).
+#: Seconds of processor time a command may take before it counts as a hang (generous: a mutated
+#: ruleset of 40 KB is a whole game; an endless loop exceeds any bound). See time_bound.
 BOUNDS = {"check": 60.0, "play": 60.0, "gen": 120.0, "engine": 60.0, "simulate": 180.0, "verify": 300.0}
 
 #: What a terminal acts on (see dsl/safetext.py): no output made for one may hold it.
@@ -72,16 +72,23 @@ class Bad(AssertionError):
 
 @contextmanager
 def time_bound(seconds: float, what: str) -> Iterator[None]:
-    def fire(signum: int, frame: Any) -> None:
-        raise Hang(f"{what} ran for more than {seconds:g} s")
+    """``seconds`` of this process's processor time (a loaded machine does not make a hang of a
+    slow command), and four times as many of the clock's (a worker process, a blocked read)."""
 
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    def fire(signum: int, frame: Any) -> None:
+        clock = "processor time" if signum == signal.SIGPROF else "time on the clock"
+        raise Hang(f"{what} ran for more than {seconds * (1 if signum == signal.SIGPROF else 4):g} s of {clock}")
+
+    old = signal.signal(signal.SIGALRM, fire), signal.signal(signal.SIGPROF, fire)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.setitimer(signal.ITIMER_REAL, 4 * seconds)
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        signal.signal(signal.SIGALRM, old[0])
+        signal.signal(signal.SIGPROF, old[1])
 
 
 # ---- seeds --------------------------------------------------------------------------------------
