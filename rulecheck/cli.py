@@ -301,6 +301,14 @@ def _verify_limits(args: argparse.Namespace, rules: ir.Ruleset) -> tuple[list[in
     return players, timeout
 
 
+def _no_engine(err: TextIO, file: str, exc: Exception) -> int:
+    """verify replays every witness in a generated engine: a ruleset the code generator cannot
+    spell (loops nested deeper than Python allows) cannot be verified either."""
+    _err(err, f"cannot generate an engine for {file}: {exc}",
+         "verify replays every witness in a generated engine; this is a limit of the code generator, not an error in the ruleset")
+    return EXIT_FINDINGS
+
+
 @contextlib.contextmanager
 def beyond_the_verifier(loaded: Loaded | None) -> Iterator[None]:
     """A construct of the ruleset the verifier cannot encode (verifier/symbolic.py, Unsupported)
@@ -337,6 +345,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"--jobs must be at least 1, not {jobs}", "e.g. --jobs 2")
     if args.random_games < 0:
         raise UsageError(f"--random-games must be at least 0, not {args.random_games}", "0 turns random play off")
+    from rulecheck.codegen.engine import GenerationError
     from rulecheck.verifier.output import exit_code, render_text, to_json, to_sarif
     from rulecheck.verifier.verify import Options, ReplayMismatch, verify
 
@@ -351,6 +360,8 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ReplayMismatch as exc:
         _err(err, f"a witness failed its replay: {exc}", "this is a bug in rulecheck: the solver and the engines disagree")
         return EXIT_INTERNAL
+    except GenerationError as exc:
+        return _no_engine(err, args.file, exc)
     if args.format == "json":
         out.write(json_inert(to_json(outcome)))
     elif args.format == "sarif":
@@ -423,12 +434,16 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     rules = loaded.rules
     assert rules is not None
     rulebook = _read_rulebook(args.rulebook) if args.rulebook else None
+    from rulecheck.codegen.engine import GenerationError
+
     try:
         simulation = simulation_file(args.simulation, rules, args.file) if args.simulation is not None else None
         with beyond_the_verifier(loaded):
             findings = findings_file(args.findings, rules, args.file) if args.findings is not None else _verify_for_report(args, rules, err)
     except InputError as exc:
         raise UsageError(exc.message, exc.hint) from None
+    except GenerationError as exc:
+        return _no_engine(err, args.file, exc)
     if findings is None:
         return EXIT_INTERNAL
     text = report_text(rules, findings, fmt, simulation, rulebook, Path(args.rulebook).name if args.rulebook else None)

@@ -66,3 +66,56 @@ def test_verify_a_draw_of_more_cards_than_there_are(tmp_path: Path) -> None:
     code, out, err = run(["verify", str(path), "--jobs", "1", "--timeout", "2", "--check", "exhaustion"])
     allowed(code, out, err)
     assert "[witness]" in out
+
+
+# ---- found and fixed --------------------------------------------------------------------------
+
+HEAD = 'game "Deep" {\n  players 2..2\n}\n\nvar x: int = 0\n\nflow {\n  choose k from 1..2 by player(1)\n  end winners {p for p in players if d0(k) > 0}\n}\n'
+
+
+def chain(links: int, terms: int) -> str:
+    """d0 calls d1 calls d2 …: each call at the bottom of a sum of ``terms`` terms."""
+    inner = " + ".join(["n"] * terms)
+    return HEAD + "".join(f'define d{i}(n: int) -> int = d{i + 1}(n) + {inner}\n  source "s"\n' for i in range(links)) \
+        + f'define d{links}(n: int) -> int = 1\n  source "s"\n'
+
+
+def commands(path: Path) -> list[list[str]]:
+    p = str(path)
+    return [["check", p], ["play", p], ["gen", p, "-o", str(path.with_suffix(".py"))], ["simulate", p, "--games", "2", "--jobs", "1"],
+            ["verify", p, "--jobs", "1", "--timeout", "1"]]
+
+
+@pytest.mark.parametrize("links, terms", [(1000, 1), (2, 200), (16, 30)], ids=["thousand-definitions", "two-deep-bodies", "sixteen-links"])
+def test_a_chain_of_calls_too_deep_is_refused(links: int, terms: int, tmp_path: Path) -> None:
+    """A chain of a thousand definitions exhausted the checker's stack (RecursionError, exit 3); two
+    definitions 200 deep each exhausted the verifier's, sixteen of 30 the interpreter's."""
+    path = tmp_path / "deep.rules"
+    path.write_text(chain(links, terms), encoding="utf-8")
+    code, _out, err = run(["check", str(path)])
+    assert code == 2 and "error[E0004]: nested too deeply through calls: 'd0'" in err, err
+
+
+@pytest.mark.parametrize("links, terms", [(8, 29), (1, 250), (120, 1)], ids=["eight-links", "one-body-250-deep", "120-links"])
+def test_a_chain_of_calls_within_the_limit_works_everywhere(links: int, terms: int, tmp_path: Path) -> None:
+    """Within the limit every command works; a body 250 deep made an engine Python cannot compile
+    (more than 200 nested parentheses), which simulate and verify imported: exit 3."""
+    path = tmp_path / "deep.rules"
+    path.write_text(chain(links, terms), encoding="utf-8")
+    for args in commands(path):
+        code, _out, err = run(args)
+        assert code in (0, 1) and "internal error" not in err, (args[0], err)
+
+
+def test_loops_nested_deeper_than_an_engine_allows(tmp_path: Path) -> None:
+    """verify replays witnesses in an engine: the code generator's limit is exit 1 with the reason,
+    as for gen and simulate (it was exit 3)."""
+    n = 25
+    body = "".join("  " * (i + 1) + f"for each v{i} in {{1}} {{\n" for i in range(n)) + "  set x = x + 1\n" + "}\n" * n
+    path = tmp_path / "loops.rules"
+    path.write_text('game "Loops" {\n  players 2..2\n}\n\nvar x: int = 0\n\nflow {\n' + body + "  end winners players\n}\n", encoding="utf-8")
+    for args in commands(path):
+        code, _out, err = run(args)
+        assert code in (0, 1) and "internal error" not in err, (args[0], err)
+        if args[0] in ("gen", "simulate", "verify"):
+            assert code == 1 and "a limit of the code generator" in err, (args[0], err)
