@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -176,13 +177,18 @@ def test_json_nested_without_end(which: str, tmp_path: Path) -> None:
     assert "nested too deeply" in err
 
 
-def _simulation(**changes: object) -> dict[str, object]:
+@lru_cache(maxsize=1)
+def _simulation_json() -> str:
     from rulecheck.dsl.loader import load_path
     from rulecheck.reports import simulate as sim
 
     rules = load_path(CINDERELLA).rules
     assert rules is not None
-    doc = json.loads(sim.to_json(sim.simulate(rules, games=4, seed=1, players=3, jobs=1)))
+    return sim.to_json(sim.simulate(rules, games=4, seed=1, players=3, jobs=1))
+
+
+def _simulation(**changes: object) -> dict[str, object]:
+    doc = json.loads(_simulation_json())
     for key, value in changes.items():
         if key == "reading":
             doc["readings"][0].update(value)  # type: ignore[call-overload]
