@@ -6,7 +6,7 @@ controls (ESC sequences, a bidirectional override) is put in one slot — a titl
 translation, a label, a rationale, a description, a glossary term, a text value, a choice label, a
 say text, the file's name — and the ruleset goes through every output: the generated engine
 (imported and played: the code never runs), the HTML report (autoescaped), the Markdown report (no
-raw HTML, no link, no markup made from it), and the terminal output of check, play and verify
+raw HTML, no link, no markup made from it), and the terminal output of check, play, verify and gen
 (inert). tests/test_reports_escaping.py and tests/test_codegen_safety.py check all slots at once
 with richer findings; here every slot is its own case.
 """
@@ -170,12 +170,13 @@ def test_reports_show_the_text_as_text(hostile: tuple[str, Path], fmt: str) -> N
         assert whole, f"{fmt}: the text of slot {slot} does not come out whole in any element"
 
 
-@pytest.mark.parametrize("command", ["check", "play", "verify"])
+@pytest.mark.parametrize("command", ["check", "play", "verify", "gen"])
 @pytest.mark.parametrize("hostile", ALL, indirect=True)
 def test_the_terminal_shows_the_text_inert(hostile: tuple[str, Path], command: str, monkeypatch: pytest.MonkeyPatch) -> None:
     _, path = hostile
     monkeypatch.chdir(path.parent)
-    args = {"check": [], "play": ["--seed", "2"], "verify": ["--jobs", "1", "--timeout", "1", "--check", "ambiguity", "--check", "translation"]}
+    args = {"check": [], "play": ["--seed", "2"], "verify": ["--jobs", "1", "--timeout", "1", "--check", "ambiguity", "--check", "translation"],
+            "gen": []}  # (gen without -o: the engine's source on the terminal)
     out, err = io.StringIO(), io.StringIO()
     code = main([command, path.name, *args[command]], out, err)
     assert code in (0, 1) and "internal error" not in err.getvalue(), err.getvalue()

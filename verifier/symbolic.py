@@ -38,8 +38,8 @@ MAX_UNROLL = 100
 
 
 class Unsupported(Exception):
-    """A construct the symbolic executor cannot encode. ``what`` names it ("a text that depends on
-    the game"), ``hint`` says what to write instead; ``span`` is where it is: the innermost
+    """A construct the symbolic executor cannot encode. ``what`` names it ("a draw of a number of
+    cards that depends on the game"), ``hint`` says what to write instead; ``span`` is where it is: the innermost
     expression or statement being executed when it was met, filled in on the way out (see ``ev``
     and ``stmt``). Where a check can do without it, the check becomes 'unknown'; where the game
     itself cannot be followed, ``rulecheck verify`` reports it as a diagnostic (E0701)."""
