@@ -119,3 +119,94 @@ def test_loops_nested_deeper_than_an_engine_allows(tmp_path: Path) -> None:
         assert code in (0, 1) and "internal error" not in err, (args[0], err)
         if args[0] in ("gen", "simulate", "verify"):
             assert code == 1 and "a limit of the code generator" in err, (args[0], err)
+
+
+PLAYER_ZERO = """game "Seat zero" {
+  players 2..2
+}
+
+card Card { rank: 1..2 }
+
+zone deck: Card hidden
+zone hand[player]: Card owner
+
+table Card in deck {
+  given rank source "Two cards."
+  | rank |
+  | 1..2 |
+}
+
+define rank_of(p: player) -> int = sum(c.rank for c in hand[p])
+  source "The rank."
+
+flow {
+  for each p in players {
+    draw from deck to hand[p]
+  }
+  end winners {p for p in players if rank_of(player(0)) > 0}
+}
+"""
+
+
+def test_verify_a_player_that_does_not_exist(tmp_path: Path) -> None:
+    """Found by the long profile (a mutation of tests/verify/bad/missing_tiebreak.rules): player(0)
+    indexed a zone with seat -1 in the symbolic executor, KeyError, exit 3."""
+    path = tmp_path / "zero.rules"
+    path.write_text(PLAYER_ZERO, encoding="utf-8")
+    code, out, err = run(["verify", str(path), "--jobs", "1", "--timeout", "2", "--check", "incompleteness", "--check", "exhaustion"])
+    allowed(code, out, err)
+    assert "there is no such player" in out and "[witness]" in out
+
+
+INDEX = """game "Index" {
+  players 2..2
+}
+
+card Card { rank: 1..2 }
+
+zone deck: Card hidden
+zone pile[1..3]: Card public
+
+table Card in deck {
+  given rank source "Two cards."
+  | rank |
+  | 1..2 |
+}
+
+var a[1..3]: int = 0 "three counters"
+var k: int = 5 "an index"
+
+flow {
+  choose c from {1, 2} by player(1)
+  STATEMENT
+  end winners players
+}
+"""
+
+
+@pytest.mark.parametrize("statement", ["set k = a[k]", "set a[k] = 1", "draw from deck to pile[k]", "set k = size(pile[k + c])",
+                                       "move the(x for x in deck if x.rank == 1) to pile[k]"])
+def test_an_index_outside_its_range(statement: str, tmp_path: Path) -> None:
+    """A variable or zone indexed by 1..3 read with index 5: the engine stopped with a range error,
+    the interpreter and the verifier with KeyError (exit 3). Now all three alike."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fuzzing import play_engine
+
+    from rulecheck.dsl import ir
+    from rulecheck.dsl.loader import load_path
+
+    path = tmp_path / "index.rules"
+    path.write_text(INDEX.replace("STATEMENT", statement), encoding="utf-8")
+    code, out, err = run(["play", str(path)])
+    allowed(code, out, err)
+    assert code == 1 and "has no entry" in out, out
+    code, out, err = run(["gen", str(path), "-o", str(tmp_path / "engine.py")])
+    loaded = load_path(path)
+    assert loaded.rules is not None
+    for seed in range(3):
+        play_engine(tmp_path / "engine.py", ir.bind(loaded.rules, {}), 2, seed)
+    code, out, err = run(["verify", str(path), "--jobs", "1", "--timeout", "2", "--check", "exhaustion"])
+    allowed(code, out, err)
+    assert "has no entry" in out and "[witness]" in out, out

@@ -770,8 +770,8 @@ class SymExec:
             self.settle()
         elif isinstance(s, ir.Assign):
             v = self.ev(s.value, env, g)
-            idx = self.ev(s.index, env, g) if s.index is not None else None
             self.check_range(v, s.type, s.span, s.name, tm.and_(g, tm.not_(tm.or_all(self.errs))))
+            idx = self.entry(s.index, env, g, self.rules.vars[s.name].index, s.name) if not s.local else None
             ok = tm.and_(g, self.settle())
             if s.local:
                 scope = next(m for m in env.maps if s.name in m)
@@ -789,7 +789,7 @@ class SymExec:
             self.version += 1
         elif isinstance(s, ir.Move):
             what = self.ev(s.what, env, g)
-            idx = self.ev(s.index, env, g) if s.index is not None else None
+            idx = self.entry(s.index, env, g, self.rules.zones[s.zone].index, s.zone)
             struct = self.struct
             ok = tm.and_(g, self.settle())
             zid = self.zone_id(s.zone, idx)
@@ -1068,6 +1068,21 @@ class SymExec:
             return origin, self.counts[origin]
         return None
 
+    def entry(self, index: ir.Expr | None, env: Env, g: Term, t: Type | None, what: str) -> Value | None:
+        """The index of a zone or variable (None for one without), where ``g`` holds: of one
+        declared over a range, a number outside it stops play with a range error, as in the
+        interpreter; a constant one is then replaced by one inside (the game has stopped)."""
+        if index is None:
+            return None
+        i = self.ev(index, env, g)
+        if not (isinstance(t, TInt) and t.lo is not None and t.hi is not None) or isinstance(i, (FD, SymSet)):
+            return i
+        x = as_int(i)
+        outside = tm.or_(tm.lt(x, t.lo), tm.gt(x, t.hi))
+        shown = f" {x}" if not isinstance(x, tm.T) else ""
+        self.fail("range", index.span, what, f"'{what}' has no entry{shown}: its index runs over {t.lo}..{t.hi}", tm.and_(g, outside))
+        return t.lo if outside is True else i
+
     def bounded(self, r: Term, span: Span, g: Term) -> Term:
         """The value of an operator or a sum, where ``g`` holds: beyond the integer limit, play
         stops with a range error (interpreter/semantics.py); the value then is 0 (terms.clamp)."""
@@ -1113,8 +1128,8 @@ class SymExec:
 
     def draw(self, s: ir.Draw, env: Env, g: Term) -> None:
         count = self.ev(s.count, env, g)
-        sidx = self.ev(s.src_index, env, g) if s.src_index is not None else None
-        didx = self.ev(s.dst_index, env, g) if s.dst_index is not None else None
+        sidx = self.entry(s.src_index, env, g, self.rules.zones[s.src].index, s.src)
+        didx = self.entry(s.dst_index, env, g, self.rules.zones[s.dst].index, s.dst)
         struct = self.struct
         ok = tm.and_(g, self.settle())
         if not isinstance(count, (bool, int)):
@@ -1376,11 +1391,11 @@ class SymExec:
             return env[e.name]
         if isinstance(e, ir.VarRef):
             v = self.vars[e.name]
-            return v if e.index is None else select(v, self.ev(e.index, env, g))
+            return v if e.index is None else select(v, self.entry(e.index, env, g, self.rules.vars[e.name].index, e.name))
         if isinstance(e, ir.ParamRef):
             return _const_value(self.params[e.name])
         if isinstance(e, ir.ZoneRef):
-            idx = self.ev(e.index, env, g) if e.index is not None else None
+            idx = self.entry(e.index, env, g, self.rules.zones[e.zone].index, e.zone)
             return self.zone_members(e.zone, idx)
         if isinstance(e, ir.AttrRef):
             obj = self.ev(e.obj, env, g)
@@ -1509,6 +1524,8 @@ class SymExec:
         if op == "player":
             x = as_int(args[0])
             self.fail("range", e.span, "player", "there is no such player", tm.and_(g, tm.or_(tm.lt(x, 1), tm.gt(x, self.n))))
+            if isinstance(x, int) and not 1 <= x <= self.n:
+                return 0  # play stops here (the failure above): any seat will do, one that exists
             return tm.sub(x, 1)
         if op == "size":
             s = args[0]
