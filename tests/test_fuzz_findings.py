@@ -24,10 +24,10 @@ def allowed(code: int, out: str, err: str) -> None:
     assert code in (0, 1, 2) and "internal error" not in err and "Traceback" not in out + err, err
 
 
-@pytest.mark.xfail(strict=True, reason="verifier/witness.py continue_game builds the first State outside its try: a rule error "
-                                       "before the first decision (the rules stop at once) escapes random_game as RuntimeError, exit 3")
 @pytest.mark.parametrize("first", ["set x = 5 / (x - 1)", "set x = 2  repeat 40 times { set x = x * x }"], ids=["division", "integer-limit"])
 def test_verify_a_game_the_rules_stop_before_any_decision(first: str, tmp_path: Path) -> None:
+    """The random games (verifier/witness.py continue_game) built the first state outside their
+    try: a rule error before the first decision escaped as RuntimeError, exit 3."""
     path = tmp_path / "stop.rules"
     path.write_text(f'game "Stop" {{\n  players 2..2\n}}\n\nvar x: int = 1\n\nflow {{\n  {first}\n'
                     '  choose k from 1..3 by player(1)\n  end winners players\n}\n', encoding="utf-8")
@@ -57,15 +57,17 @@ flow {
 """
 
 
-@pytest.mark.xfail(strict=True, reason="a draw of more cards than the zone holds: the symbolic executor draws none and records the "
-                                       "exhaustion, the interpreter draws the three there are and stops at the fourth; the "
-                                       "witness (verifier/witness.py) has no actions for those three, its replay fails, exit 3")
 def test_verify_a_draw_of_more_cards_than_there_are(tmp_path: Path) -> None:
+    """The symbolic executor records the exhaustion at the draw and draws none; the interpreter
+    draws the three cards there are and stops at the fourth. The witness had no actions for those
+    three, its replay failed, exit 3; now it holds them (verifier/witness.py finish_short_draw)."""
     path = tmp_path / "short.rules"
     path.write_text(SHORT_DEAL, encoding="utf-8")
     code, out, err = run(["verify", str(path), "--jobs", "1", "--timeout", "2", "--check", "exhaustion"])
     allowed(code, out, err)
-    assert "[witness]" in out
+    assert code == 1 and "[witness]" in out and "replayed in the generated engine" in out, out
+    assert "gets Card 1, Card 2, Card 3" not in out  # the log of a draw that fails is the error
+    assert "cannot draw from pile" not in out and "cannot draw from deck: it is empty (line 17)" in out, out
 
 
 # ---- found and fixed --------------------------------------------------------------------------

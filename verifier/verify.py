@@ -49,6 +49,7 @@ from .witness import (
     Replay,
     actions_of,
     continue_game,
+    finish_short_draw,
     first_difference,
     first_seen_difference,
     first_state_difference,
@@ -339,6 +340,8 @@ class Verifier:
             if tm.evaluate(trace.truncated, model):
                 # the trace stops at the loop bound; the game goes on, with random legal moves
                 actions = continue_game(program, n, actions, self.o.params)
+            else:
+                actions = finish_short_draw(program, n, actions, self.o.params)
         else:
             actions = continue_game(program, n, after, self.o.params)
         play, r = self.play_actions(trace.readings, actions, n, label)
