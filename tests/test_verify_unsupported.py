@@ -5,7 +5,8 @@ the checker accepts them, ``play`` and ``gen`` work, and ``verify`` exited 3 bec
 symbolic executor's ``Unsupported`` escaped. Now ``Unsupported`` carries the span of the
 expression or statement that needs the construct and a hint, and ``verify`` and ``report`` show
 it as a diagnostic (tests/bad/cli/verify_*.args hold the command lines with their output); a text
-is a value the verifier follows (one of the ruleset's texts, each with its condition).
+is a value the verifier follows (one of the ruleset's texts, each with its condition), and so is a
+draw's number of cards where it can be one of at most MAX_DRAW_CASES numbers (one draw per number).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from rulecheck.cli import main
 from rulecheck.dsl import ir
 from rulecheck.dsl.loader import load_path
 from rulecheck.dsl.source import Span
-from rulecheck.verifier.symbolic import SymExec, Unsupported
+from rulecheck.verifier.symbolic import MAX_DRAW_CASES, SymExec, Unsupported
 
 CASES = {
     "verify_set_of_int": (13, 23, "values of type int as members of a set"),
@@ -134,3 +135,77 @@ def test_a_text_that_depends_on_a_choice_is_followed(tmp_path: Path) -> None:
     text = out.getvalue()
     assert "[witness]" in text and "replayed in the generated engine" in text, text
     assert "Player 1 yes: yes" in text or "yes: yes" in text, text
+
+
+DRAWS = """game "Draws" {
+  players 2..2
+}
+
+card Card { rank: 1..CARDS }
+
+zone deck: Card hidden
+zone hand[player]: Card owner
+
+table Card in deck {
+  given rank source "The cards."
+  | rank |
+  | 1..CARDS |
+}
+
+define extra(k: int) -> int varies by how_many
+
+flow {
+  shuffle deck
+  choose k from 1..3 by player(1) label "how many cards"
+  draw k from deck to hand[player(1)]
+  choose m from 0..2 by player(2) label "how many more"
+  draw extra(m) from deck to hand[player(2)]
+  end winners {p for p in players if size(hand[p]) >= 2}
+}
+
+ambiguity how_many {
+  source "Draw as many more."
+  reading same default "As many as chosen." {
+    define extra(k: int) -> int = k
+  }
+  reading plus "One more than chosen." {
+    define extra(k: int) -> int = k + 1
+  }
+}
+"""
+
+
+def verify_text(text: str, tmp_path: Path, *extra: str) -> tuple[int, str, str]:
+    path = tmp_path / "draws.rules"
+    path.write_text(text, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["verify", str(path), "--timeout", "5", "--jobs", "1", *extra], out, err)
+    assert "internal error" not in err.getvalue(), err.getvalue()
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_a_draw_count_a_choice_decides_is_followed(tmp_path: Path) -> None:
+    """Before, E0701 (exit 3 before that): now one draw per number the count can be. The readings
+    differ in how many cards player 2 draws, and the witness replays in the generated engine; with
+    five cards the deck never runs out (3 + 2 under the default reading)."""
+    code, out, _ = verify_text(DRAWS.replace("CARDS", "5"), tmp_path, "--check", "ambiguity", "--check", "exhaustion")
+    assert code == 0, out  # an ambiguity is a warning
+    assert "warning[ambiguity]: how_many: the readings give different results" in out, out
+    assert "replayed in the generated engine" in out and "exhaustion: 2 proven" in out, out
+
+
+def test_a_draw_count_beyond_the_deck_has_a_witness_that_replays(tmp_path: Path) -> None:
+    """Four cards: 3 and then 2 more is one too many. The engines draw the card there is and then
+    stop; the witness holds that draw too, and replays in the interpreter and the engine."""
+    code, out, _ = verify_text(DRAWS.replace("CARDS", "4"), tmp_path, "--check", "exhaustion")
+    assert code == 1, out
+    assert "error[exhaustion]: 'deck' runs out: it happens [witness]" in out, out
+    assert "the cards to be drawn from 'deck' are more than it has" in out and "replayed in the generated engine" in out, out
+
+
+def test_a_draw_count_of_too_many_numbers_is_still_a_diagnostic() -> None:
+    loaded = load_path(ROOT / "tests" / "bad" / "cli" / "verify_draw_count.rules")
+    assert loaded.rules is not None
+    with pytest.raises(Unsupported) as got:
+        SymExec(ir.bind(loaded.rules, {}), 2).run()
+    assert f"can be any of 40 numbers (verify follows at most {MAX_DRAW_CASES})" in got.value.what

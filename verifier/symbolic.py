@@ -35,6 +35,8 @@ DEFAULT_LOOP_BOUND = 3
 #: A ``repeat N times`` of more passes than this is unrolled as an open loop is (--loop-bound
 #: passes, a game that goes on past them reported): a trace of thousands of passes would not end.
 MAX_UNROLL = 100
+#: A draw whose number of cards the game decides is one draw per number it can be: at most this many.
+MAX_DRAW_CASES = 32
 
 
 class Unsupported(Exception):
@@ -1132,22 +1134,60 @@ class SymExec:
         didx = self.entry(s.dst_index, env, g, self.rules.zones[s.dst].index, s.dst)
         struct = self.struct
         ok = tm.and_(g, self.settle())
-        if not isinstance(count, (bool, int)):
-            raise Unsupported("a draw of a number of cards that depends on the game", s.count.span, hint="draw a fixed number of cards, or one card at a time in a loop: repeat N times { draw from … }")
-        n = max(0, int(count))
+        if isinstance(count, (bool, int)):
+            value = self.draw_cards(s, max(0, int(count)), ok, struct, sidx, didx, "")
+            if s.bind is not None and value is not None:
+                env[s.bind] = value
+            return
+        # a number of cards the game decides: one draw per number it can be, each where the
+        # count is that number, as ``if k == 1 { draw 1 … } else if k == 2 …`` would be
+        cnt = as_int(count)
+        bounds = tm.int_range(cnt)
+        if bounds is None:
+            raise Unsupported("a draw of a number of cards without a range", s.count.span,
+                              hint="give the number a range, e.g. a variable of type 0..5")
+        lo, hi = max(0, bounds[0]), bounds[1]
+        cap = len(self.rules.components)  # more than every component is always too many
+        if min(hi, cap) - lo + 1 > MAX_DRAW_CASES:
+            raise Unsupported(f"a draw of a number of cards that depends on the game and can be any of {min(hi, cap) - lo + 1:,} numbers "
+                              f"(verify follows at most {MAX_DRAW_CASES})", s.count.span,
+                              hint=f"give the number a range of at most {MAX_DRAW_CASES} values, or draw one card at a time in a loop")
+        live = self.live(ok)
+        if live is False:
+            return
+        # one message for every number: the findings group the failures of a statement by it
+        short = f"the cards to be drawn from '{s.src}' are more than it has"
+        if hi > cap:
+            self.fail("exhaustion", s.span, s.src, short, tm.and_(live, tm.lt(cap, cnt)))
+        bound: Value | None = None
+        for k in range(lo, min(hi, cap) + 1):
+            here = tm.eq(cnt, k)
+            if here is False:
+                continue
+            value = self.draw_cards(s, k, tm.and_(ok, here), tm.and_(struct, here), sidx, didx, f"#{k}", short)
+            if value is not None:
+                bound = value if bound is None else merge(here, value, bound)
+        if s.bind is not None and bound is not None:
+            env[s.bind] = bound
+
+    def draw_cards(self, s: ir.Draw, n: int, ok: Term, struct: Term, sidx: Value | None, didx: Value | None, extra: str,
+                   message: str | None = None) -> Value | None:
+        """Draw ``n`` cards where ``ok`` holds (``struct``: the path alone); the value of the card
+        drawn (for ``draw … as c``), or None where nothing is drawn."""
         live = self.live(ok)
         if n == 0 or live is False:
-            return
+            return None
         self.check_always_invariants(live)
         src = self.zone_members(s.src, sidx)
         if self.alt_loc and not self.no_compare:  # the draw reads the zone itself
             other, _ = self.in_other(lambda: self.zone_members(s.src, sidx))
             self.diverge(s.span, tm.and_(live, tm.not_(value_eq(src, other))))
         short = tm.lt(self.zone_count(s.src, sidx), n)
-        self.fail("exhaustion", s.span, s.src, f"{n} card{'s' if n != 1 else ''} must be drawn from '{s.src}', which has fewer", tm.and_(live, short))
+        message = message or f"{n} card{'s' if n != 1 else ''} must be drawn from '{s.src}', which has fewer"
+        self.fail("exhaustion", s.span, s.src, message, tm.and_(live, short))
         active = tm.and_(live, tm.not_(short))
         # several draws in a row are one choice of a subset: the order of the draws changes nothing
-        d = self.new_decision(s, "chance" if n == 1 else "deal", active, -1, src, None, count=n)
+        d = self.new_decision(s, "chance" if n == 1 else "deal", active, -1, src, None, extra=extra, count=n)
         dst = self.zone_id(s.dst, didx)
         src_id = self.zone_id(s.src, sidx)
         for c, b in d.sel.items():
@@ -1167,8 +1207,7 @@ class SymExec:
                         self.counts[z] = tm.add(self.counts[z], tm.mul(sign, tm.mul(n, tm.bool_to_int(tm.and_(struct, cz)))))
         self.version += 1
         self.loc_ver = next(self.fresh)
-        if s.bind is not None:
-            env[s.bind] = d.value
+        return d.value
 
     def choose(self, s: ir.Choose, env: Env, g: Term) -> None:
         options = self.ev(s.options, env, g)
