@@ -6,7 +6,8 @@ symbolic executor's ``Unsupported`` escaped. Now ``Unsupported`` carries the spa
 expression or statement that needs the construct and a hint, and ``verify`` and ``report`` show
 it as a diagnostic (tests/bad/cli/verify_*.args hold the command lines with their output); a text
 is a value the verifier follows (one of the ruleset's texts, each with its condition), and so is a
-draw's number of cards where it can be one of at most MAX_DRAW_CASES numbers (one draw per number).
+draw's number of cards where it can be one of at most MAX_DRAW_CASES numbers (one draw per number),
+and a set of int whose members can be at most MAX_INT_MEMBERS numbers (their bounds).
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from rulecheck.cli import main
 from rulecheck.dsl import ir
 from rulecheck.dsl.loader import load_path
 from rulecheck.dsl.source import Span
-from rulecheck.verifier.symbolic import MAX_DRAW_CASES, SymExec, Unsupported
+from rulecheck.verifier.symbolic import MAX_DRAW_CASES, MAX_INT_MEMBERS, SymExec, Unsupported
 
 CASES = {
-    "verify_set_of_int": (13, 23, "values of type int as members of a set"),
+    "verify_set_of_int": (13, 23, "a number as a member of a set of int, where the number can have 401 values"),
     "verify_draw_count": (19, 8, "a draw of a number of cards that depends on the game"),
 }
 
@@ -209,3 +210,48 @@ def test_a_draw_count_of_too_many_numbers_is_still_a_diagnostic() -> None:
     with pytest.raises(Unsupported) as got:
         SymExec(ir.bind(loaded.rules, {}), 2).run()
     assert f"can be any of 40 numbers (verify follows at most {MAX_DRAW_CASES})" in got.value.what
+
+
+SUMS = """game "Sums" {
+  players 2..2
+}
+
+var total: int = 0 "the sum so far"
+var seen: set of int = {} "the sums seen"
+
+define target -> int varies by aim
+
+invariant few: size(seen) <= 3
+invariant no_nine: 9 not in seen
+
+flow {
+  repeat 3 times {
+    choose k from 1..3 by player(1)
+    set total = total + k
+    set seen = seen + {total}
+  }
+  end winners {p for p in players if target in seen}
+}
+
+ambiguity aim {
+  source "Reach six."
+  reading six default "Six." {
+    define target -> int = 6
+  }
+  reading seven "Seven." {
+    define target -> int = 7
+  }
+}
+"""
+
+
+def test_a_set_of_int_that_grows_is_followed(tmp_path: Path) -> None:
+    """Before, E0701 (exit 3 before that): the members of ``seen`` are the sums, 1 to 9, each with
+    its condition. The readings differ (a game that sees 6 and not 7), 9 can be seen (3 + 3 + 3),
+    and at most three sums are: each answer with a witness replayed in the engine, or a proof."""
+    code, out, _ = verify_text(SUMS, tmp_path)
+    assert code == 1, out
+    assert "warning[ambiguity]: aim: the readings give different results" in out, out
+    assert "error[invariant]: invariant 'no_nine' can be broken [witness]" in out, out
+    assert "1 more proven: few" in out and out.count("replayed in the generated engine") == 3, out
+    assert f"at most {MAX_INT_MEMBERS}" not in out

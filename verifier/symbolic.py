@@ -37,6 +37,8 @@ DEFAULT_LOOP_BOUND = 3
 MAX_UNROLL = 100
 #: A draw whose number of cards the game decides is one draw per number it can be: at most this many.
 MAX_DRAW_CASES = 32
+#: A number put in a set of int (no declared range) is one of the numbers its bounds allow: at most this many.
+MAX_INT_MEMBERS = 256
 
 
 class Unsupported(Exception):
@@ -1489,11 +1491,26 @@ class SymExec:
             if isinstance(x, (bool, int)):
                 mem.setdefault(int(x), []).append(cond)
                 continue
-            dom = self.domain(t.elem) if isinstance(t, TSet) else None
+            dom = self.member_domain(t.elem, x) if isinstance(t, TSet) else None
             f = as_fd(x, dom)
             for k, c in f.mem.items():
                 mem.setdefault(k, []).append(tm.and_(cond, c))
         return SymSet({k: tm.or_all(v) for k, v in sorted(mem.items())})
+
+    def member_domain(self, t: Type, x: Value) -> list[int] | None:
+        """The values ``x`` can be as a member of a set of ``t``: the type's, or for numbers
+        without a declared range, the bounds of ``x`` itself (a set of int that grows in play
+        holds only the numbers its members can be)."""
+        if isinstance(x, FD):  # its values are its own
+            return None
+        if not (isinstance(t, TInt) and (t.lo is None or t.hi is None)):
+            return self.domain(t)
+        bounds = tm.int_range(as_int(x))
+        if bounds is None or bounds[1] - bounds[0] >= MAX_INT_MEMBERS:
+            what = "no bounds" if bounds is None else f"{bounds[1] - bounds[0] + 1:,} values (verify follows at most {MAX_INT_MEMBERS})"
+            raise Unsupported(f"a number as a member of a set of {t.show()}, where the number can have {what}",
+                              hint="give the numbers a range, e.g. set of 1..10")
+        return list(range(bounds[0], bounds[1] + 1))
 
     def binop(self, e: ir.BinOp, env: Env, g: Term) -> Value:
         op = e.op
