@@ -68,8 +68,9 @@ class Pending:
 
 
 class _EndGame(Exception):
-    def __init__(self, winners: frozenset[int]) -> None:
+    def __init__(self, winners: frozenset[int], draw: bool = False) -> None:
         self.winners = winners
+        self.draw = draw
 
 
 Env = ChainMap[str, Any]
@@ -111,6 +112,7 @@ class Machine:
             else:
                 self.vars[v.name] = {i: v.init for i in self.domain(v.index)}
         self.winners: frozenset[int] | None = None
+        self.draw = False  # the game ended in a draw (`end draw`)
         self.error: RuleError | None = None
 
     # ---- domains ----------------------------------------------------------------------------
@@ -136,6 +138,7 @@ class Machine:
             yield from self.block(self.rules.flow, ChainMap())
         except _EndGame as end:
             self.winners = end.winners
+            self.draw = end.draw
             return
         raise RuleError("incomplete", "the flow ended without a result: no 'end winners' was reached", self.rules.flow[-1].span if self.rules.flow else Span(1, 1, 1, 1))
 
@@ -181,7 +184,7 @@ class Machine:
                 if not options:
                     raise RuleError("exhaustion", f"cannot draw from {self.zone_label(src)}: it is empty", s.span)
                 self.steps = 0  # the budget counts statements between two decisions
-                cid = yield Pending("chance", s, options=options)
+                cid = yield Pending("chance", s, options=options, label=ir.decision_label(s))
                 self.move(cid, dst)
                 drawn.append(cid)
                 if s.bind is not None:
@@ -195,7 +198,7 @@ class Machine:
             if not options:
                 raise RuleError("incomplete", f"{show(chooser, TPlayer(), self.rules)} must choose ({s.label}) but has no option", s.span)
             self.steps = 0
-            value = yield Pending("player", s, player=chooser, options=sorted(int(v) for v in options), type=s.type, label=s.label, secret=s.secret)
+            value = yield Pending("player", s, player=chooser, options=sorted(int(v) for v in options), type=s.type, label=s.label, secret=ir.secret_in(s, self.params))
             value = self.decode(value, s.type)
             env[s.bind] = value
             if self.logging:
@@ -211,7 +214,7 @@ class Machine:
                 per[q] = sorted(int(v) for v in opts)
             if per:
                 self.steps = 0
-                joint = yield Pending("simultaneous", s, per_player=per, type=s.type, label=s.label, secret=s.secret)
+                joint = yield Pending("simultaneous", s, per_player=per, type=s.type, label=s.label, secret=ir.secret_in(s, self.params))
             else:
                 joint = [None] * self.n
             result = tuple(self.decode(joint[q], s.type) if q in per else None for q in range(self.n))
@@ -254,7 +257,9 @@ class Machine:
             winners = self.ev(s.winners, env)
             if self.covered is not None:
                 self.covered.add(ir.label_end(s.sid))
-            if self.logging:
+            if self.logging and s.draw:
+                self.say("The game is a draw")
+            elif self.logging:
                 names = show(winners, ir_set_of_players(), self.rules)
                 self.say(f"Winner{'s' if len(winners) != 1 else ''}: {names}")
                 # the outermost definition finishes last: list it first, each case once
@@ -266,7 +271,7 @@ class Machine:
                     quote = f' — "{why.text}"' if why is not None else ""
                     self.say(f"  by {dname}, case {case}{quote}")
             self.trace = None
-            raise _EndGame(winners)
+            raise _EndGame(winners, s.draw)
         elif isinstance(s, ir.Say):
             if self.logging:
                 self.say("".join(p if isinstance(p, str) else show(self.ev(p, env), p.type, self.rules) for p in s.parts))
@@ -521,23 +526,33 @@ def resolve_params(rules: ir.Ruleset, params: dict[str, Any] | None) -> tuple[di
     ``params`` maps a parameter name to its value, and ``"Kind.attr"`` (an unspecified column) to
     one value for every component of the kind or a dict from component id to value; what it does
     not give takes the ruleset's default."""
+    from rulecheck.dsl.values import param_spec, spec_problem
+
     values = {name: p.value for name, p in rules.params.items()}
     attrs = [dict(c.attrs) for c in rules.components]
     for name, value in (params or {}).items():
         if name in values:
+            problem = spec_problem(param_spec(rules.params[name].type, rules), value)
+            if problem is not None:
+                raise ValueError(f"parameter '{name}' is {problem}, not {value!r}")
             values[name] = value
             continue
         kind, _, attr = name.partition(".")
         k = rules.kinds.get(kind)
         prov = k.provenance.get(attr) if k is not None else None
-        if prov is None or prov.kind != "unspecified":
+        if k is None or prov is None or prov.kind != "unspecified":
             raise ValueError(f"no parameter named '{name}'")
+        spec = param_spec(k.attrs[attr], rules)
         for c in rules.components_of(kind):
+            cell = value.get(c.cid, attrs[c.cid][attr]) if isinstance(value, dict) else value
+            problem = spec_problem(spec, cell)
+            if problem is not None:
+                raise ValueError(f"'{name}' of {c.display} is {problem}, not {cell!r}")
             if isinstance(value, dict):
                 if c.cid in value:
-                    attrs[c.cid][attr] = value[c.cid]
+                    attrs[c.cid][attr] = frozenset(cell) if spec[0] == "set" else cell
             else:
-                attrs[c.cid][attr] = value
+                attrs[c.cid][attr] = frozenset(cell) if spec[0] == "set" else cell
     return values, attrs
 
 

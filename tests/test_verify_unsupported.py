@@ -55,7 +55,9 @@ def test_verify_and_report_say_where(name: str, command: str, tmp_path: Path, mo
     code = main(args, out, err)
     line, col, what = CASES[name]
     assert code == 2, err.getvalue()
-    assert err.getvalue().startswith(f"{path}:{line}:{col}: error[E0701]: verify cannot reason about {what}"), err.getvalue()
+    # after the line that says verify started (rulecheck/terminal.py)
+    assert err.getvalue().startswith(f"rulecheck: {command} " if command == "verify" else "rulecheck: verify "), err.getvalue()
+    assert f"\n{path}:{line}:{col}: error[E0701]: verify cannot reason about {what}" in err.getvalue(), err.getvalue()
     assert "= help: " in err.getvalue() and "internal error" not in err.getvalue()
     assert not (tmp_path / "r.md").exists()
 
@@ -188,11 +190,12 @@ def verify_text(text: str, tmp_path: Path, *extra: str) -> tuple[int, str, str]:
 def test_a_draw_count_a_choice_decides_is_followed(tmp_path: Path) -> None:
     """Before, E0701 (exit 3 before that): now one draw per number the count can be. The readings
     differ in how many cards player 2 draws, and the witness replays in the generated engine; with
-    five cards the deck never runs out (3 + 2 under the default reading)."""
+    five cards the deck runs out under the other reading only (3 + 2 under the default, 3 + 3)."""
     code, out, _ = verify_text(DRAWS.replace("CARDS", "5"), tmp_path, "--check", "ambiguity", "--check", "exhaustion")
-    assert code == 0, out  # an ambiguity is a warning
+    assert code == 1, out
     assert "warning[ambiguity]: how_many: the readings give different results" in out, out
-    assert "replayed in the generated engine" in out and "exhaustion: 2 proven" in out, out
+    assert "reading how_many=plus: the rules stop: exhaustion: cannot draw from deck: it is empty (line 23) (replayed in the generated engine)" in out, out
+    assert "exhaustion: 1 witness, 2 proven" in out, out
 
 
 def test_a_draw_count_beyond_the_deck_has_a_witness_that_replays(tmp_path: Path) -> None:

@@ -110,6 +110,7 @@ def outcome_differs(a: Trace, b: Trace) -> Term:
     parts: list[Term] = [tm.ne(a.stopped, b.stopped), tm.ne(a.ended, b.ended)]
     both = tm.and_(a.ended, b.ended, tm.not_(a.stopped), tm.not_(b.stopped))
     parts.append(tm.and_(both, tm.not_(value_eq(a.winners, b.winners))))
+    parts.append(tm.and_(both, tm.ne(a.drawn, b.drawn)))
     for name, scores in a.scores.items():
         for x, y in zip(scores, b.scores.get(name, [])):
             parts.append(tm.and_(both, tm.not_(value_eq(x, y))))
@@ -118,17 +119,24 @@ def outcome_differs(a: Trace, b: Trace) -> Term:
 
 
 def _parting(x: Decision | None, y: Decision | None) -> Term:
-    """The readings' games part at this decision: one reaches it and the other does not, or both
-    do and offer different options."""
+    """The readings' games part at this decision: one offers a choice where the other offers none,
+    or both reach it and offer different options. A decision with a single option is no choice:
+    a forced move in one reading only, or different forced moves, part nothing here (what they
+    change shows in the results)."""
     if x is None or y is None:
         d = x or y
         assert d is not None
-        return d.active
+        return tm.and_(d.active, _choice(d.options))
     return tm.or_all([
-        tm.and_(x.active, y.active, tm.not_(_same_options(x.options, y.options))),
-        tm.and_(x.active, tm.not_(y.active)),
-        tm.and_(y.active, tm.not_(x.active)),
+        tm.and_(x.active, y.active, tm.not_(_same_options(x.options, y.options)), tm.or_(_choice(x.options), _choice(y.options))),
+        tm.and_(x.active, tm.not_(y.active), _choice(x.options)),
+        tm.and_(y.active, tm.not_(x.active), _choice(y.options)),
     ])
+
+
+def _choice(options: SymSet) -> Term:
+    """At least two options: a real choice."""
+    return tm.ge(tm.count_true(list(options.mem.values())), 2)
 
 
 def _is_move(d: Decision | None) -> bool:
@@ -136,9 +144,9 @@ def _is_move(d: Decision | None) -> bool:
 
 
 def moves_differ(a: Trace, b: Trace) -> Term:
-    """Somewhere the same history offers a player different legal moves: a decision the other
-    reading does not have (even a forced one: a move to make instead of none), or the same
-    decision with other options."""
+    """Somewhere the same history offers a player different legal moves: a choice the other
+    reading does not have, or the same decision with other options (see _parting: a decision
+    with one option is no choice)."""
     da = {d.key: d for d in a.decisions}
     db = {d.key: d for d in b.decisions}
     parts: list[Term] = []

@@ -62,6 +62,7 @@ class Checker(Definitions, Tables, Flow, Expressions):
         for i in items:
             if isinstance(i, ast.VarDecl):
                 self.collect_var(i)
+        self.check_visibility_params(items)
         for i in items:
             if isinstance(i, ast.DefineDecl):
                 if self.declare(i.name, i.name_span, "definition"):
@@ -93,6 +94,12 @@ class Checker(Definitions, Tables, Flow, Expressions):
             if isinstance(i, ast.VarDecl) and i.name in self.vars and self.vars[i.name].span == i.span:
                 self.check_var_init(i)
 
+        if self.game is not None and self.game.returns == "score":
+            scores = [v for v in self.vars.values() if v.score]
+            if len(scores) != 1:
+                self.d.error("E0405", f"'returns score' needs exactly one score variable, and the ruleset has {len(scores)}",
+                             games[0].returns_span or games[0].span,
+                             hint="mark the one variable that is each player's return with score: var points[player]: int = 0 score")
         defs: dict[str, ir.Definition] = {}
         for name, decl in self.def_decls.items():
             defs[name] = self.check_define(decl, None)
