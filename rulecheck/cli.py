@@ -69,6 +69,7 @@ NUMBER_OPTIONS: dict[str, tuple[float, float, bool, str]] = {
     "loop_bound": (1, 100, False, "3"),
     "games": (1, 10_000_000, False, "1000"),
     "jobs": (1, 256, False, "2"),
+    "workers": (1, 256, False, "2"),
     "random_games": (0, 100_000, False, "200"),
 }
 
@@ -535,6 +536,7 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     from rulecheck.dsl.diagnostics import Diagnostics
     from rulecheck.dsl.parser import decode_source, read_source
+    from rulecheck.dsl.source import MAX_FILE_BYTES
     from rulecheck.editor.format import FormatError, format_text
     from rulecheck.reports.make import write_atomic
 
@@ -542,12 +544,12 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for path in args.files:
         diags = Diagnostics()
         if path == "-":
-            data = sys.stdin.buffer.read()
+            data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)  # one byte more than the limit refuses it
             src = decode_source("<stdin>", data, diags)
             original = data.decode("utf-8", errors="replace")
         else:
             src = read_source(Path(path), diags)
-            original = Path(path).read_text(encoding="utf-8", errors="replace") if src is not None else ""
+            original = _read_bounded(Path(path)) if src is not None else ""
         if src is None or diags.has_errors:
             terminal.write(err, render_all(diags.sorted(), src))
             bad += 1
@@ -565,7 +567,7 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             continue
         unformatted += 1
         if args.check:
-            err.write(f"rulecheck: {src.name} is not formatted (rulecheck fmt {src.name} formats it)\n")
+            err.write(inert(f"rulecheck: {src.name} is not formatted (rulecheck fmt {src.name} formats it)\n"))
             if args.diff:
                 out.writelines(difflib.unified_diff(original.splitlines(keepends=True), text.splitlines(keepends=True),
                                                     fromfile=src.name, tofile=f"{src.name} (formatted)"))
@@ -574,10 +576,18 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             write_atomic(path, text)
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
-        err.write(f"rulecheck: formatted {src.name}\n")
+        err.write(inert(f"rulecheck: formatted {src.name}\n"))
     if bad:
         return EXIT_BAD_INPUT
     return EXIT_FINDINGS if args.check and unformatted else EXIT_OK
+
+
+def _read_bounded(path: Path) -> str:
+    """A rules file's text as it is (line ends and all), read no further than the size limit."""
+    from rulecheck.dsl.source import MAX_FILE_BYTES
+
+    with path.open("rb") as fh:
+        return fh.read(MAX_FILE_BYTES + 1).decode("utf-8", errors="replace")
 
 
 def cmd_lsp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -285,6 +285,8 @@ BAD_NUMBERS = [
     (["simulate", "--games", "-3"], "--games"),
     (["simulate", "--games", "100000000000"], "--games"),
     (["simulate", "--max-steps", "-1"], "--max-steps"),
+    (["simulate", "--workers", "100000"], "--workers"),
+    (["simulate", "--workers", "0"], "--workers"),
     (["play", "--players", "9" * 5000], "--players"),
     (["play", "--param", "x=" + "9" * 5000], "--param"),
 ]
@@ -357,3 +359,24 @@ def test_a_terminal_that_cannot_show_the_rulesets_text() -> None:
                            timeout=120, env={**os.environ, "PYTHONIOENCODING": encoding})
         assert r.returncode == 0 and b"Traceback" not in r.stderr and b"internal error" not in r.stderr, r.stderr
         assert b"\\u" in r.stdout
+
+
+# ---- fmt ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_fmt_of_a_standard_input_that_never_ends() -> None:
+    """Read with the rules files' size bound (E0003), not until memory runs out."""
+    r = _script(["fmt", "-"], "< /dev/zero")
+    assert r.returncode == 2 and "error[E0003]" in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]
+
+
+def test_fmt_says_a_hostile_file_name_inert(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    name = "evil\x1b[2J\u202e.rules"
+    Path(name).write_text(SMALL.replace("\n", "\n\n"), encoding="utf-8")
+    for args in (["fmt", "--check", name], ["fmt", name]):
+        code, out, err = run(args)
+        assert code in (0, 1) and "\x1b" not in out + err and "\u202e" not in out + err, (code, err)
+        assert "evil\\u{1b}[2J\\u{202e}.rules" in err, err
+    assert run(["fmt", "--check", name])[0] == 0  # formatted in place, under its own name
