@@ -43,7 +43,7 @@ from rulecheck.dsl.types import MAX_INT  # noqa: E402
 
 #: Seconds of processor time a command may take before it counts as a hang (generous: a mutated
 #: ruleset of 40 KB is a whole game; an endless loop exceeds any bound). See time_bound.
-BOUNDS = {"check": 60.0, "play": 60.0, "gen": 120.0, "engine": 60.0, "simulate": 180.0, "verify": 300.0}
+BOUNDS = {"check": 60.0, "fmt": 60.0, "play": 60.0, "gen": 120.0, "engine": 60.0, "simulate": 180.0, "verify": 300.0}
 
 #: What a terminal acts on (see dsl/safetext.py): no output made for one may hold it.
 UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -409,7 +409,7 @@ def command(stage: str, args: list[str]) -> tuple[int, str, str]:
 
 
 def exercise(data: bytes, folder: Path, verify_checks: list[str], seed: int = 0, heavy: bool = True) -> Run:
-    """check → play → gen + import → simulate → bounded verify, each as allowed; the input file
+    """check (and fmt --check) → play → gen + import → simulate → bounded verify, each as allowed; the input file
     unchanged after them all. With RULECHECK_FUZZ_LOG set, one line per input is appended to
     that file (the stages reached, the seconds taken), to follow a long run."""
     start = time.monotonic()
@@ -432,8 +432,11 @@ def _exercise(data: bytes, folder: Path, verify_checks: list[str], seed: int, he
     try:
         code, _, _ = command("check", ["check", str(path)])
         run.stages.append(("check", code))
+        fmt, _, _ = command("fmt", ["fmt", "--check", str(path)])  # says, never writes
         if code == 2:
             return
+        if fmt == 2:
+            raise Bad("check accepts the ruleset and fmt refuses it")
         loaded = load_bytes(data, str(path))
         rules = loaded.rules
         assert rules is not None, "check passed but the ruleset does not load"
