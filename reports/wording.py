@@ -172,26 +172,49 @@ def _termination(f: Finding) -> Words:
         return ("this loop always ends",
                 f"Every pass through this loop draws from '{zone}', nothing in it puts anything back into '{zone}', and the "
                 f"loop goes on only while '{zone}' holds something: it ends after at most as many passes as '{zone}' has "
-                f"components, in every game{_scope(d)}, however long.")
+                f"components, in every game{_scope(d)}, however long.{_unproven(d)}")
     if v == "ranked":
         return ("this loop always ends",
                 f"Every pass through this loop {d['progress']}, and the loop goes on only while {d['condition']}: "
-                f"it ends after at most {d['passes']} passes, in every game of {d['players']}{_scope(d)}.")
+                f"it ends after at most {d['passes']} passes, in every game at any player count{_scope(d)}, however it goes.{_unproven(d)}")
     if v == "within-bound":
         return ("this loop always ends",
                 f"No game of {d['proven']}{_scope(d)} makes more than {d['loop_bound']} passes through this loop: the loop always "
-                f"ends within {d['loop_bound']} passes.")
+                f"ends within {d['loop_bound']} passes.{_ends_under(d)}")
     if v == "lasso":
         counted = d.get("counters") or []
         apart = (f" (apart from {quoted(counted)}, which only {'counts' if len(counted) == 1 else 'count'} up and is already "
                  "past every number the rules compare it with)") if counted else ""
+        also = d.get("also_under") or []
+        open_ = d.get("open_under") or []
+        more = ""
+        if also:
+            more += f" The same moves repeat in the same way under {_readings(also)}."
+        if open_:
+            more += f" Under {_readings(open_)} they do not: whether play can go on for ever there is not decided."
         return ("play can go on for ever",
-                f"In a game of {d['players']} players, a pass through this loop can end in exactly the state it began in{apart}, "
-                "with the loop going on; repeating the same moves, the game never ends.")
+                f"In a game of {d['players']} players{_scope(d)}, a pass through this loop can end in exactly the state it began "
+                f"in{apart}, with the loop going on; repeating the same moves, the game never ends.{more}{_ends_under(d)}")
     assert v == "timeout"
     return ("no end proven for this loop",
-            f"No repeating state was found within {d['loop_bound']} passes, and the loop can run longer than that for "
-            f"{d['unknown']}: whether every game ends is not decided.")
+            f"No repeating state was found within {d['loop_bound']} passes{_scope(d)}, and the loop can run longer than that for "
+            f"{d['unknown']}: whether every game ends is not decided.{_ends_under(d)}")
+
+
+def _readings(labels: list[str]) -> str:
+    return "the reading " + labels[0] if len(labels) == 1 else "the readings " + "; ".join(labels)
+
+
+def _unproven(d: dict[str, Any]) -> str:
+    """A loop proven to end under the default readings but not under some others."""
+    left = d.get("not_proven_under") or []
+    return f" Under {_readings(left)} that argument does not hold, and no other was found: not proven there." if left else ""
+
+
+def _ends_under(d: dict[str, Any]) -> str:
+    """The other readings under which the loop is proven to end (or is not in the rules)."""
+    ends = d.get("ends_under") or []
+    return f" Under {_readings(ends)} the loop is proven to end." if ends else ""
 
 
 def _dead_rule(f: Finding) -> Words:
