@@ -159,6 +159,8 @@ parts computed once before the loop."""
             self.emit(f"    _the_fail({k}, {at(e.span)})")
         if op == "set" and rep == "fs":
             return f"frozenset({acc})", rep
+        if op == "sum" and self.analysis.bounds.needs_check(e):
+            return f"_int({acc}, {at(e.span)})", rep
         return acc, rep
 
     # ---- cheaper forms of an aggregate -------------------------------------------------------------

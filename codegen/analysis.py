@@ -10,7 +10,10 @@ checker builds for ``match`` so the subject is computed once.
 from __future__ import annotations
 
 from rulecheck.dsl import ir
+from rulecheck.dsl.checker import MAX_RANGE
 from rulecheck.dsl.types import TInt, Type
+
+from .intbounds import IntBounds
 
 
 class Analysis:
@@ -21,6 +24,7 @@ class Analysis:
         self._def_cost: dict[str, int] = {}
         self._def_reads: dict[str, set[str]] = {}
         self._def_pure: dict[str, bool] = {}
+        self.bounds = IntBounds(program)
 
     # ---- can evaluation fail? ---------------------------------------------------------------
 
@@ -41,6 +45,8 @@ class Analysis:
         if isinstance(e, ir.BinOp):
             if e.op in ("/", "%") and not (isinstance(e.right, ir.Const) and e.right.value != 0):
                 return True
+            if e.op in ("+", "-", "*") and self.bounds.needs_check(e):
+                return True  # beyond the integer limit
             return self.can_raise(e.left) or self.can_raise(e.right)
         if isinstance(e, ir.Builtin):
             if e.op == "player" and not self.fixed_seat(e):
@@ -55,14 +61,21 @@ class Analysis:
         if isinstance(e, (ir.SetOf,)):
             return any(self.can_raise(i) for i in e.items)
         if isinstance(e, ir.IntRange):
+            if self.range_too_large(e):
+                return True
             return self.can_raise(e.lo) or self.can_raise(e.hi)
         if isinstance(e, ir.Agg):
-            if e.op in ("max", "min", "the"):
+            if e.op in ("max", "min", "the") or (e.op == "sum" and self.bounds.needs_check(e)):
                 return True
             return self.can_raise(e.coll) or self.can_raise(e.elem) or (e.filt is not None and self.can_raise(e.filt))
         if isinstance(e, ir.CallDef):
             return any(self.can_raise(a) for a in e.args) or self.def_raises(e.name)
         return True
+
+    def range_too_large(self, e: ir.IntRange) -> bool:
+        """Whether a range's bounds can be more than MAX_RANGE numbers apart (a range error)."""
+        lo, hi = self.bounds.clamped(e.lo)[0], self.bounds.clamped(e.hi)[1]
+        return hi - lo >= MAX_RANGE
 
     def def_raises(self, name: str) -> bool:
         got = self._def_raises.get(name)

@@ -15,7 +15,8 @@ from typing import Any
 import jinja2
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TPlayer, TSet, Type
+from rulecheck.dsl.checker import MAX_RANGE
+from rulecheck.dsl.types import MAX_INT, TBool, TComp, TEnum, TInt, TPlayer, TSet, Type
 from rulecheck.dsl.values import choice_bounds, num_distinct_actions, param_spec, show
 from rulecheck.interpreter.semantics import STEP_BUDGET
 
@@ -95,6 +96,8 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "actions_base": actions_base(rules),
         "action_bounds": action_bounds(rules),
         "step_budget": STEP_BUDGET,
+        "max_int": MAX_INT,
+        "max_range": MAX_RANGE,
         "displays": [comp.display for comp in rules.components],
         "kind_of": tuple(list(rules.kinds).index(comp.kind) for comp in rules.components),
         "nzones": layout.nzones,

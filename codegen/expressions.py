@@ -14,13 +14,17 @@ from rulecheck.dsl.types import TAny, TComp, TEnum, TInt, TSet, Type
 
 from .analysis import match_chain
 from .layout import GenerationError, Loc, Scope, at, bare, rep_of
-from .lines import STRING
+from .lines import STRING, nesting
 from .literals import ident, pyrepr
 from .patterns import emptiness, match_tree
 from .tables import Tables
 
 #: (X != 0), (X == 0) with X free of comparisons: a negation flips the comparison
 _NONZERO = re.compile(r"\(([^()<>=!]*(?:\([^()<>=!]*\)[^()<>=!]*)*) (==|!=) (0|_EMPTY)\)")
+
+
+#: Brackets one generated expression may nest before it is computed into a local first.
+MAX_CODE_NESTING = 100
 
 
 class Expressions(Tables):
@@ -36,6 +40,10 @@ class Expressions(Tables):
             return self.convert(done[0], done[1], want)
         method = getattr(self, "x_" + type(e).__name__)
         code, got = method(e, want)
+        if nesting(code) > MAX_CODE_NESTING:
+            # Python's parser refuses more than 200 brackets inside one another: an expression
+            # the rules nest 250 deep is computed in steps (its preamble keeps the order)
+            code = self.materialize(code)
         return self.convert(code, got, want)
 
     def convert(self, code: str, got: str | None, want: str | None) -> str:
@@ -292,6 +300,8 @@ class Expressions(Tables):
             return (f"({a} & ~{b})" if rep == "mask" else f"({a} - {b})"), rep
         a, b = self.ex_seq([(e.left, None), (e.right, None)])
         if op in ("+", "-", "*"):
+            if self.analysis.bounds.needs_check(e):
+                return f"_int({a} {op} {b}, {at(e.span)})", None
             return f"({a} {op} {b})", None
         if op == "/":
             return f"_div({bare(a)}, {bare(b)}, {at(e.span)})", None
@@ -396,6 +406,8 @@ class Expressions(Tables):
             assert isinstance(lo, int) and isinstance(hi, int)
             return self.set_literal(frozenset(range(lo, hi + 1)), "fs"), "fs"
         lo_c, hi_c = self.ex_seq([(e.lo, None), (e.hi, None)])
+        if self.analysis.range_too_large(e):
+            return f"_range({bare(lo_c)}, {bare(hi_c)}, {at(e.span)})", "fs"
         return f"frozenset(range({lo_c}, {hi_c} + 1))", "fs"
 
     def x_MapGet(self, e: ir.MapGet, want: str | None) -> tuple[str, str | None]:

@@ -15,6 +15,20 @@ _DECLARE = re.compile(r"^(\s*)([A-Za-z_]\w*)(: [^=]+?)? = ")
 STRING = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 
 
+def nesting(code: str) -> int:
+    """How deep brackets nest in a line of generated code (strings skipped)."""
+    if code.count("(") + code.count("[") + code.count("{") < 30:
+        return 0  # (most code: too few brackets to matter)
+    depth = deepest = 0
+    for ch in STRING.sub("''", code):
+        if ch in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")]}":
+            depth -= 1
+    return deepest
+
+
 def code_only(lines: list[str]) -> str:
     """The code of some lines without string literals and comments (to see which names it uses)."""
     return "\n".join(STRING.sub("''", line).split("#", 1)[0] for line in lines)

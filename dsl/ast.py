@@ -372,6 +372,8 @@ class KindDecl(Decl):
     display: str | None
     attrs: list[AttrDecl]
     source: Source | None
+    #: the display text's literal parts and ``(attribute, span)`` parts (parser.display_template)
+    display_parts: list[str | tuple[str, Span]] = field(default_factory=list)
 
 
 @dataclass

@@ -16,6 +16,7 @@ from lark.visitors import Transformer_NonRecursive, v_args
 from . import ast
 from .diagnostics import Diagnostics
 from .source import MAX_FILE_BYTES, SourceFile, Span, display_name
+from .types import MAX_INT
 
 #: Brackets and expressions may nest this deep; deeper input is refused with E0004 instead of
 #: exhausting the Python stack in later passes.
@@ -95,10 +96,10 @@ def decode_source(name: str, data: bytes, diags: Diagnostics) -> SourceFile | No
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        prefix = data[: exc.start].decode("utf-8", errors="replace")
+        prefix = _line_ends(data[: exc.start].decode("utf-8", errors="replace"))
         line = prefix.count("\n") + 1
         col = len(prefix) - (prefix.rfind("\n") + 1) + 1
-        src = SourceFile(name, data.decode("utf-8", errors="replace"))
+        src = SourceFile(name, _line_ends(data.decode("utf-8", errors="replace")))
         diags.error(
             "E0002",
             f"byte 0x{data[exc.start]:02x} at offset {exc.start} is not valid UTF-8",
@@ -108,7 +109,14 @@ def decode_source(name: str, data: bytes, diags: Diagnostics) -> SourceFile | No
         return src
     if text.startswith("\ufeff"):
         text = text[1:]
-    return SourceFile(name, text)
+    return SourceFile(name, _line_ends(text))
+
+
+def _line_ends(text: str) -> str:
+    """A carriage return alone ends a line, as a line feed and CR LF do (docs/language.md): it
+    becomes a line feed, so that lines, comments and positions are the same in every back end
+    (one character for another: every offset stays where it was)."""
+    return re.sub("\r(?!\n)", "\n", text) if "\r" in text else text
 
 
 # ---- strings ----------------------------------------------------------------------------------
@@ -121,6 +129,7 @@ def unquote(token: Token, diags: Diagnostics) -> str:
     long quotes can be wrapped; ``\\n`` and ``\\t`` give explicit ones."""
     raw = str(token)[1:-1]
     out: list[str] = []
+    breaks: list[int] | None = None  # where the string's lines start, found at its first error
     i = 0
     while i < len(raw):
         ch = raw[i]
@@ -129,12 +138,12 @@ def unquote(token: Token, diags: Diagnostics) -> str:
             if nxt in _ESCAPES:
                 out.append(_ESCAPES[nxt] if nxt not in "{}" else nxt)
             else:
-                line = token.line or 1
-                col = (token.column or 1) + 1 + i
-                before = raw[:i]
-                if "\n" in before:
-                    line += before.count("\n")
-                    col = i - before.rfind("\n")
+                if breaks is None:
+                    breaks = [k for k, c in enumerate(raw) if c == "\n"]
+                # (positions by bisection: a string of many bad escapes stays linear to check)
+                k = bisect.bisect_left(breaks, i)
+                line = (token.line or 1) + k
+                col = (token.column or 1) + 1 + i if k == 0 else i - breaks[k - 1]
                 diags.error(
                     "E0105",
                     f"unknown escape sequence '\\{nxt}' in a string",
@@ -154,6 +163,57 @@ def unquote(token: Token, diags: Diagnostics) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+def display_template(token: Token, diags: Diagnostics) -> list[str | tuple[str, Span]]:
+    """The parts of a card or piece display text: literal text, and ``(attribute, span)`` for each
+    ``{attribute}``.  As in say texts, ``\\{`` and ``\\}`` are literal braces and a lone ``{`` or
+    ``}`` is an error; escapes decode and white space folds as in every string (``unquote``, which
+    also reports bad escapes)."""
+    raw = str(token)[1:-1]
+    breaks = [k for k, c in enumerate(raw) if c == "\n"]
+
+    def where(i: int) -> tuple[int, int]:
+        k = bisect.bisect_left(breaks, i)
+        return (token.line or 1) + k, (token.column or 1) + 1 + i if k == 0 else i - breaks[k - 1]
+
+    parts: list[str | tuple[str, Span]] = []
+    text: list[str] = []
+    i = 0
+    while i < len(raw):
+        ch = raw[i]
+        if ch == "\\" and i + 1 < len(raw):
+            nxt = raw[i + 1]
+            text.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+            i += 2
+        elif ch.isspace():
+            while i < len(raw) and raw[i].isspace():
+                i += 1
+            text.append(" ")
+        elif ch == "{":
+            depth, j = 1, i + 1
+            while j < len(raw) and depth:
+                depth += {"{": 1, "}": -1}.get(raw[j], 0)
+                j += 1
+            if depth:
+                diags.error("E0102", "this '{' in a display text is never closed", Span.point(*where(i)),
+                            hint="write \\{ for a brace in the text, or close it: {attribute}")
+                return parts
+            if text:
+                parts.append("".join(text))
+                text = []
+            line, col = where(i + 1)
+            parts.append((raw[i + 1 : j - 1], Span(line, col, line, col + max(1, j - 2 - i))))
+            i = j
+        elif ch == "}":
+            diags.error("E0102", "a '}' in a display text without its '{'", Span.point(*where(i)), hint="write \\} for a brace in the text")
+            return parts
+        else:
+            text.append(ch)
+            i += 1
+    if text:
+        parts.append("".join(text))
+    return parts
 
 
 # ---- AST builder ------------------------------------------------------------------------------
@@ -186,6 +246,17 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def _str(self, tok: Token) -> str:
         return unquote(tok, self.diags)
+
+    def _int(self, tok: Token) -> int:
+        """A number literal within the integer limit; beyond it, E0106 (the text is not converted:
+        a number of thousands of digits would take Python's int/str limit with it)."""
+        digits = str(tok).lstrip("0") or "0"
+        if len(digits) <= len(str(MAX_INT)) and int(digits) <= MAX_INT:
+            return int(digits)
+        shown = digits if len(digits) <= 24 else f"{digits[:10]}…{digits[-4:]} ({len(digits):,} digits)"
+        self.diags.error("E0106", f"the number {shown} is beyond the integer limit {MAX_INT:,}", _tok_span(tok),
+                         hint=f"numbers of a game lie within -{MAX_INT:,}..{MAX_INT:,}")
+        return MAX_INT
 
     # -- top level --
     def start(self, meta: Any, ch: list[Any]) -> ast.Ruleset:
@@ -225,7 +296,7 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
         return ("original", self._str(ch[0]), _span(meta))
 
     def g_players(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
-        return ("players", (int(ch[0]), int(ch[1])), _span(meta))
+        return ("players", (self._int(ch[0]), self._int(ch[1])), _span(meta))
 
     def g_order(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
         return ("order", ch[0], _span(meta))
@@ -269,7 +340,8 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
         word, name, display = ch[0], ch[1], ch[2]
         attrs = [c for c in ch[3:] if isinstance(c, ast.AttrDecl)]
         return ast.KindDecl(
-            _span(meta), str(word), str(name), self._str(display) if display else None, attrs, _sources(ch[3:])
+            _span(meta), str(word), str(name), self._str(display) if display else None, attrs, _sources(ch[3:]),
+            display_template(display, self.diags) if display else [],
         )
 
     def word_card(self, meta: Any, ch: list[Any]) -> str:
@@ -309,10 +381,10 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
         return ("row", list(ch), _span(meta))
 
     def lit_int(self, meta: Any, ch: list[Any]) -> ast.Cell:
-        return ast.Cell(_span(meta), "int", int(ch[0]))
+        return ast.Cell(_span(meta), "int", self._int(ch[0]))
 
     def lit_neg(self, meta: Any, ch: list[Any]) -> ast.Cell:
-        return ast.Cell(_span(meta), "int", -int(ch[0]))
+        return ast.Cell(_span(meta), "int", -self._int(ch[0]))
 
     def lit_str(self, meta: Any, ch: list[Any]) -> ast.Cell:
         return ast.Cell(_span(meta), "str", self._str(ch[0]))
@@ -330,7 +402,7 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
         return ast.Cell(_span(meta), "set", items=[c for c in ch if c is not None])
 
     def cell_range(self, meta: Any, ch: list[Any]) -> ast.Cell:
-        return ast.Cell(_span(meta), "range", int(ch[0]), hi=int(ch[1]))
+        return ast.Cell(_span(meta), "range", ch[0], hi=ch[1])  # numbers already (sint)
 
     def cell_all(self, meta: Any, ch: list[Any]) -> ast.Cell:
         return ast.Cell(_span(meta), "all")
@@ -399,13 +471,13 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
         return ast.TInt(_span(meta))
 
     def sint_pos(self, meta: Any, ch: list[Any]) -> int:
-        return int(ch[0])
+        return self._int(ch[0])
 
     def sint_neg(self, meta: Any, ch: list[Any]) -> int:
-        return -int(ch[0])
+        return -self._int(ch[0])
 
     def t_range(self, meta: Any, ch: list[Any]) -> ast.TypeExpr:
-        return ast.TRange(_span(meta), int(ch[0]), int(ch[1]))
+        return ast.TRange(_span(meta), ch[0], ch[1])  # numbers already (sint)
 
     def t_text(self, meta: Any, ch: list[Any]) -> ast.TypeExpr:
         return ast.TText(_span(meta))
@@ -678,7 +750,7 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
         return ast.Index(_span(meta), ch[0], ch[1])
 
     def int(self, meta: Any, ch: list[Any]) -> ast.Expr:
-        return ast.IntLit(_span(meta), int(ch[0]))
+        return ast.IntLit(_span(meta), self._int(ch[0]))
 
     def string(self, meta: Any, ch: list[Any]) -> ast.Expr:
         return ast.StrLit(_span(meta), self._str(ch[0]))
@@ -718,10 +790,10 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
         return ast.Arm(_span(meta), [], ch[0])
 
     def pat_int(self, meta: Any, ch: list[Any]) -> ast.Pattern:
-        return ast.Pattern(_span(meta), "int", int(ch[0]))
+        return ast.Pattern(_span(meta), "int", ch[0])  # a number already (sint)
 
     def pat_range(self, meta: Any, ch: list[Any]) -> ast.Pattern:
-        return ast.Pattern(_span(meta), "range", int(ch[0]), int(ch[1]))
+        return ast.Pattern(_span(meta), "range", ch[0], ch[1])  # numbers already (sint)
 
     def pat_name(self, meta: Any, ch: list[Any]) -> ast.Pattern:
         return ast.Pattern(_span(meta), "name", str(ch[0]))
@@ -1267,9 +1339,9 @@ def parse_source(src: SourceFile, diags: Diagnostics) -> ast.Ruleset | None:
     try:
         tree = _parse_text(src.text, "start")
     except UnexpectedInput as first:
-        before = len(diags.items)
+        before = diags.count()
         _report_chunks(src, diags)
-        if len(diags.items) == before:
+        if diags.count() == before:
             syntax_diagnostic(first, src, diags)
         return None
     deep = _tree_too_deep(tree)
@@ -1280,9 +1352,9 @@ def parse_source(src: SourceFile, diags: Diagnostics) -> ast.Ruleset | None:
             "one per link; give parts a name with 'let' or 'define'",
         )
         return None
-    before = len(diags.items)
+    before = diags.count()
     ruleset: ast.Ruleset = _Builder(diags).transform(tree)
-    if any(d.is_error for d in diags.items[before:]):
+    if diags.count() > before:  # the builder finds only errors (escapes, numbers)
         return None
     return ruleset
 

@@ -68,5 +68,5 @@ def display_name(path: Path) -> str:
     """Paths are shown relative to the working directory when possible, so output is stable."""
     try:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):  # elsewhere, or a link loop (reading it says so)
         return str(path)

@@ -10,6 +10,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
+#: Every integer of a game lies in -MAX_INT..MAX_INT (docs/language.md, "Numbers"): a literal
+#: beyond it is an error (E0106), so is a constant computed beyond it (E0305), and in play a value
+#: an operator or a sum computes beyond it is a *range* error, in every back end alike.
+MAX_INT = 2**31 - 1
+
 
 @dataclass(frozen=True)
 class Type(ABC):

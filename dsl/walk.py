@@ -66,3 +66,26 @@ def number_statements(rules: ir.Ruleset) -> None:
     all_stmts.sort(key=lambda s: (s.span.line, s.span.col, s.span.end_line, s.span.end_col))
     for n, s in enumerate(all_stmts, start=1):
         s.sid = n
+
+
+def call_sites(roots: list[object]) -> tuple[int, list[tuple[int, str]]]:
+    """How deep the IR under ``roots`` nests (each expression and statement a level, a block's
+    statements one below it), and each call of a definition or procedure in it with the depth it
+    is at; without recursion."""
+    deepest = 0
+    calls: list[tuple[int, str]] = []
+    stack: list[tuple[object, int]] = [(r, 1) for r in roots if r is not None]
+    while stack:
+        n, d = stack.pop()
+        if isinstance(n, list):
+            stack.extend((x, d) for x in n)
+            continue
+        if not isinstance(n, (ir.Expr, ir.Stmt)):
+            continue
+        deepest = max(deepest, d)
+        if isinstance(n, (ir.CallDef, ir.CallProc)):
+            calls.append((d, n.name))
+        for f in vars(n).values():
+            if isinstance(f, (ir.Expr, ir.Stmt, list)):
+                stack.append((f, d + 1))
+    return deepest, calls

@@ -14,12 +14,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rulecheck.dsl import ir
+from rulecheck.dsl.checker.base import MAX_RANGE
 from rulecheck.dsl.source import Span
-from rulecheck.dsl.types import TComp, TEnum, TInt, TPlayer, Type
+from rulecheck.dsl.types import MAX_INT, TComp, TEnum, TInt, TPlayer, Type
 from rulecheck.dsl.values import show
 
 #: Statements a game may execute between two decisions before it is stopped as non-terminating.
 STEP_BUDGET = 2_000_000
+
+
+def bounded(value: int, span: Span) -> int:
+    """An operator's or a sum's value, which must lie within the integer limit (dsl/types.py)."""
+    if -MAX_INT <= value <= MAX_INT:
+        return value
+    raise RuleError("range", f"the result {value:,} is beyond the integer limit ±{MAX_INT:,}", span)
+
+
+def int_range(lo: int, hi: int, span: Span) -> frozenset[int]:
+    """The numbers lo..hi, at most MAX_RANGE of them (bounds computed in play can be far apart)."""
+    if hi - lo >= MAX_RANGE:
+        raise RuleError("range", f"the range {lo:,}..{hi:,} has {hi - lo + 1:,} values; the limit is {MAX_RANGE:,}", span)
+    return frozenset(range(lo, hi + 1))
 
 
 class RuleError(Exception):
@@ -161,16 +176,16 @@ class Machine:
             elif s.index is None:
                 self.vars[s.name] = value
             else:
-                self.vars[s.name][self.ev(s.index, env)] = value
+                self.vars[s.name][self.entry(s.index, env, self.rules.vars[s.name].index, s.name)] = value
         elif isinstance(s, ir.Move):
             what = self.ev(s.what, env)
-            key = (s.zone, self.ev(s.index, env) if s.index is not None else None)
+            key = (s.zone, self.entry(s.index, env, self.rules.zones[s.zone].index, s.zone))
             for cid in sorted(what) if isinstance(what, frozenset) else [what]:
                 self.move(cid, key)
         elif isinstance(s, ir.Draw):
             count = self.ev(s.count, env)
-            src = (s.src, self.ev(s.src_index, env) if s.src_index is not None else None)
-            dst = (s.dst, self.ev(s.dst_index, env) if s.dst_index is not None else None)
+            src = (s.src, self.entry(s.src_index, env, self.rules.zones[s.src].index, s.src))
+            dst = (s.dst, self.entry(s.dst_index, env, self.rules.zones[s.dst].index, s.dst))
             drawn = []
             for _ in range(max(0, count)):
                 options = sorted(self.contents[src])
@@ -293,6 +308,16 @@ class Machine:
         d = 1 if self.rules.game.order == "clockwise" else -1
         return (seat + d * k) % self.n
 
+    def entry(self, index: ir.Expr | None, env: Env, t: Type | None, what: str) -> Any:
+        """The index of a zone or variable (None for one without): of one declared over a range,
+        a number outside it is a range error, as in the engines."""
+        if index is None:
+            return None
+        value = self.ev(index, env)
+        if isinstance(t, TInt) and t.lo is not None and t.hi is not None and not t.lo <= value <= t.hi:
+            raise RuleError("range", f"'{what}' has no entry {value}: its index runs over {t.lo}..{t.hi}", index.span)
+        return value
+
     def check_range(self, value: Any, t: Type, span: Span, name: str) -> None:
         if isinstance(t, TInt) and not isinstance(value, bool) and isinstance(value, int):
             if (t.lo is not None and value < t.lo) or (t.hi is not None and value > t.hi):
@@ -313,11 +338,11 @@ class Machine:
             return env[e.name]
         if isinstance(e, ir.VarRef):
             v = self.vars[e.name]
-            return v if e.index is None else v[self.ev(e.index, env)]
+            return v if e.index is None else v[self.entry(e.index, env, self.rules.vars[e.name].index, e.name)]
         if isinstance(e, ir.ParamRef):
             return self.params[e.name]
         if isinstance(e, ir.ZoneRef):
-            idx = self.ev(e.index, env) if e.index is not None else None
+            idx = self.entry(e.index, env, self.rules.zones[e.zone].index, e.zone)
             return frozenset(self.contents[(e.zone, idx)])
         if isinstance(e, ir.AttrRef):
             return self.attr_values[self.ev(e.obj, env)][e.attr]
@@ -335,7 +360,7 @@ class Machine:
         if isinstance(e, ir.SetOf):
             return frozenset(self.ev(i, env) for i in e.items)
         if isinstance(e, ir.IntRange):
-            return frozenset(range(self.ev(e.lo, env), self.ev(e.hi, env) + 1))
+            return int_range(self.ev(e.lo, env), self.ev(e.hi, env), e.span)
         if isinstance(e, ir.Agg):
             return self.agg(e, env)
         if isinstance(e, ir.MapGet):
@@ -375,11 +400,11 @@ class Machine:
         if op == "diff":
             return a - b
         if op == "+":
-            return a + b
+            return bounded(a + b, e.span)
         if op == "-":
-            return a - b
+            return bounded(a - b, e.span)
         if op == "*":
-            return a * b
+            return bounded(a * b, e.span)
         if op in ("/", "%"):
             if b == 0:
                 raise RuleError("range", "division by zero", e.span)
@@ -437,7 +462,7 @@ class Machine:
         if op == "count":
             return len(items)
         if op == "sum":
-            return sum(items)
+            return bounded(sum(items), e.span)
         if op in ("max", "min"):
             if not items:
                 raise RuleError("incomplete", f"{op} of nothing: the collection is empty", e.span)

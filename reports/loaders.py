@@ -30,11 +30,26 @@ class LoadError(ValueError):
     """A file that is not what it claims to be; the message says what is wrong, in one line."""
 
 
+def _no_constant(name: str) -> Any:
+    """NaN and Infinity are not JSON, and no count or share of rulecheck's is one."""
+    raise LoadError(f"{name} is not a number JSON allows")
+
+
+def _int(digits: str) -> int:
+    """No number of rulecheck's output has more than 20 digits (Python refuses to read more than
+    4,300 of them, with an error of its own)."""
+    if len(digits.lstrip("-")) > 20:
+        raise LoadError(f"a number of {len(digits):,} digits is no count or position of rulecheck's")
+    return int(digits)
+
+
 def _parse(text: str, schema: str, versions: tuple[int, ...]) -> dict[str, Any]:
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, parse_constant=_no_constant, parse_int=_int)
     except json.JSONDecodeError as exc:
         raise LoadError(f"not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise LoadError("arrays or objects nested too deeply to be rulecheck's output") from None
     if not isinstance(doc, dict) or doc.get("schema") != schema:
         found = doc.get("schema") if isinstance(doc, dict) else None
         raise LoadError(f"not a {schema} file (its schema is {found!r})")
@@ -182,6 +197,25 @@ def read_simulation_json(text: str) -> tuple[dict[str, Any], SimulationResults]:
     header is read here because the caller checks the ruleset's sha256 in it."""
     doc = _parse(text, SIMULATE_SCHEMA, SIMULATE_VERSIONS)
     try:
-        return header(doc, "readings"), simulate.load_simulation_json(text)
+        results = simulate.load_simulation_json(text)
     except simulate.SimulationFormatError as exc:
         raise LoadError(str(exc).replace("\n", " ")) from None
+    _plausible(results)
+    return header(doc, "readings"), results
+
+
+def _plausible(sim: SimulationResults) -> None:
+    """Counts that a simulation can have given: no negative count, no share outside 0..1, no
+    interval that leaves out its share; a report prints them as they are."""
+    import math
+
+    counts = sim.players if isinstance(sim.players, tuple) else (sim.players,)
+    if sim.games < 1 or not all(isinstance(n, int) and n >= 1 for n in counts):
+        raise LoadError(f"a simulation of {sim.games} games for {counts} players cannot have been made")
+    if not (math.isfinite(sim.level) and 0 < sim.level < 1):
+        raise LoadError(f"the confidence level {sim.level} is not between 0 and 1")
+    for r in sim.readings:
+        shares = (r.low, r.share, r.high)
+        if not (0 <= r.changed <= r.games and all(math.isfinite(x) for x in shares) and 0 <= r.low <= r.share <= r.high <= 1):
+            raise LoadError(f"reading {r.ambiguity}={r.reading}: {r.changed} of {r.games} games changed, share {r.share} "
+                            f"in [{r.low}, {r.high}] is not a count and a share a simulation gives")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rulecheck.dsl import ir
+from rulecheck.dsl.files import MAX_JSON_BYTES, FileProblem, read_text_bounded
 from rulecheck.verifier.findings import Finding
 
 from .loaders import LoadError, load_findings_json, read_simulation_json
@@ -76,14 +77,13 @@ class InputError(ValueError):
         self.hint = hint
 
 
-def read_input(path: str, what: str) -> str:
-    """A UTF-8 file a command reads (a rulebook, a findings file …), or an InputError that names it."""
+def read_input(path: str, what: str, limit: int = MAX_JSON_BYTES) -> str:
+    """A UTF-8 file a command reads (a rulebook, a findings file …) of at most ``limit`` bytes, or
+    an InputError that names it."""
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"no such {what}: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        return read_text_bounded(path, what, limit)
+    except FileProblem as exc:
+        raise InputError(exc.message, exc.hint) from None
 
 
 def _same_ruleset(header: dict[str, Any], rules: ir.Ruleset, path: str, rerun: str, option: str) -> None:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from rulecheck.dsl.safetext import inert
+
 from .model import Report
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -26,8 +28,9 @@ _MD_LEADING = re.compile(r"^([-+=]|\d{1,9}(?=[.)](\s|$)))")
 
 def md_escape(value: object) -> str:
     """Plain text for Markdown: one line (white space collapsed, so a value cannot end a table
-    row or start a block) and every syntax character escaped."""
-    text = re.sub(r"\s+", " ", str(value)).strip()
+    row or start a block), every syntax character escaped, and terminal controls and
+    bidirectional overrides shown as ``\\u{…}`` (``cat report.md`` on a terminal acts on none)."""
+    text = inert(re.sub(r"\s+", " ", str(value)).strip())
     text = _MD_SPECIAL.sub(r"\\\1", text)
     m = _MD_LEADING.match(text)
     if m:

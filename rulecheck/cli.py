@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
+import io
+import math
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, NoReturn, TextIO
@@ -22,6 +25,8 @@ from rulecheck import __version__, terminal
 from rulecheck.dsl import ir
 from rulecheck.dsl.diagnostics import Severity, render_all
 from rulecheck.dsl.loader import Loaded, load_path
+from rulecheck.dsl.safetext import inert, json_inert
+from rulecheck.dsl.source import NOWHERE
 
 if TYPE_CHECKING:
     from rulecheck.verifier.findings import Finding
@@ -55,8 +60,36 @@ class BadInput(Exception):
         self.text = text
 
 
+#: The numbers an option takes: (least, most, whether the least is excluded, an example). Every
+#: option's number is finite and within these bounds, or the command stops with exit code 2.
+NUMBER_OPTIONS: dict[str, tuple[float, float, bool, str]] = {
+    "timeout": (0, 86_400, True, "10"),
+    "level": (0, 0.999999, True, "0.95"),
+    "max_steps": (1, 10_000_000, False, "10000"),
+    "loop_bound": (1, 100, False, "3"),
+    "games": (1, 10_000_000, False, "1000"),
+    "jobs": (1, 256, False, "2"),
+    "workers": (1, 256, False, "2"),
+    "random_games": (0, 100_000, False, "200"),
+}
+
+
+def check_numbers(args: argparse.Namespace) -> None:
+    """Refuse a number outside its option's bounds (NUMBER_OPTIONS): nan, inf, a negative count."""
+    for name, (lo, hi, open_lo, example) in NUMBER_OPTIONS.items():
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        if not (math.isfinite(value) and (lo < value if open_lo else lo <= value) and value <= hi):
+            option = "--" + name.replace("_", "-")
+            low = f"more than {lo:g}" if open_lo else f"at least {lo:,}"
+            if name == "level":
+                raise UsageError(f"--level is a confidence level between 0 and 1, at most {hi:g}, not {value}", f"e.g. {option} {example}")
+            raise UsageError(f"{option} must be {low} and at most {hi:,}, not {value}", f"e.g. {option} {example}")
+
+
 def _err(out: TextIO, message: str, hint: str | None = None) -> None:
-    terminal.write(out, f"rulecheck: error: {message}\n" + (f"  = help: {hint}\n" if hint else ""))
+    terminal.write(out, inert(f"rulecheck: error: {message}\n" + (f"  = help: {hint}\n" if hint else "")))
 
 
 # ---- loading with diagnostics -------------------------------------------------------------------
@@ -78,10 +111,11 @@ def load_or_report(path: str, err: TextIO, rulebook: str | None = None, quiet_wa
 
 
 def _read_rulebook(path: str) -> str:
+    from rulecheck.dsl.files import MAX_RULEBOOK_BYTES
     from rulecheck.reports.make import InputError, read_input
 
     try:
-        return read_input(path, "rulebook")
+        return read_input(path, "rulebook", MAX_RULEBOOK_BYTES)
     except InputError as exc:
         raise UsageError(exc.message, exc.hint) from None
 
@@ -112,10 +146,7 @@ def parse_params(items: Sequence[str] | None, rules: ir.Ruleset) -> dict[str, ir
             t = rules.kinds[kind].attrs[attr]
             if not isinstance(t, TInt):
                 raise UsageError(f"'{name}' is not a number column; set it from Python with load_game(params)")
-            try:
-                v = int(raw)
-            except ValueError:
-                raise UsageError(f"'{name}' is a number, not '{raw}'") from None
+            v = _param_int(raw, f"'{name}'")
             if (t.lo is not None and v < t.lo) or (t.hi is not None and v > t.hi):
                 raise UsageError(f"'{name}' must be within {t.show()}")
             out[name] = v
@@ -132,10 +163,7 @@ def parse_params(items: Sequence[str] | None, rules: ir.Ruleset) -> dict[str, ir
                 raise UsageError(f"parameter '{name}' is true or false, not '{raw}'")
             out[name] = raw == "true"
         elif isinstance(t, TInt):
-            try:
-                v = int(raw)
-            except ValueError:
-                raise UsageError(f"parameter '{name}' is a number, not '{raw}'") from None
+            v = _param_int(raw, f"parameter '{name}'")
             if (t.lo is not None and v < t.lo) or (t.hi is not None and v > t.hi):
                 raise UsageError(f"parameter '{name}' must be within {t.show()}")
             out[name] = v
@@ -145,6 +173,20 @@ def parse_params(items: Sequence[str] | None, rules: ir.Ruleset) -> dict[str, ir
                 raise UsageError(f"parameter '{name}' is one of {', '.join(values)}, not '{raw}'")
             out[name] = values.index(raw)
     return out
+
+
+def _param_int(raw: str, what: str) -> int:
+    """A number given with --param: decimal, within the integer limit (dsl/types.py)."""
+    from rulecheck.dsl.types import MAX_INT
+
+    negative = raw.startswith("-")
+    digits = raw[1:] if raw[:1] in ("-", "+") else raw
+    if not (digits.isascii() and digits.isdecimal()):
+        raise UsageError(f"{what} is a number, not '{raw[:40]}'")
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > len(str(MAX_INT)) or int(digits) > MAX_INT:
+        raise UsageError(f"{what} must be within the integer limit ±{MAX_INT:,}", f"numbers of a game lie within -{MAX_INT:,}..{MAX_INT:,}")
+    return -int(digits) if negative else int(digits)
 
 
 def bind_program(rules: ir.Ruleset, readings: dict[str, str]) -> ir.Program:
@@ -158,6 +200,31 @@ def bind_program(rules: ir.Ruleset, readings: dict[str, str]) -> ir.Program:
         raise BadInput(render_all([d], None)) from None
 
 
+# ---- output files -------------------------------------------------------------------------------
+
+
+def refuse_overwriting(output: str | None, inputs: list[tuple[str, str | None]]) -> None:
+    """Exit 2 when an output path names one of the command's input files."""
+    from rulecheck.dsl.files import FileProblem, refuse_overwriting_inputs
+
+    if output is None or output == "-":
+        return
+    try:
+        refuse_overwriting_inputs(output, inputs)
+    except FileProblem as exc:
+        raise UsageError(exc.message, exc.hint) from None
+
+
+def write_file(path: str, text: str) -> None:
+    """Write an output file whole (rulecheck/outputs.py), or exit 2 saying why it cannot be."""
+    from rulecheck.outputs import write_output
+
+    try:
+        write_output(path, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
 # ---- commands ---------------------------------------------------------------------------------
 
 
@@ -168,7 +235,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     assert loaded.rules is not None
     from rulecheck.dsl.summary import summarize
 
-    out.write(summarize(loaded.rules))
+    out.write(inert(summarize(loaded.rules)))
     warnings = [d for d in loaded.diagnostics.items if d.severity is Severity.WARNING]
     if args.strict and warnings:
         return EXIT_FINDINGS
@@ -190,11 +257,12 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from rulecheck.interpreter.play import play_random
 
     result = play_random(program, players, args.seed, params, max_steps=args.max_steps)
-    out.write(result.text)
+    out.write(inert(result.text))
     return EXIT_OK if result.finished else EXIT_FINDINGS
 
 
 def cmd_gen(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    refuse_overwriting(args.output, [("ruleset", args.file)])
     loaded = load_or_report(args.file, err, quiet_warnings=True)
     if not loaded.ok:
         return EXIT_BAD_INPUT
@@ -217,13 +285,10 @@ def cmd_gen(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.output is None or args.output == "-":
         out.write(text)
         return EXIT_OK
-    try:
-        Path(args.output).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    write_file(args.output, text)
     changed = sum(1 for a, r in program.readings.items() if r != rules.ambiguities[a].default.name)
     with_adapter = f", with the {args.adapter} adapter" if args.adapter else ""
-    out.write(f"wrote {args.output}: an engine for {g.title}{with_adapter}, {len(program.readings)} readings fixed ({changed} not the default)\n")
+    out.write(inert(f"wrote {args.output}: an engine for {g.title}{with_adapter}, {len(program.readings)} readings fixed ({changed} not the default)\n"))
     return EXIT_OK
 
 
@@ -238,6 +303,31 @@ def _verify_limits(args: argparse.Namespace, rules: ir.Ruleset) -> tuple[list[in
     if timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds", "e.g. --timeout 10")
     return players, timeout
+
+
+def _no_engine(err: TextIO, file: str, exc: Exception) -> int:
+    """verify replays every witness in a generated engine: a ruleset the code generator cannot
+    spell (loops nested deeper than Python allows) cannot be verified either."""
+    _err(err, f"cannot generate an engine for {file}: {exc}",
+         "verify replays every witness in a generated engine; this is a limit of the code generator, not an error in the ruleset")
+    return EXIT_FINDINGS
+
+
+@contextlib.contextmanager
+def beyond_the_verifier(loaded: Loaded | None) -> Iterator[None]:
+    """A construct of the ruleset the verifier cannot encode (verifier/symbolic.py, Unsupported)
+    is a diagnostic at its span (E0701): the ruleset is fine, but verify cannot follow it."""
+    from rulecheck.dsl.diagnostics import Diagnostic
+    from rulecheck.verifier.symbolic import Unsupported
+
+    try:
+        yield
+    except Unsupported as exc:
+        source = loaded.source if loaded is not None else None
+        d = Diagnostic(Severity.ERROR, "E0701", f"verify cannot reason about {exc.what}", exc.span or NOWHERE,
+                       hint=exc.hint or "see the limits in docs/verify.md")
+        d.notes.append("check, play, gen and simulate work with this ruleset; only verify cannot follow it")
+        raise BadInput(render_all([d], source)) from None
 
 
 def param_labels(items: Sequence[str] | None) -> dict[str, str]:
@@ -259,6 +349,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"--jobs must be at least 1, not {jobs}", "e.g. --jobs 2")
     if args.random_games < 0:
         raise UsageError(f"--random-games must be at least 0, not {args.random_games}", "0 turns random play off")
+    from rulecheck.codegen.engine import GenerationError
     from rulecheck.verifier.output import exit_code, render_text, to_json, to_sarif, wall_stop_warning
     from rulecheck.verifier.verify import Options, ReplayMismatch, verify
 
@@ -267,19 +358,21 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                       params=parse_params(args.param, rules), param_labels=param_labels(args.param),
                       random_games=args.random_games)
     try:
-        with _VerifyProgress(err, f"verify {rules.name}") as progress:
+        with beyond_the_verifier(loaded), _VerifyProgress(err, f"verify {rules.name}") as progress:
             outcome = verify(rules, options, progress)
     except ReplayMismatch as exc:
         _err(err, f"a witness failed its replay: {exc}", "this is a bug in rulecheck: the solver and the engines disagree")
         return EXIT_INTERNAL
+    except GenerationError as exc:
+        return _no_engine(err, args.file, exc)
     if outcome.wall_stops:
         err.write("rulecheck: " + wall_stop_warning(outcome.wall_stops) + "\n")
     if args.format == "json":
-        out.write(to_json(outcome))
+        out.write(json_inert(to_json(outcome)))
     elif args.format == "sarif":
-        out.write(to_sarif(outcome))
+        out.write(json_inert(to_sarif(outcome)))
     else:
-        terminal.write(out, render_text(outcome, loaded.source, verbose=args.verbose))
+        terminal.write(out, inert(render_text(outcome, loaded.source, verbose=args.verbose)))
     return exit_code(outcome, args.fail_on)
 
 
@@ -326,7 +419,7 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except GenerationError as exc:
         _err(err, f"cannot generate an engine for {args.file}: {exc}", "this is a limit of the code generator, not an error in the ruleset")
         return EXIT_FINDINGS
-    out.write(sim.to_json(result) if args.format == "json" else sim.render_text(result))
+    out.write(json_inert(sim.to_json(result)) if args.format == "json" else inert(sim.render_text(result)))
     return EXIT_OK
 
 
@@ -371,7 +464,7 @@ class _VerifyProgress:
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from rulecheck.reports.make import InputError, findings_file, report_format, report_text, simulation_file, write_atomic
+    from rulecheck.reports.make import InputError, findings_file, report_format, report_text, simulation_file
 
     fmt = report_format(args.output)
     if fmt is None:
@@ -383,6 +476,8 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     folder = Path(args.output).parent
     if not folder.is_dir():
         raise UsageError(f"cannot write {args.output}: there is no directory {folder}", f"create it first (mkdir -p {folder})")
+    refuse_overwriting(args.output, [("ruleset", args.file), ("rulebook", args.rulebook), ("findings file", args.findings),
+                                     ("simulation file", args.simulation)])
     if args.findings is not None and (args.reading or args.players or args.timeout is not None):
         raise UsageError("--reading, --players and --timeout say how to verify; with --findings the verification is already done",
                          "drop them, or drop --findings to verify now")
@@ -392,21 +487,23 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     rules = loaded.rules
     assert rules is not None
     rulebook = _read_rulebook(args.rulebook) if args.rulebook else None
+    from rulecheck.codegen.engine import GenerationError
+
     try:
         simulation = simulation_file(args.simulation, rules, args.file) if args.simulation is not None else None
-        findings = findings_file(args.findings, rules, args.file) if args.findings is not None else _verify_for_report(args, rules, err)
+        with beyond_the_verifier(loaded):
+            findings = findings_file(args.findings, rules, args.file) if args.findings is not None else _verify_for_report(args, rules, err)
     except InputError as exc:
         raise UsageError(exc.message, exc.hint) from None
+    except GenerationError as exc:
+        return _no_engine(err, args.file, exc)
     if findings is None:
         return EXIT_INTERNAL
     text = report_text(rules, findings, fmt, simulation, rulebook, Path(args.rulebook).name if args.rulebook else None,
                        loaded.source.text if loaded.source is not None else None)
-    try:
-        write_atomic(args.output, text)
-    except OSError as exc:
-        raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    write_file(args.output, text)
     what = "the questions for the publisher" if fmt in ("csv", "questions-md") else "a clarification report"
-    out.write(f"wrote {args.output}: {what} on {rules.game.title}, from {len(findings)} findings\n")
+    out.write(inert(f"wrote {args.output}: {what} on {rules.game.title}, from {len(findings)} findings\n"))
     return EXIT_OK
 
 
@@ -439,6 +536,7 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     from rulecheck.dsl.diagnostics import Diagnostics
     from rulecheck.dsl.parser import decode_source, read_source
+    from rulecheck.dsl.source import MAX_FILE_BYTES
     from rulecheck.editor.format import FormatError, format_text
     from rulecheck.reports.make import write_atomic
 
@@ -446,12 +544,12 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for path in args.files:
         diags = Diagnostics()
         if path == "-":
-            data = sys.stdin.buffer.read()
+            data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)  # one byte more than the limit refuses it
             src = decode_source("<stdin>", data, diags)
             original = data.decode("utf-8", errors="replace")
         else:
             src = read_source(Path(path), diags)
-            original = Path(path).read_text(encoding="utf-8", errors="replace") if src is not None else ""
+            original = _read_bounded(Path(path)) if src is not None else ""
         if src is None or diags.has_errors:
             terminal.write(err, render_all(diags.sorted(), src))
             bad += 1
@@ -469,7 +567,7 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             continue
         unformatted += 1
         if args.check:
-            err.write(f"rulecheck: {src.name} is not formatted (rulecheck fmt {src.name} formats it)\n")
+            err.write(inert(f"rulecheck: {src.name} is not formatted (rulecheck fmt {src.name} formats it)\n"))
             if args.diff:
                 out.writelines(difflib.unified_diff(original.splitlines(keepends=True), text.splitlines(keepends=True),
                                                     fromfile=src.name, tofile=f"{src.name} (formatted)"))
@@ -478,10 +576,18 @@ def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             write_atomic(path, text)
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
-        err.write(f"rulecheck: formatted {src.name}\n")
+        err.write(inert(f"rulecheck: formatted {src.name}\n"))
     if bad:
         return EXIT_BAD_INPUT
     return EXIT_FINDINGS if args.check and unformatted else EXIT_OK
+
+
+def _read_bounded(path: Path) -> str:
+    """A rules file's text as it is (line ends and all), read no further than the size limit."""
+    from rulecheck.dsl.source import MAX_FILE_BYTES
+
+    with path.open("rb") as fh:
+        return fh.read(MAX_FILE_BYTES + 1).decode("utf-8", errors="replace")
 
 
 def cmd_lsp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -593,9 +699,40 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Discard(io.StringIO):
+    """Where messages go when standard error is closed: the exit code still tells the outcome."""
+
+    def write(self, s: str) -> int:
+        return len(s)
+
+
+#: Errors of writing the output that are no bug of rulecheck: a closed or full output.
+_WRITE_ERRORS = frozenset({errno.EBADF, errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS})
+
+
+def _encodable(*streams: TextIO) -> None:
+    """Text the streams' encoding cannot hold (a ruleset's Japanese on a Latin-1 terminal) is
+    written as escapes, not an error."""
+    for stream in streams:
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors="backslashreplace")
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at the null device, so that Python's flush at exit does not fail
+    again on what could not be written."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    err = err or sys.stderr or _Discard()  # sys.stderr is None when the process started with it closed
+    if out is None and sys.stdout is None:
+        _err(err, "standard output is closed", "run rulecheck with its standard output open (a file, a pipe or /dev/null)")
+        return EXIT_BAD_INPUT
     out = out or sys.stdout
-    err = err or sys.stderr
+    _encodable(out, err)
     parser = build_parser()
     try:
         try:
@@ -608,7 +745,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             # a usage error like any other: the help on stderr, so stdout stays empty
             parser.print_help(err)
             return EXIT_BAD_INPUT
+        check_numbers(args)
         code: int = args.func(args, out, err)
+        out.flush()
         return code
     except UsageError as exc:
         _err(err, exc.message, exc.hint)
@@ -620,12 +759,25 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         err.write("rulecheck: interrupted\n")
         return 130
     except BrokenPipeError:
+        if out is sys.stdout:
+            _quiet_stdout()
         return EXIT_OK
+    except OSError as exc:
+        if exc.errno not in _WRITE_ERRORS:
+            return _internal(err, exc)
+        if out is sys.stdout:
+            _quiet_stdout()
+        _err(err, f"cannot write the output: {exc.strerror or exc}", "check the output's file or device (a full disk, a closed descriptor)")
+        return EXIT_BAD_INPUT
     except Exception as exc:  # a bug: say so plainly, keep the traceback for those who ask
-        if os.environ.get("RULECHECK_DEBUG"):
-            raise
-        _err(err, f"internal error: {type(exc).__name__}: {exc}", "this is a bug in rulecheck; run again with RULECHECK_DEBUG=1 for details")
-        return EXIT_INTERNAL
+        return _internal(err, exc)
+
+
+def _internal(err: TextIO, exc: Exception) -> int:
+    if os.environ.get("RULECHECK_DEBUG"):
+        raise exc
+    _err(err, f"internal error: {type(exc).__name__}: {exc}", "this is a bug in rulecheck; run again with RULECHECK_DEBUG=1 for details")
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -23,6 +23,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
+from rulecheck.dsl.safetext import inert
+
 #: Seconds between two progress lines when stderr is not a terminal.
 LINE_INTERVAL = 5.0
 #: Seconds between two redraws of the bar on a terminal (an update in between only counts).
@@ -81,6 +83,8 @@ class Reporter:
 
     def __init__(self, stream: TextIO, action: str, total: int | None, unit: str, *, clock: Callable[[], float] = time.monotonic,
                  tty: bool | None = None) -> None:
+        # the action names a ruleset, whose file name is the user's: shown inert, never as markup
+        action = inert(action)
         self.stream, self.action, self.total, self.unit, self.clock = stream, action, total, unit, clock
         self.start = clock()
         self.done = 0
@@ -89,8 +93,8 @@ class Reporter:
         self.closed = False
         self.bar: Progress | None = None
         if interactive(stream) if tty is None else tty:
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
-                                _Rate(unit), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[detail]}"),
+            self.bar = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
+                                _Rate(unit), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[detail]}", markup=False),
                                 console=console(stream), transient=True, auto_refresh=False, get_time=clock)
             self.task = self.bar.add_task(action, total=total, detail="")
             self.bar.start()
@@ -107,6 +111,7 @@ class Reporter:
     def update(self, done: int, detail: str = "", total: int | None = None) -> None:
         """``done`` steps of ``total`` (given here when it was not known at the start)."""
         self.done = done
+        detail = inert(detail)
         if total is not None and total != self.total:
             first = self.total is None
             self.total = total

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# The fuzzer's long profile (tests/test_fuzz.py): pytest -m fuzz --hypothesis-profile=long; the
+# inputs of all its tests together, about RULECHECK_FUZZ_INPUTS (default 100,000)
+settings.register_profile("long", max_examples=int(os.environ.get("RULECHECK_FUZZ_INPUTS", "100000")), deadline=None,
+                          suppress_health_check=list(HealthCheck))
 SEEDS = ROOT.parent / "shared" / "seeds"
 
 

@@ -41,11 +41,17 @@ def transcript(args: list[str], code: int, err: str) -> str:
     return f"$ rulecheck {shlex.join(args)}\n{err}[exit code {code}]\n"
 
 
+PROGRESS = re.compile(r"rulecheck: (verify|simulate) [^\n]*: (started|[^\n]* to go)\n")
+
+
 def check_shape(code: int, out: str, err: str) -> list[str]:
     """What every bad input must give: no traceback, exit code 2 for errors, and diagnostics in
     the documented form, each with a hint.  Returns the codes reported."""
     assert "Traceback" not in err + out and "internal error" not in err, err
     assert code in (0, 1, 2), code
+    # a long command's progress lines (rulecheck/terminal.py) come first on stderr
+    while PROGRESS.match(err):
+        err = err.split("\n", 1)[1]
     if not err.startswith("rulecheck: error:"):  # a usage error has no diagnostics
         blocks = err.rstrip("\n").split("\n\n")
         summary = SUMMARY.match(blocks[-1])

@@ -30,6 +30,7 @@ from .witness import (
     actions_of,
     continue_game,
     deal_position,
+    finish_short_draw,
     follow,
     make_play,
     model_of_actions,
@@ -296,6 +297,8 @@ class Context:
             if tm.evaluate(trace.truncated, model):
                 # the trace stops at the loop bound; the game goes on, with random legal moves
                 actions = continue_game(program, n, actions, self.o.params)
+            else:
+                actions = finish_short_draw(program, n, actions, self.o.params)
         else:
             actions = follow(program, self.program(after_readings or self.base_readings), n, after, self.o.params)
         play, r = self.play_actions(trace.readings, actions, n, label)

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rulecheck.dsl import ir
+from rulecheck.dsl.checker import MAX_RANGE
 from rulecheck.dsl.source import Span
-from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TMap, TPlayer, TSet, TText, Type
+from rulecheck.dsl.types import MAX_INT, TBool, TComp, TEnum, TInt, TMap, TPlayer, TSet, TText, Type
 from rulecheck.dsl.walk import walk_exprs, walk_stmts
 
 from . import terms as tm
@@ -31,10 +32,30 @@ from .terms import Term
 
 #: How many times an open-ended loop (repeat until, while) is unrolled by default.
 DEFAULT_LOOP_BOUND = 3
+#: A ``repeat N times`` of more passes than this is unrolled as an open loop is (--loop-bound
+#: passes, a game that goes on past them reported): a trace of thousands of passes would not end.
+MAX_UNROLL = 100
+#: A draw whose number of cards the game decides is one draw per number it can be: at most this many.
+MAX_DRAW_CASES = 32
+#: A number put in a set of int (no declared range) is one of the numbers its bounds allow: at most this many.
+MAX_INT_MEMBERS = 256
 
 
 class Unsupported(Exception):
-    """A construct the symbolic executor cannot encode (checks that need it become 'unknown')."""
+    """A construct the symbolic executor cannot encode. ``what`` names it ("a draw of a number of
+    cards that depends on the game"), ``hint`` says what to write instead; ``span`` is where it is: the innermost
+    expression or statement being executed when it was met, filled in on the way out (see ``ev``
+    and ``stmt``). Where a check can do without it, the check becomes 'unknown'; where the game
+    itself cannot be followed, ``rulecheck verify`` reports it as a diagnostic (E0701)."""
+
+    def __init__(self, what: str, span: Span | None = None, hint: str | None = None) -> None:
+        super().__init__(what, span, hint)  # (all in args: it crosses to the parent process)
+        self.what = what
+        self.span = span
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.what
 
 
 @dataclass
@@ -73,6 +94,19 @@ class SymSet:
 
 
 @dataclass
+class SymText:
+    """A text that depends on the game: each text it can be, with the condition under which it is
+    (where the value exists, exactly one holds). Rules never compute a text, only copy one, so the
+    texts it can be are literals of the ruleset."""
+
+    mem: dict[str, Term]
+
+
+def as_text(v: Value) -> SymText:
+    return v if isinstance(v, SymText) else SymText({str(v): True})
+
+
+@dataclass
 class SymMap:
     """What ``choose each`` binds: per seat, whether the player chose, and the value."""
 
@@ -80,7 +114,7 @@ class SymMap:
     val: list[Value]
 
 
-Value = Any  # bool | int | tm.T | FD | SymSet | SymMap | str
+Value = Any  # bool | int | tm.T | FD | SymSet | SymMap | str | SymText
 Env = ChainMap[str, Value]
 
 
@@ -198,7 +232,7 @@ def as_fd(v: Value, domain: list[int] | None = None) -> FD:
         if v.sort == tm.BOOL:
             return FD({1: v, 0: tm.not_(v)})
         if domain is None:
-            raise Unsupported("a number used as a finite value without a known domain")
+            raise Unsupported("a number used as one of a finite set of values without a range", hint="give the number a range, e.g. 1..10")
         return FD({k: tm.eq(v, k) for k in domain})
     raise AssertionError(type(v).__name__)
 
@@ -254,10 +288,12 @@ def merge(c: Term, a: Value, b: Value) -> Value:
     if isinstance(a, SymMap):
         assert isinstance(b, SymMap)
         return SymMap([tm.ite(c, x, y) for x, y in zip(a.part, b.part)], [merge(c, x, y) for x, y in zip(a.val, b.val)])
-    if isinstance(a, str) or isinstance(b, str):
-        if a == b:
+    if isinstance(a, (str, SymText)) or isinstance(b, (str, SymText)):
+        if isinstance(a, str) and a == b:
             return a
-        raise Unsupported("a text that depends on the game")
+        ta, tb = as_text(a), as_text(b)
+        mem = {k: tm.ite(c, ta.mem.get(k, False), tb.mem.get(k, False)) for k in sorted(set(ta.mem) | set(tb.mem))}
+        return SymText({k: m for k, m in mem.items() if m is not False})
     if isinstance(a, dict):
         return {k: merge(c, a[k], b[k]) for k in a}
     if isinstance(a, FD) or isinstance(b, FD):
@@ -291,8 +327,11 @@ def value_eq(a: Value, b: Value) -> Term:
     if isinstance(a, SymSet) or isinstance(b, SymSet):
         assert isinstance(a, SymSet) and isinstance(b, SymSet)
         return set_eq(a, b)
-    if isinstance(a, str) or isinstance(b, str):
+    if isinstance(a, str) and isinstance(b, str):
         return bool(a == b)
+    if isinstance(a, (str, SymText)) or isinstance(b, (str, SymText)):
+        ta, tb = as_text(a), as_text(b)
+        return tm.or_all(tm.and_(m, tb.mem[k]) for k, m in ta.mem.items() if k in tb.mem)
     return scalar_eq(a, b)
 
 
@@ -302,6 +341,8 @@ def value_key(v: Value) -> Any:
         return ("set", tuple((k, _tk(m)) for k, m in sorted(v.mem.items())))
     if isinstance(v, FD):
         return ("fd", tuple((k, _tk(m)) for k, m in sorted(v.mem.items())))
+    if isinstance(v, SymText):
+        return ("text", tuple((k, _tk(m)) for k, m in sorted(v.mem.items())))
     if isinstance(v, tm.T):
         return ("t", v.id)
     if isinstance(v, SymMap):
@@ -323,7 +364,7 @@ def _default_of(t: Type) -> Value:
     if isinstance(t, TText):
         return ""
     if isinstance(t, TMap):
-        raise Unsupported("a per-player choice as a result")
+        raise Unsupported("a per-player choice as a result", hint="pass one player's choice instead, e.g. choice[p]")
     return 0
 
 
@@ -378,7 +419,7 @@ class AttrSource:
                 self.vars.append(b)
                 mem[k] = b
             return SymSet(mem)
-        raise Unsupported(f"attribute {kind}.{attr} of type {t.show()} cannot be made symbolic")
+        raise Unsupported(f"attribute {kind}.{attr} of type {t.show()} with values left free", hint="give the attribute a range or an enum type")
 
 
 # ---- static keys --------------------------------------------------------------------------------
@@ -503,6 +544,7 @@ class SymExec:
         self.reach: dict[str, Reach] = {}
         self.errs: list[Term] | None = None  # errors raised while evaluating the current statement
         self.path: list[str] = []
+        self.texts = _texts(program) | {v for v in self.params.values() if isinstance(v, str)}  # every text a value can be
         self.ordinals: dict[int, str] = _ordinals(self.rules.flow)
         for proc in [*program.procs.values(), *(displaced or {}).values()]:
             if proc.body:
@@ -542,7 +584,7 @@ class SymExec:
             return [0, 1]
         if isinstance(t, TInt) and t.lo is not None and t.hi is not None:
             return list(range(t.lo, t.hi + 1))
-        raise Unsupported(f"no finite domain for {t.show()}")
+        raise Unsupported(f"values of type {t.show()} as members of a set or as choices (verify keeps one boolean per possible value, and {t.show()} has no bounds)", hint="give the numbers a range, e.g. set of 1..10")
 
     def zone_id(self, zone: str, idx: Value | None) -> Value:
         """The zone instance: an int, or an FD over instances when the index is symbolic."""
@@ -718,6 +760,15 @@ class SymExec:
     def stmt(self, s: ir.Stmt, env: Env, g: Term) -> None:
         """Execute one statement where ``g`` holds (the path to it, the game not over);
         ``self.struct`` is the path alone, which keeps zone counts independent of errors."""
+        try:
+            self.stmt1(s, env, g)
+        except Unsupported as exc:
+            if exc.span is None:  # not met in an expression: the statement's own
+                exc.span = s.span
+                exc.args = (exc.what, exc.span, exc.hint)
+            raise
+
+    def stmt1(self, s: ir.Stmt, env: Env, g: Term) -> None:
         self.errs = []
         self.site = s.sid
         struct = self.struct
@@ -726,8 +777,8 @@ class SymExec:
             self.settle()
         elif isinstance(s, ir.Assign):
             v = self.ev(s.value, env, g)
-            idx = self.ev(s.index, env, g) if s.index is not None else None
             self.check_range(v, s.type, s.span, s.name, tm.and_(g, tm.not_(tm.or_all(self.errs))))
+            idx = self.entry(s.index, env, g, self.rules.vars[s.name].index, s.name) if not s.local else None
             ok = tm.and_(g, self.settle())
             if s.local:
                 scope = next(m for m in env.maps if s.name in m)
@@ -745,7 +796,7 @@ class SymExec:
             self.version += 1
         elif isinstance(s, ir.Move):
             what = self.ev(s.what, env, g)
-            idx = self.ev(s.index, env, g) if s.index is not None else None
+            idx = self.entry(s.index, env, g, self.rules.zones[s.zone].index, s.zone)
             struct = self.struct
             ok = tm.and_(g, self.settle())
             zid = self.zone_id(s.zone, idx)
@@ -789,13 +840,18 @@ class SymExec:
             count = as_int(self.ev(s.count, env, g))
             ok = tm.and_(g, self.settle())
             bound = _upper_bound(s.count.type, self.loop_bound) if isinstance(count, tm.T) else max(0, int(count))
+            too_many = bound > MAX_UNROLL
+            if too_many:
+                # more passes than a trace can hold: explored as an open loop is, and a game that
+                # goes on past them is reported (truncated below), never cut silently
+                bound = self.loop_bound
             self.path.append(self.ordinals[s.sid])
             for i in range(bound):
                 gi = tm.and_(struct, tm.lt(i, count)) if isinstance(count, tm.T) else struct
                 self.path.append(f"it{i}")
                 self.block(s.body, env, gi)
                 self.path.pop()
-            if isinstance(count, tm.T):
+            if isinstance(count, tm.T) or too_many:
                 self.truncated = tm.or_(self.truncated, tm.and_(self.live(ok), tm.gt(count, bound)))
             self.path.pop()
         elif isinstance(s, (ir.RepeatUntil, ir.While)):
@@ -971,7 +1027,9 @@ class SymExec:
             return FD(sel)
         if isinstance(t, TSet):
             return SymSet({k: tm.bool_var(f"{name}|{k}") for k in self.domain(t.elem)})
-        raise Unsupported(f"no free value of type {t.show()}")
+        if isinstance(t, TText):
+            return _free_text(sorted(self.texts), name, lemmas)
+        raise Unsupported(f"any value of type {t.show()}", hint="give the variable a range or a finite type")
 
     def whole_state_checks(self, inv: ir.Invariant) -> list[tuple[list[Term], Term]] | None:
         """The invariant over a whole abstract state (see over_abstract_state): for an ``always``
@@ -1047,8 +1105,36 @@ class SymExec:
             return origin, self.counts[origin]
         return None
 
+    def entry(self, index: ir.Expr | None, env: Env, g: Term, t: Type | None, what: str) -> Value | None:
+        """The index of a zone or variable (None for one without), where ``g`` holds: of one
+        declared over a range, a number outside it stops play with a range error, as in the
+        interpreter; a constant one is then replaced by one inside (the game has stopped)."""
+        if index is None:
+            return None
+        i = self.ev(index, env, g)
+        if not (isinstance(t, TInt) and t.lo is not None and t.hi is not None) or isinstance(i, (FD, SymSet)):
+            return i
+        x = as_int(i)
+        outside = tm.or_(tm.lt(x, t.lo), tm.gt(x, t.hi))
+        shown = f" {x}" if not isinstance(x, tm.T) else ""
+        self.fail("range", index.span, what, f"'{what}' has no entry{shown}: its index runs over {t.lo}..{t.hi}", tm.and_(g, outside))
+        return t.lo if outside is True else i
+
+    def bounded(self, r: Term, span: Span, g: Term) -> Term:
+        """The value of an operator or a sum, where ``g`` holds: beyond the integer limit, play
+        stops with a range error (interpreter/semantics.py); the value then is 0 (terms.clamp)."""
+        rng = tm.int_range(r)
+        if rng is None or (-MAX_INT <= rng[0] and rng[1] <= MAX_INT):
+            return r  # within the limit, or (a free value of no declared range) in 16 bits as ever
+        if not isinstance(r, tm.T):
+            self.fail("range", span, "integer limit", f"the result {int(r):,} is beyond the integer limit ±{MAX_INT:,}", g)
+            return 0
+        self.fail("range", span, "integer limit", f"the result would be beyond the integer limit ±{MAX_INT:,}",
+                  tm.and_(g, tm.or_(tm.lt(r, -MAX_INT), tm.gt(r, MAX_INT))))
+        return tm.clamp(r, MAX_INT)
+
     def check_range(self, v: Value, t: Type, span: Span, name: str, g: Term) -> None:
-        if isinstance(t, TInt) and (t.lo is not None or t.hi is not None) and not isinstance(v, (SymSet, SymMap, str)):
+        if isinstance(t, TInt) and (t.lo is not None or t.hi is not None) and not isinstance(v, (SymSet, SymMap, SymText, str)):
             x = as_int(v)
             bad = tm.or_(tm.lt(x, t.lo) if t.lo is not None else False, tm.gt(x, t.hi) if t.hi is not None else False)
             self.fail("range", span, name, f"'{name}' would leave its range {t.show()}", tm.and_(g, bad))
@@ -1079,26 +1165,64 @@ class SymExec:
 
     def draw(self, s: ir.Draw, env: Env, g: Term) -> None:
         count = self.ev(s.count, env, g)
-        sidx = self.ev(s.src_index, env, g) if s.src_index is not None else None
-        didx = self.ev(s.dst_index, env, g) if s.dst_index is not None else None
+        sidx = self.entry(s.src_index, env, g, self.rules.zones[s.src].index, s.src)
+        didx = self.entry(s.dst_index, env, g, self.rules.zones[s.dst].index, s.dst)
         struct = self.struct
         ok = tm.and_(g, self.settle())
-        if not isinstance(count, (bool, int)):
-            raise Unsupported("a draw of a number of cards that depends on the game")
-        n = max(0, int(count))
+        if isinstance(count, (bool, int)):
+            value = self.draw_cards(s, max(0, int(count)), ok, struct, sidx, didx, "")
+            if s.bind is not None and value is not None:
+                env[s.bind] = value
+            return
+        # a number of cards the game decides: one draw per number it can be, each where the
+        # count is that number, as ``if k == 1 { draw 1 … } else if k == 2 …`` would be
+        cnt = as_int(count)
+        bounds = tm.int_range(cnt)
+        if bounds is None:
+            raise Unsupported("a draw of a number of cards without a range", s.count.span,
+                              hint="give the number a range, e.g. a variable of type 0..5")
+        lo, hi = max(0, bounds[0]), bounds[1]
+        cap = len(self.rules.components)  # more than every component is always too many
+        if min(hi, cap) - lo + 1 > MAX_DRAW_CASES:
+            raise Unsupported(f"a draw of a number of cards that depends on the game and can be any of {min(hi, cap) - lo + 1:,} numbers "
+                              f"(verify follows at most {MAX_DRAW_CASES})", s.count.span,
+                              hint=f"give the number a range of at most {MAX_DRAW_CASES} values, or draw one card at a time in a loop")
+        live = self.live(ok)
+        if live is False:
+            return
+        # one message for every number: the findings group the failures of a statement by it
+        short = f"the cards to be drawn from '{s.src}' are more than it has"
+        if hi > cap:
+            self.fail("exhaustion", s.span, s.src, short, tm.and_(live, tm.lt(cap, cnt)))
+        bound: Value | None = None
+        for k in range(lo, min(hi, cap) + 1):
+            here = tm.eq(cnt, k)
+            if here is False:
+                continue
+            value = self.draw_cards(s, k, tm.and_(ok, here), tm.and_(struct, here), sidx, didx, f"#{k}", short)
+            if value is not None:
+                bound = value if bound is None else merge(here, value, bound)
+        if s.bind is not None and bound is not None:
+            env[s.bind] = bound
+
+    def draw_cards(self, s: ir.Draw, n: int, ok: Term, struct: Term, sidx: Value | None, didx: Value | None, extra: str,
+                   message: str | None = None) -> Value | None:
+        """Draw ``n`` cards where ``ok`` holds (``struct``: the path alone); the value of the card
+        drawn (for ``draw … as c``), or None where nothing is drawn."""
         live = self.live(ok)
         if n == 0 or live is False:
-            return
+            return None
         self.check_always_invariants(live)
         src = self.zone_members(s.src, sidx)
         if self.alt_loc and not self.no_compare:  # the draw reads the zone itself
             other, _ = self.in_other(lambda: self.zone_members(s.src, sidx))
             self.diverge(s.span, tm.and_(live, tm.not_(value_eq(src, other))))
         short = tm.lt(self.zone_count(s.src, sidx), n)
-        self.fail("exhaustion", s.span, s.src, f"{n} card{'s' if n != 1 else ''} must be drawn from '{s.src}', which has fewer", tm.and_(live, short))
+        message = message or f"{n} card{'s' if n != 1 else ''} must be drawn from '{s.src}', which has fewer"
+        self.fail("exhaustion", s.span, s.src, message, tm.and_(live, short))
         active = tm.and_(live, tm.not_(short))
         # several draws in a row are one choice of a subset: the order of the draws changes nothing
-        d = self.new_decision(s, "chance" if n == 1 else "deal", active, -1, src, None, count=n)
+        d = self.new_decision(s, "chance" if n == 1 else "deal", active, -1, src, None, extra=extra, count=n)
         dst = self.zone_id(s.dst, didx)
         src_id = self.zone_id(s.src, sidx)
         for c, b in d.sel.items():
@@ -1118,8 +1242,7 @@ class SymExec:
                         self.counts[z] = tm.add(self.counts[z], tm.mul(sign, tm.mul(n, tm.bool_to_int(tm.and_(struct, cz)))))
         self.version += 1
         self.loc_ver = next(self.fresh)
-        if s.bind is not None:
-            env[s.bind] = d.value
+        return d.value
 
     def choose(self, s: ir.Choose, env: Env, g: Term) -> None:
         options = self.ev(s.options, env, g)
@@ -1239,16 +1362,22 @@ class SymExec:
     # ---- expressions ------------------------------------------------------------------------
 
     def ev(self, e: ir.Expr, env: Env, g: Term) -> Value:
-        if not self.alt_loc or self.no_compare:
-            return self.ev1(e, env, g)
-        self.no_compare += 1
         try:
-            start = len(self.errs) if self.errs is not None else 0
-            value = self.ev1(e, env, g)
-            errs = tm.or_all(self.errs[start:]) if self.errs is not None else False
-            other, other_errs = self.in_other(lambda: self.ev1(e, env, g))
-        finally:
-            self.no_compare -= 1
+            if not self.alt_loc or self.no_compare:
+                return self.ev1(e, env, g)
+            self.no_compare += 1
+            try:
+                start = len(self.errs) if self.errs is not None else 0
+                value = self.ev1(e, env, g)
+                errs = tm.or_all(self.errs[start:]) if self.errs is not None else False
+                other, other_errs = self.in_other(lambda: self.ev1(e, env, g))
+            finally:
+                self.no_compare -= 1
+        except Unsupported as exc:
+            if exc.span is None:  # the innermost expression that needs it
+                exc.span = e.span
+                exc.args = (exc.what, exc.span, exc.hint)
+            raise
         self.diverge(e.span, tm.and_(g, tm.or_(tm.not_(value_eq(value, other)), tm.not_(value_eq(errs, other_errs)))))
         return value
 
@@ -1336,11 +1465,11 @@ class SymExec:
             return env[e.name]
         if isinstance(e, ir.VarRef):
             v = self.vars[e.name]
-            return v if e.index is None else select(v, self.ev(e.index, env, g))
+            return v if e.index is None else select(v, self.entry(e.index, env, g, self.rules.vars[e.name].index, e.name))
         if isinstance(e, ir.ParamRef):
             return _const_value(self.params[e.name])
         if isinstance(e, ir.ZoneRef):
-            idx = self.ev(e.index, env, g) if e.index is not None else None
+            idx = self.entry(e.index, env, g, self.rules.zones[e.zone].index, e.zone)
             return self.zone_members(e.zone, idx)
         if isinstance(e, ir.AttrRef):
             obj = self.ev(e.obj, env, g)
@@ -1369,7 +1498,10 @@ class SymExec:
         if isinstance(e, ir.IntRange):
             lo, hi = self.ev(e.lo, env, g), self.ev(e.hi, env, g)
             if not isinstance(lo, int) or not isinstance(hi, int):
-                raise Unsupported("a range whose bounds depend on the game")
+                raise Unsupported("a range whose bounds depend on the game", hint="write its bounds as numbers or parameters")
+            if hi - lo >= MAX_RANGE:
+                self.fail("range", e.span, "range", f"the range {lo:,}..{hi:,} has {hi - lo + 1:,} values; the limit is {MAX_RANGE:,}", g)
+                return SymSet({})
             return SymSet(dict.fromkeys(range(lo, hi + 1), True))
         if isinstance(e, ir.Agg):
             return self.agg(e, env, g)
@@ -1392,11 +1524,26 @@ class SymExec:
             if isinstance(x, (bool, int)):
                 mem.setdefault(int(x), []).append(cond)
                 continue
-            dom = self.domain(t.elem) if isinstance(t, TSet) else None
+            dom = self.member_domain(t.elem, x) if isinstance(t, TSet) else None
             f = as_fd(x, dom)
             for k, c in f.mem.items():
                 mem.setdefault(k, []).append(tm.and_(cond, c))
         return SymSet({k: tm.or_all(v) for k, v in sorted(mem.items())})
+
+    def member_domain(self, t: Type, x: Value) -> list[int] | None:
+        """The values ``x`` can be as a member of a set of ``t``: the type's, or for numbers
+        without a declared range, the bounds of ``x`` itself (a set of int that grows in play
+        holds only the numbers its members can be)."""
+        if isinstance(x, FD):  # its values are its own
+            return None
+        if not (isinstance(t, TInt) and (t.lo is None or t.hi is None)):
+            return self.domain(t)
+        bounds = tm.int_range(as_int(x))
+        if bounds is None or bounds[1] - bounds[0] >= MAX_INT_MEMBERS:
+            what = "no bounds" if bounds is None else f"{bounds[1] - bounds[0] + 1:,} values (verify follows at most {MAX_INT_MEMBERS})"
+            raise Unsupported(f"a number as a member of a set of {t.show()}, where the number can have {what}",
+                              hint="give the numbers a range, e.g. set of 1..10")
+        return list(range(bounds[0], bounds[1] + 1))
 
     def binop(self, e: ir.BinOp, env: Env, g: Term) -> Value:
         op = e.op
@@ -1434,11 +1581,11 @@ class SymExec:
             return SymSet({k: tm.and_(m, tm.not_(b.mem.get(k, False))) for k, m in a.mem.items()}, a.origin, a.ver)
         x, y = as_int(a), as_int(b)
         if op == "+":
-            return tm.add(x, y)
+            return self.bounded(tm.add(x, y), e.span, g)
         if op == "-":
-            return tm.sub(x, y)
+            return self.bounded(tm.sub(x, y), e.span, g)
         if op == "*":
-            return tm.mul(x, y)
+            return self.bounded(tm.mul(x, y), e.span, g)
         if op in ("/", "%"):
             self.fail("range", e.span, op, "division by zero", tm.and_(g, tm.eq(y, 0)))
             return tm.div(x, y) if op == "/" else tm.mod(x, y)
@@ -1466,6 +1613,8 @@ class SymExec:
         if op == "player":
             x = as_int(args[0])
             self.fail("range", e.span, "player", "there is no such player", tm.and_(g, tm.or_(tm.lt(x, 1), tm.gt(x, self.n))))
+            if isinstance(x, int) and not 1 <= x <= self.n:
+                return 0  # play stops here (the failure above): any seat will do, one that exists
             return tm.sub(x, 1)
         if op == "size":
             s = args[0]
@@ -1518,7 +1667,7 @@ class SymExec:
         if op == "count":
             return tm.count_true(a for a, _ in items)
         if op == "sum":
-            return tm.add_all(tm.ite(a, as_int(v), 0) for a, v in items)
+            return self.bounded(tm.add_all(tm.ite(a, as_int(v), 0) for a, v in items), e.span, g)
         if op in ("max", "min"):
             none = tm.not_(tm.or_all(a for a, _ in items))
             self.fail("incomplete", e.span, op, f"{op} of nothing: the collection is empty", tm.and_(g, none))
@@ -1751,8 +1900,33 @@ def _free_locals(e: ir.Expr) -> set[str]:
     return {x.name for x in found if isinstance(x, ir.Local)} - {x.var for x in found if isinstance(x, ir.Agg)}
 
 
+def _texts(program: ir.Program) -> set[str]:
+    """The texts of a program: its literals, its variables' and parameters' values, its tables'
+    (rules only copy texts, so these are all a text value can be)."""
+    rules = program.rules
+    out: set[str] = {""}
+    roots: list[object] = [rules.flow, *(i.expr for i in rules.invariants)]
+    for d in program.defs.values():
+        roots += [d.body, d.otherwise, *[x for c in d.cases or [] for x in (c.guard, c.value)]]
+    roots += [p.body for p in program.procs.values() if p.body]
+    for root in roots:
+        if root is not None:
+            out.update(e.value for e in walk_exprs(root) if isinstance(e, ir.Const) and isinstance(e.value, str))
+    out.update(v for v in [*(x.init for x in rules.vars.values()), *(x.value for x in rules.params.values())] if isinstance(v, str))
+    out.update(v for c in rules.components for v in c.attrs.values() if isinstance(v, str))
+    return out
+
+
+def _free_text(texts: list[str], name: str, lemmas: list[Term]) -> SymText:
+    sel: dict[str, Term] = {k: tm.bool_var(f"{name}|{i}") for i, k in enumerate(texts)}
+    lemmas.append(tm.pb_eq(sel.values(), 1))
+    return SymText(sel)
+
+
 def _abstract(v: Value, t: Type, name: str, lemmas: list[Term]) -> Value:
     """A free value of the same shape as v (v itself when it is a constant)."""
+    if isinstance(v, SymText):
+        return _free_text(sorted(v.mem), name, lemmas)
     if isinstance(v, SymSet):
         if all(not isinstance(m, tm.T) for m in v.mem.values()):
             return v

@@ -79,6 +79,7 @@ def reset() -> None:
     _table.clear()
     _lift_cache.clear()
     _not_cache.clear()
+    _range_cache.clear()
 
 
 def sort_of(x: Term) -> str:
@@ -501,6 +502,72 @@ def count_true(items: Iterable[Term]) -> Term:
     return add(c, -k) if k else c
 
 
+def clamp(a: Term, limit: int) -> Term:
+    """``a`` where it lies within -limit..limit, else 0: the value of an integer after the check
+    that it is within the limit (beyond it the game has stopped, so 0 changes nothing), which
+    keeps the values made from it within bounds the z3 back end computes exactly."""
+    if not isinstance(a, T):
+        return a if -limit <= int(a) <= limit else 0
+    return _mk("clamp", (a, limit), INT)
+
+
+_range_cache: dict[int, tuple[int, int] | None] = {}
+
+
+def int_range(t: Term) -> tuple[int, int] | None:
+    """Bounds the values of an integer term lie within, computed from its parts (a variable's
+    declared range, a count's number of booleans), or None where a part's are unknown."""
+    if isinstance(t, bool):
+        return None
+    if not isinstance(t, T):
+        return int(t), int(t)
+    if t.id in _range_cache:
+        return _range_cache[t.id]
+    # parts first, without recursion
+    stack: list[T] = [t]
+    while stack:
+        node = stack[-1]
+        todo = [a for a in node.args if isinstance(a, T) and a.sort == INT and a.id not in _range_cache]
+        if node.op != "var" and todo:
+            stack.extend(todo)
+            continue
+        stack.pop()
+        _range_cache[node.id] = _node_range(node)
+    return _range_cache[t.id]
+
+
+def _node_range(t: T) -> tuple[int, int] | None:
+    if t.op == "var":
+        return var_range(t)
+    if t.op == "count":
+        return 0, len(t.args)
+    if t.op == "clamp":
+        limit = int(t.args[1])  # type: ignore[arg-type]
+        inner = int_range(t.args[0])
+        if inner is None:
+            return -limit, limit
+        lo, hi = max(inner[0], -limit), min(inner[1], limit)
+        return (min(lo, 0), max(hi, 0)) if lo <= hi else (0, 0)  # 0 beyond the limit
+    parts = [int_range(a) for a in (t.args[1:] if t.op == "ite" else t.args)]
+    if any(p is None for p in parts):
+        return None
+    known = [p for p in parts if p is not None]
+    if t.op == "add":
+        return sum(p[0] for p in known), sum(p[1] for p in known)
+    if t.op == "ite":
+        return min(p[0] for p in known), max(p[1] for p in known)
+    if t.op == "mul":
+        ends = [x * y for x in known[0] for y in known[1]]
+        return min(ends), max(ends)
+    if t.op == "div":  # |x // y| <= |x| for y != 0, and 0 for y = 0
+        m = max(abs(v) for v in known[0])
+        return -m, m
+    if t.op == "mod":  # |x % y| < |y|, and 0 for y = 0
+        m = max(abs(v) for v in known[1])
+        return -m, m
+    return None
+
+
 def max_of(a: Term, b: Term) -> Term:
     return ite(ge(a, b), a, b)
 
@@ -662,6 +729,8 @@ def _apply(op: str, v: list[bool | int]) -> bool | int:
         return int(v[0]) % int(v[1]) if int(v[1]) else 0
     if op == "count":
         return sum(1 for x in v if x)
+    if op == "clamp":
+        return int(v[0]) if -int(v[1]) <= int(v[0]) <= int(v[1]) else 0
     if op == "pbeq":
         return sum(1 for x in v[1:] if x) == v[0]
     if op == "pbge":

@@ -348,10 +348,11 @@ def continue_game(program: ir.Program, n: int, actions: list[Any], params: dict[
     """The actions as far as the game allows them, then random legal moves to the end: the other
     reading's side of a witness whose readings part at some decision."""
     pick = Coupled(seed)
-    state = State(Game(program, n, params), covered=covered)
     out: list[Any] = []
     queue = list(actions)
     try:
+        # inside the try: rules that stop before the first decision stop the game at once
+        state = State(Game(program, n, params), covered=covered)
         while not state.is_terminal() and len(out) < max_moves:
             a: Any = queue.pop(0) if queue else None
             if state.is_chance_node():
@@ -373,6 +374,32 @@ def continue_game(program: ir.Program, n: int, actions: list[Any], params: dict[
     except RuleError:
         pass
     return out
+
+
+def finish_short_draw(program: ir.Program, n: int, actions: list[Any], params: dict[str, Any] | None = None) -> list[Any]:
+    """The actions, and where they stop at a draw of more cards than its zone holds, the cards
+    there are. The engines draw those and then stop (an exhaustion error); the symbolic executor
+    records the failure at the draw itself, so the solver's game has no action for them. Unchanged
+    unless the draw fails so: anything else is the replay's to report."""
+    out = list(actions)
+    try:
+        state = State(Game(program, n, params))
+        for a in actions:
+            apply(state, a)
+        draw = state.pending.stmt if state.pending is not None and state.is_chance_node() else None
+        if not isinstance(draw, ir.Draw):
+            return actions
+        for _ in range(len(program.rules.components)):
+            if state.is_terminal() or not state.is_chance_node() or state.pending is None or state.pending.stmt is not draw:
+                break
+            a = min(x for x, _ in state.chance_outcomes())
+            out.append(a)
+            state.apply_action(a)
+    except RuleError as err:
+        return out if err.kind == "exhaustion" and len(out) > len(actions) else actions
+    except ValueError:
+        pass
+    return actions
 
 
 def forced(state: State, n: int) -> Any | None:
@@ -423,11 +450,12 @@ def follow(program: ir.Program, source: ir.Program, n: int, actions: list[Any], 
     where it has them and the source's skipped where only the source has them; from where the
     games part, coupled random moves (dsl/coupling.py) to the end."""
     pick = Coupled(seed)
-    sa, sb = State(Game(source, n, params)), State(Game(program, n, params))
     out: list[Any] = []
     queue = list(actions)
     parted = False
     try:
+        # inside the try: rules that stop before the first decision stop the game at once
+        sa, sb = State(Game(source, n, params)), State(Game(program, n, params))
         while not sb.is_terminal() and len(out) < max_moves:
             move: Any = None
             if not parted and queue and not sa.is_terminal():

@@ -23,6 +23,9 @@ from .terms import Term
 #: Integers are at most 16-bit two's complement; scores and sums of small games fit with room to
 #: spare. Most terms' ranges are known (counts, sums of table values), and they get fewer bits.
 WIDTH = 16
+#: An integer term whose range is known is computed in the bits the range needs, up to this many
+#: (a value checked against the integer limit must be exact: see terms.clamp).
+EXACT_WIDTH = 64
 
 #: z3's resource units per second of a time limit. A question is stopped after a number of the
 #: solver's own steps, not of seconds, so its answer does not depend on the machine's load or speed
@@ -157,6 +160,8 @@ class Translator:
         values are those of WIDTH bits everywhere; the narrower the bit-vectors, the smaller the
         problem the solver gets (measured: docs/verify.md)."""
         op, args = node.op, node.args
+        if op == "clamp":
+            return self._clamp(node, raw[0])
         ints = [a for a in args if tm.sort_of(a) == tm.INT]
         widths = [self.width_of(a) for a in ints]
         if op in ("eq", "lt", "le"):
@@ -183,13 +188,28 @@ class Translator:
                 # whatever y, 0 included
                 m = max(abs(v) for r in known for v in r) + 2
                 rng = (-2 * m, 2 * m)
-        if rng is not None and _bits(*rng) > WIDTH:
+        if rng is not None and _bits(*rng) > EXACT_WIDTH:
             rng = None
         w = max([WIDTH if rng is None else _bits(*rng), *widths])
         self.ranges[node.id] = rng
         self.widths[node.id] = w
         at = [self._at(a, x, w) if isinstance(a, tm.T) and a.sort == tm.INT else x for a, x in zip(args, raw)]
         return self._build(op, at, tm.INT, w)
+
+    def _clamp(self, node: tm.T, x: Any) -> Any:
+        """clamp(a, L): a where it lies within -L..L, else 0 (terms.clamp), in the bits of -L..L
+        (a's own are exact: its range is known, within EXACT_WIDTH bits)."""
+        a, limit = node.args[0], int(node.args[1])  # type: ignore[arg-type]
+        have = self.width_of(a)
+        w = _bits(-limit, limit)
+        self.ranges[node.id] = tm.int_range(node)
+        if have <= w:
+            self.widths[node.id] = have
+            return x
+        self.widths[node.id] = w
+        # (z3py here: rare, and every part is held by a Python object, so none is freed early)
+        inside = z3.And(self.const(-limit, have) <= x, x <= self.const(limit, have))
+        return z3.If(inside, z3.Extract(w - 1, 0, x), self.const(0, w))
 
     def _named(self, tid: int, body: Any) -> Any:
         c = self.ctx.ref()

@@ -6,7 +6,7 @@ part shares, reporting errors, suggestions, and the methods one part calls in an
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .. import ast, ir
@@ -28,7 +28,7 @@ MAX_PLAYERS = 16
 #: Limits that keep checking and playing a 1 MiB file from running for hours (docs/language.md).
 MAX_COMPONENTS = 10_000  # components made by all tables together
 MAX_RANGE = 10_000  # values in a range written in an expression, a match pattern or an index type
-MAX_SUGGESTIONS = 200
+MAX_SUGGESTIONS = 100
 
 
 @dataclass
@@ -90,12 +90,14 @@ class CheckerBase(ABC):
         self.def_sigs: dict[str, tuple[list[tuple[str, Type]], Type]] = {}
         self.proc_sigs: dict[str, list[tuple[str, Type]]] = {}
         self.components: list[ir.Component] = []
+        self.displays: dict[str, list[str | tuple[str, Span]]] = {}  # a card type's display text, in parts
         self.used: set[tuple[str, str]] = set()
         self.game: ir.GameInfo | None = None
         self.allow_winners = False
         self.in_init = False
         self.decl_spans: dict[str, Span] = {}
         self.suggestions = 0
+        self.all_of: dict[str, frozenset[int]] = {}  # a card type's components, an enum's values, by name
 
     # ---- helpers -----------------------------------------------------------------------------------
 
@@ -103,11 +105,14 @@ class CheckerBase(ABC):
         self.d.error(code, msg, span, hint)
         return ir.Const(ERROR, span, 0)
 
-    def suggest(self, name: str, candidates: Iterable[str]) -> str | None:
+    def suggest(self, name: str, candidates: Iterable[str] | Callable[[], Iterable[str]]) -> str | None:
         """'did you mean', for the first MAX_SUGGESTIONS unknown names only: a file with thousands of
-        misspellings among thousands of declarations would otherwise take minutes to check."""
+        misspellings among thousands of declarations would otherwise take minutes to check.
+        ``candidates`` may be a function that lists them, called only when a suggestion is made."""
         self.suggestions += 1
-        return did_you_mean(name, candidates) if self.suggestions <= MAX_SUGGESTIONS else None
+        if self.suggestions > MAX_SUGGESTIONS:
+            return None
+        return did_you_mean(name, candidates() if callable(candidates) else candidates)
 
     # ---- what one part calls in another ------------------------------------------------------------
 

@@ -6,10 +6,13 @@ is refused) and the warnings for definitions and procedures that cite no ruleboo
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from .. import ast, ir
+from ..parser import MAX_TREE_DEPTH
 from ..source import Span
 from ..types import BOOL
-from ..walk import callees
+from ..walk import call_sites, callees
 from .base import AMBIGUITY_KINDS, LocalInfo, Scope, _listing, _src
 from .names import Names
 from .types import tshow
@@ -192,23 +195,69 @@ class Definitions(Names):
         state: dict[str, int] = {}
         reported: set[str] = set()
 
-        def visit(n: str, path: list[str]) -> None:
-            state[n] = 1
-            for m in sorted(graph.get(n, ())):
+        # depth first, without recursion (a chain of thousands of definitions is a valid file)
+        for root in sorted(graph):
+            if state.get(root) is not None:
+                continue
+            path: list[str] = [root]
+            on_path: dict[str, int] = {root: 0}
+            todo: list[Iterator[str]] = [iter(sorted(graph.get(root, ())))]
+            state[root] = 1
+            while todo:
+                n = path[-1]
+                m = next(todo[-1], None)
+                if m is None:
+                    state[n] = 2
+                    todo.pop()
+                    del on_path[path.pop()]
+                    continue
                 if state.get(m) == 1:
-                    cycle = [*path[path.index(m):], m] if m in path else [n, m]
+                    cycle = [*path[on_path[m]:], m] if m in on_path else [n, m]
                     if m not in reported:
                         reported.add(m)
                         decl = self.def_decls.get(m) or self.proc_decls.get(m)
                         span = decl.name_span if decl is not None else Span.point(1, 1)
                         self.d.error("E0206", f"'{m}' calls itself: " + " -> ".join(cycle), span, hint="rules are evaluated without recursion; use a for each loop or an aggregate")
                 elif state.get(m) is None:
-                    visit(m, [*path, m])
-            state[n] = 2
+                    state[m] = 1
+                    on_path[m] = len(path)
+                    path.append(m)
+                    todo.append(iter(sorted(graph.get(m, ()))))
+        self.check_call_depth(variants, reported)
 
-        for n in sorted(graph):
-            if state.get(n) is None:
-                visit(n, [n])
+    def check_call_depth(self, variants: list[ir.Definition | ir.Procedure], cyclic: set[str]) -> None:
+        """Every back end evaluates a call inside its caller's evaluation (the interpreter's tree
+        walk, the engine's functions, the verifier's unrolling), so the depth of a declaration's
+        syntax counts through the calls it makes: at most MAX_TREE_DEPTH levels, as in one
+        declaration (a chain of a thousand definitions exhausted Python's stack)."""
+        sites: dict[str, list[tuple[int, list[tuple[int, str]]]]] = {}
+        for v in variants:
+            roots: list[object] = [v.body, v.otherwise, *[x for c in v.cases or [] for x in (c.guard, c.value)]] \
+                if isinstance(v, ir.Definition) else [v.body]
+            sites.setdefault(v.name, []).append(call_sites(roots))
+        total: dict[str, int] = {}
+        for name in sorted(sites):  # callees first, without recursion (no cycles: reported above)
+            stack = [name]
+            while stack:
+                n = stack[-1]
+                if n in total:
+                    stack.pop()
+                    continue
+                todo = [c for _, calls in sites.get(n, []) for _, c in calls if c not in total and c in sites and c not in cyclic]
+                if todo and n not in cyclic:
+                    stack.extend(todo)
+                    continue
+                total[n] = max((max([own, *(d + total.get(c, 0) for d, c in calls)]) for own, calls in sites.get(n, [])), default=0)
+                stack.pop()
+        if not total:
+            return
+        name, deepest = max(sorted(total.items()), key=lambda kv: kv[1])
+        decl = self.def_decls.get(name) or self.proc_decls.get(name)
+        if deepest > MAX_TREE_DEPTH and decl is not None:
+            self.d.error("E0004", f"nested too deeply through calls: '{name}' and the definitions and procedures it calls make "
+                         f"{deepest:,} levels of syntax inside one another, more than {MAX_TREE_DEPTH}", decl.name_span,
+                         hint="each call counts the depth of the body it calls; compute inner parts once with let, or fold "
+                         "a chain of definitions into fewer")
 
     def check_sources(self, defs: dict[str, ir.Definition], procs: dict[str, ir.Procedure]) -> None:
         for d in defs.values():

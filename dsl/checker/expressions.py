@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import ast, ir
 from ..source import Span
-from ..types import ANY, BOOL, ERROR, INT, PLAYER, TEXT, TAny, TComp, TEnum, TError, TInt, TMap, TSet, TText, Type, fits, join
+from ..types import ANY, BOOL, ERROR, INT, MAX_INT, PLAYER, TEXT, TAny, TComp, TEnum, TError, TInt, TMap, TSet, TText, Type, fits, join
 from .base import BUILTIN_USE, MAX_PLAYERS, MAX_RANGE, Scope
 from .names import Names
 from .types import const_value, tshow, type_hint, zone_elem
@@ -168,14 +168,17 @@ class Expressions(Names):
             return self.err("E0203", f"'{n}' is a procedure: it is a step of the game, not a value", sp, hint=f"run it as a step on its own line: {n}(…)")
         if n in self.kinds:
             # a card or piece type stands for the set of all its components
-            ids = frozenset(c.cid for c in self.components if c.kind == n)
-            return ir.Const(TSet(TComp(n)), sp, ids)
+            if n not in self.all_of:  # (once per name: a file may name a type thousands of times)
+                self.all_of[n] = frozenset(c.cid for c in self.components if c.kind == n)
+            return ir.Const(TSet(TComp(n)), sp, self.all_of[n])
         if n in self.enums:
             self.used.add(("enum", n))
-            return ir.Const(TSet(TEnum(n)), sp, frozenset(range(len(self.enums[n].values))))
+            if n not in self.all_of:
+                self.all_of[n] = frozenset(range(len(self.enums[n].values)))
+            return ir.Const(TSet(TEnum(n)), sp, self.all_of[n])
         return self.err(
             "E0201", f"unknown name '{n}'", sp,
-            hint=self.suggest(n, list(scope.all_names()) + self.global_names())
+            hint=self.suggest(n, lambda: list(scope.all_names()) + self.global_names())
             or "declare it, or bind it with let, choose, for each or draw … as",
         )
 
@@ -219,6 +222,9 @@ class Expressions(Names):
             if op in ("/", "%") and bv == 0:
                 return self.err("E0304", "division by zero", sp, hint="divide by a number other than 0")
             v = {"+": av + bv, "-": av - bv, "*": av * bv, "/": av // bv if bv else 0, "%": av % bv if bv else 0}[op]
+            if not -MAX_INT <= v <= MAX_INT:
+                return self.err("E0305", f"{av} {op} {bv} is {v:,}, beyond the integer limit {MAX_INT:,}", sp,
+                                hint=f"numbers of a game lie within -{MAX_INT:,}..{MAX_INT:,}")
             return ir.Const(TInt(v, v), sp, v)
         return ir.BinOp(INT, sp, op, a, b)
 

@@ -5,8 +5,6 @@ the warnings for declarations never used.
 
 from __future__ import annotations
 
-import re
-
 from .. import ast, ir
 from ..source import Span
 from ..types import ERROR, TBool, TComp, TEnum, TError, TInt, TPlayer, TSet, Type
@@ -79,10 +77,12 @@ class Names(Types):
             return
         names: list[str] = []
         labels: list[str] = []
+        seen: set[str] = set()  # (a list lookup per value made a large enum quadratic)
         for v in e.values:
-            if v.name in names:
+            if v.name in seen:
                 self.d.error("E0202", f"enum '{e.name}' lists '{v.name}' twice", v.span, hint=f"remove the second '{v.name}'")
                 continue
+            seen.add(v.name)
             names.append(v.name)
             labels.append(v.label or v.name)
             self.enum_values.setdefault(v.name, []).append((e.name, len(names) - 1))
@@ -114,13 +114,13 @@ class Names(Types):
                 t = ERROR
             kind.attrs[a.name] = t
             kind.attr_sources[a.name] = _src(a.source)
-        if k.display:
-            for m in re.finditer(r"\{([^{}]*)\}", k.display):
-                if m.group(1) not in kind.attrs:
-                    self.d.error(
-                        "E0205", f"the display text of '{k.name}' names no attribute '{m.group(1)}'", k.span,
-                        hint=self.suggest(m.group(1), kind.attrs) or "write attribute names in braces, e.g. \"Person {rank}\"",
-                    )
+        self.displays[k.name] = k.display_parts
+        for part in k.display_parts:
+            if isinstance(part, tuple) and part[0] not in kind.attrs:
+                self.d.error(
+                    "E0205", f"the display text of '{k.name}' names no attribute '{part[0]}'", part[1],
+                    hint=self.suggest(part[0], kind.attrs) or "write attribute names in braces, e.g. \"Person {rank}\", and \\{ \\} for braces",
+                )
 
     def collect_zone(self, z: ast.ZoneDecl) -> None:
         if not self.declare(z.name, z.span, "zone"):

@@ -5,7 +5,6 @@ unspecified) and the rows of a table, the cell values, the components the rows m
 
 from __future__ import annotations
 
-import re
 from itertools import product
 
 from .. import ast, ir
@@ -194,10 +193,12 @@ class Tables(Names):
         if not kind.display:
             return f"{kind.name} {comp.cid + 1}"
 
-        def sub(m: re.Match[str]) -> str:
-            a = m.group(1)
+        def sub(part: str | tuple[str, Span]) -> str:
+            if isinstance(part, str):
+                return part
+            a = part[0]
             if a not in comp.attrs or a not in kind.attrs:  # an unknown column already has an error
-                return m.group(0)
+                return "{" + a + "}"
             t = kind.attrs[a]
             if isinstance(t, TEnum):
                 return self.enums[t.name].labels[comp.attrs[a]]  # type: ignore[index]
@@ -209,4 +210,4 @@ class Tables(Names):
             return str(comp.attrs[a])
 
         del show
-        return re.sub(r"\{([^{}]*)\}", sub, kind.display)
+        return "".join(sub(part) for part in self.displays.get(kind.name, [kind.display]))

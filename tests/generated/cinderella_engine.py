@@ -49,6 +49,9 @@ CHANCE = -1
 SIMULTANEOUS = -2
 TERMINAL = -4
 _STEP_BUDGET = 2000000
+#: every integer of the game lies in -_MAX_INT.._MAX_INT; a range holds at most _MAX_RANGE numbers
+_MAX_INT = 2147483647
+_MAX_RANGE = 10000
 
 # ---- runtime -----------------------------------------------------------------------------------
 
@@ -98,6 +101,20 @@ def _mod(a: int, b: int, line: int, column: int) -> int:
     if b == 0:
         _raise("range", "division by zero", line, column)
     return a % b
+
+
+def _int(v: int, line: int, column: int) -> int:
+    """The value of an operator or a sum, which must lie within the integer limit."""
+    if -_MAX_INT <= v <= _MAX_INT:
+        return v
+    _raise("range", f"the result {v:,} is beyond the integer limit ±{_MAX_INT:,}", line, column)
+
+
+def _range(lo: int, hi: int, line: int, column: int) -> frozenset[int]:
+    """The numbers lo..hi (bounds computed in play), at most _MAX_RANGE of them."""
+    if hi - lo >= _MAX_RANGE:
+        _raise("range", f"the range {lo:,}..{hi:,} has {hi - lo + 1:,} values; the limit is {_MAX_RANGE:,}", line, column)
+    return frozenset(range(lo, hi + 1))
 
 
 def _player(k: int, n: int, line: int, column: int) -> int:
