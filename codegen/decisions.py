@@ -100,6 +100,7 @@ function takes over; and the bound on the statements run between two decisions."
                 self.emit(f"Z[{slots['src']}] ^= {b}")
             self.emit(f"Z[{slots['dst']}] |= {b}")
             self.emit(f"loc[a] = {slots['dst']}")
+            self.forget(b)
             self.changed({"zone:" + s.src, "zone:" + s.dst})
             if bind is not None:
                 self.emit(f"{bind.code} = a")
@@ -133,7 +134,7 @@ function takes over; and the bound on the statements run between two decisions."
         for legal_actions and for checking the action."""
         if rep_of(TSet(t)) == "fs":
             return f"tuple(sorted({code}))"
-        widest = max([len(self.rules.components), self.layout.maxp, 2, *(len(e.values) for e in self.rules.enums.values())])
+        widest = self.widest_set()
         # (small sets recur and are remembered; large ones rarely do: they stay masks, and their
         # members are read when asked for)
         return f"_BITS[{code}]" if widest <= 32 else code
@@ -158,6 +159,10 @@ function takes over; and the bound on the statements run between two decisions."
             loc.where = (zone[0], zone[1], self.epoch)
         self.scope.names[s.bind] = loc
         return False
+
+    def s_Ask(self, s: ir.Ask, after: bool, rec: BlockRec, i: int) -> bool:
+        # an answer is a choice among the answers the speaker's obligation allows (s.options)
+        return self.s_Choose(s, after, rec, i)
 
     def s_ChooseEach(self, s: ir.ChooseEach, after: bool, rec: BlockRec, i: int) -> bool:
         self.comment(s, f"choose each {s.pvar}: {s.bind}")
@@ -190,6 +195,13 @@ function takes over; and the bound on the statements run between two decisions."
             loc.among = (id(self.scope.get(s.players.name)), self.local_epoch)
         self.scope.names[s.bind] = loc
         return True
+
+    def widest_set(self) -> int:
+        """How many members the widest set of the rules can have (components, players, enum
+        values, places when a set of places is used)."""
+        from rulecheck.dsl.values import mask_width
+
+        return mask_width(self.rules)
 
     # ---- the step budget between two decisions -----------------------------------------------------
 
@@ -247,5 +259,5 @@ function takes over; and the bound on the statements run between two decisions."
         if isinstance(coll, ir.IntRange) and isinstance(coll.lo, ir.Const) and isinstance(coll.hi, ir.Const):
             return max(0, int(coll.hi.value) - int(coll.lo.value) + 1)  # type: ignore[arg-type]
         if rep_of(t) == "mask":
-            return 8 * ((max(len(self.rules.components), self.layout.maxp, 2, *(len(e.values) for e in self.rules.enums.values())) + 7) // 8)
+            return 8 * ((self.widest_set() + 7) // 8)
         return float("inf")

@@ -15,8 +15,8 @@ from typing import Any
 import jinja2
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TPlayer, TSet, Type
-from rulecheck.dsl.values import choice_bounds, num_distinct_actions, param_spec, show
+from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TPlace, TPlayer, TSet, Type
+from rulecheck.dsl.values import choice_bounds, mask_width, num_distinct_actions, param_spec, places_chosen, place_table, show
 from rulecheck.interpreter.semantics import STEP_BUDGET
 
 from .bounds import length_bound
@@ -135,8 +135,7 @@ def adapter_source(kind: str) -> str:
 
 def mask_bytes(rules: ir.Ruleset) -> int:
     """How many bytes the widest set of the rules needs (components, players, enum values)."""
-    widest = max([len(rules.components), rules.game.max_players, 2, *(len(e.values) for e in rules.enums.values())])
-    return (widest + 7) // 8
+    return (mask_width(rules) + 7) // 8
 
 
 def chance_lists(rules: ir.Ruleset, zones: dict[int, str]) -> list[tuple[tuple[int, ...], str]]:
@@ -229,6 +228,8 @@ def score_slots(rules: ir.Ruleset, layout: Layout) -> tuple[int, ...]:
 def actions_base(rules: ir.Ruleset) -> int:
     """The part of NUM_DISTINCT_ACTIONS - 1 that no parameter changes."""
     fixed = [b for b in choice_bounds(rules) if isinstance(b, int)]
+    if places_chosen(rules):
+        fixed.append(len(place_table(rules)) - 1)
     return max([len(rules.components), rules.game.max_players, 2, *(b + 1 for b in fixed)])
 
 
@@ -310,6 +311,8 @@ def _values(rules: ir.Ruleset, t: Type) -> tuple[int, ...] | None:
         return tuple(range(len(rules.enums[t.name].values)))
     if isinstance(t, TBool):
         return (0, 1)
+    if isinstance(t, TPlace):
+        return tuple(range(len(place_table(rules))))
     if isinstance(t, TInt) and t.lo is not None and t.hi is not None and t.hi - t.lo < 4096:
         return tuple(range(t.lo, t.hi + 1))
     return None

@@ -207,10 +207,11 @@ def _sees(z: ir.ZoneInfo, idx: Any, player: int | None, params: dict[str, Any]) 
 
 
 def seen(m: Machine, player: int | None) -> dict[int, str]:
-    """The components whose faces a player sees at the table now, each with its zone's label
-    (``player`` None: every component)."""
+    """The components whose faces a player sees at the table now or remembers where they lie
+    (``reveal``), each with its zone's label (``player`` None: every component)."""
+    known = m.known[player] if player is not None else set()
     return {c: m.zone_label((z.name, idx)) for z in m.rules.zones.values() for idx in m.zone_indexes(z)
-            if _sees(z, idx, player, m.params) for c in m.contents[(z.name, idx)]}
+            for c in m.contents[(z.name, idx)] if _sees(z, idx, player, m.params) or c in known}
 
 
 def observation(m: Machine, player: int | None) -> str:
@@ -224,7 +225,8 @@ def observation(m: Machine, player: int | None) -> str:
             if _sees(z, idx, player, m.params):
                 lines.append(f"{label}: {', '.join(rules.components[c].display for c in items) or 'empty'}")
             else:
-                lines.append(f"{label}: {len(items)} hidden")
+                remembered = [rules.components[c].display for c in items if player is not None and c in m.known[player]]
+                lines.append(f"{label}: {len(items)} hidden" + (f", seen {', '.join(remembered)}" if remembered else ""))
     for v in rules.vars.values():
         vis = ir.visibility_in(v, m.params)
         if vis == "hidden" and player is not None:

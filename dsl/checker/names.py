@@ -9,7 +9,7 @@ import re
 
 from .. import ast, ir
 from ..source import Span
-from ..types import ERROR, TBool, TComp, TEnum, TError, TInt, TPlayer, TSet, Type
+from ..types import ERROR, TBool, TComp, TEnum, TError, TInt, TPlace, TPlayer, TSet, Type
 from .base import MAX_PLAYERS, LocalInfo, Scope, _listing, _src
 from .types import Types, tshow
 
@@ -109,7 +109,7 @@ class Names(Types):
                 self.d.error("E0202", f"attribute '{a.name}' is declared twice in '{k.name}'", a.span, hint="remove one of them, or rename it")
                 continue
             t = self.resolve_type(a.type)
-            if isinstance(t, TComp) or isinstance(t, TPlayer) or (isinstance(t, TSet) and isinstance(t.elem, (TComp, TPlayer))):
+            if isinstance(t, (TComp, TPlayer, TPlace)) or (isinstance(t, TSet) and isinstance(t.elem, (TComp, TPlayer, TPlace))):
                 self.d.error("E0301", f"attribute '{a.name}' cannot be of type {tshow(t)}", a.type.span, hint="attributes are numbers, booleans, texts, enum values or sets of enum values")
                 t = ERROR
             kind.attrs[a.name] = t
