@@ -148,6 +148,8 @@ class Compiler(Statements, Decisions, Expressions, Aggregates):
             out.append("    Z = S.z")
         if "V" in self.fn.uses:
             out.append("    V = S.v")
+        if "loc" in self.fn.uses:
+            out.append("    loc = S.loc")
         if "n" in self.fn.uses:
             out.append("    n = S.n")
         return out

@@ -161,8 +161,28 @@ function takes over; and the bound on the statements run between two decisions."
         return False
 
     def s_Ask(self, s: ir.Ask, after: bool, rec: BlockRec, i: int) -> bool:
-        # an answer is a choice among the answers the speaker's obligation allows (s.options)
-        return self.s_Choose(s, after, rec, i)
+        """An answer is a choice among the answers the speaker's obligation allows (s.options). The
+        state keeps the question, its arguments and the true answers while it waits (S.q), and
+        every answer given with whether it was true (S.a): hidden information, in no view."""
+        self.comment(s, f"ask {s.question}: {s.bind}")
+        p = self.point("player", s, s.label, s.secret, s.type)
+        loc = self.bind(Scope(), s.bind, s.type, after)
+        self.tick(s.span)
+        assert s.truths is not None
+        args = [self.materialize(self.ex(a)) for a in s.args]
+        shown = [f"frozenset(_BITS[{a}])" if rep_of(x.type) == "mask" else a for a, x in zip(args, s.args)]
+        truths = self.materialize(self.ex(s.truths, "mask"))
+        opts = self.materialize(self.ex(s.options))
+        who = self.materialize(self.ex(s.chooser))
+        msg = f" must choose ({s.label}) but has no option"
+        self.emit(f"if not {opts}:")
+        self.emit(f"    _raise('incomplete', _pname({who}) + {pyrepr(msg)}, {at(s.span)})")
+        self.emit(f"S.q = ({pyrepr(s.question)}, ({''.join(x + ', ' for x in shown)}), {truths})")
+        self.suspend(p, who, self.pending_options(opts, s.type))
+        record = "S.a = S.a + ((S.q[0], S.cp, S.q[1], a, S.q[2] >> a & 1 == 1),)"
+        self.resumes[p] = ([record, "S.q = None", f"{loc.code} = {self.decode('a', s.type)}"], rec, i)
+        self.scope.names[s.bind] = loc
+        return False
 
     def s_ChooseEach(self, s: ir.ChooseEach, after: bool, rec: BlockRec, i: int) -> bool:
         self.comment(s, f"choose each {s.pvar}: {s.bind}")

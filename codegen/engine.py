@@ -22,7 +22,7 @@ from rulecheck.interpreter.semantics import STEP_BUDGET
 from .bounds import length_bound
 from .compiler import Compiler
 from .layout import GenerationError, Layout, rep_of
-from .literals import comment_text, pyrepr
+from .literals import comment_text, ident, pyrepr
 
 __all__ = ["ADAPTERS", "GenerationError", "adapter_source", "environment", "generate", "load_module"]
 
@@ -120,8 +120,18 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "returns": ir.RETURNS[g.returns],
         "score_slots": score_slots(rules, layout),
         "length_bound": length_bound(program),
+        "targets": [target_entry(c, t) for t in rules.targets],
     }
     return environment().get_template("engine.py.jinja").render(**context)
+
+
+def target_entry(c: Compiler, t: ir.Target) -> dict[str, Any]:
+    """How the engine gives a target's value: its definition's function, or the value computed now."""
+    name = t.part(t.name)
+    mask = rep_of(t.expr.type) == "mask"
+    if name in c.def_tables:
+        return {"name": t.name, "fn": f"lambda S: {c.def_tables[name]}", "mask": mask}
+    return {"name": t.name, "fn": f"D_{ident(name)}", "mask": mask}
 
 
 def adapter_source(kind: str) -> str:

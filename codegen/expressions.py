@@ -222,6 +222,7 @@ class Expressions(Tables):
         if op == "abs":
             return f"abs({bare(args[0])})", None
         if op == "where":
+            self.uses("loc")
             return f"loc[{bare(args[0])}]", None
         if op in ("min", "max"):
             return f"{op}({bare(args[0])}, {bare(args[1])})", None

@@ -78,6 +78,9 @@ class Tables(CompilerBase):
         """Definitions the flow can call, in declaration order (invariants are not compiled)."""
         seen: set[str] = set()
         todo: list[object] = [self.rules.flow]
+        for t in self.rules.targets:  # what a player wants to know: the engine can say it (target_value)
+            seen.add(t.part(t.name))
+            todo.append(t.expr)
         procs_seen: set[str] = set()
         while todo:
             node = todo.pop()

@@ -367,6 +367,7 @@ class Game(Decl):
     original: str | None = None
     players: tuple[int, int] | None = None
     players_span: Span | None = None
+    players_assumed: str | None = None  # `players 3..8 assumed because "…"`: the rationale
     order: str = "clockwise"
     sources: list[Source] = field(default_factory=list)
     returns: str = "winners"

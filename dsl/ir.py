@@ -245,6 +245,9 @@ class Ask(Choose):
     args: list[Expr] = field(default_factory=list)
     may_truth: Expr | None = None
     may_lie: Expr | None = None
+    #: the true answers of the domain (whatever the obligation): the engines record, with each
+    #: answer, whether it was one of them
+    truths: Expr | None = None
 
 
 @dataclass(eq=False)
@@ -327,6 +330,7 @@ class GameInfo:
     order: str
     sources: list[Source]
     returns: str = "winners"  # RETURNS: what each player's return is at the end
+    players_assumed: str | None = None  # `players LO..HI assumed because "…"`: the rulebook does not say; the rationale
 
 
 #: How a game's end becomes each player's return (``returns`` in the game declaration): a winner's
@@ -546,6 +550,14 @@ class Target:
     source: Source | None
     span: Span
 
+    @staticmethod
+    def part(name: str) -> str:
+        """The name of the definition that gives a target's value (``bind`` adds it to every Program)."""
+        return f"target.{name}"
+
+    def definition(self) -> Definition:
+        return Definition(self.part(self.name), [], self.expr.type, self.desc, self.expr, None, None, self.source, self.span)
+
 
 @dataclass
 class EditionName:
@@ -688,6 +700,8 @@ def bind(rules: Ruleset, readings: dict[str, str] | None = None) -> Program:
     defs = dict(rules.defs)
     for q in rules.questions.values():
         defs.update({d.name: d for d in q.parts()})
+    for t in rules.targets:
+        defs[t.part(t.name)] = t.definition()
     procs = dict(rules.procs)
     for amb_name in sorted(chosen):
         r = rules.ambiguities[amb_name].reading(chosen[amb_name])

@@ -205,7 +205,8 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
             elif tag == "original":
                 g.original = value
             elif tag == "players":
-                g.players = value
+                g.players = value[:2]
+                g.players_assumed = value[2]
                 g.players_span = span
             elif tag == "order":
                 g.order = value
@@ -225,7 +226,7 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
         return ("original", self._str(ch[0]), _span(meta))
 
     def g_players(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
-        return ("players", (int(ch[0]), int(ch[1])), _span(meta))
+        return ("players", (int(ch[0]), int(ch[1]), self._str(ch[2]) if ch[2] is not None else None), _span(meta))
 
     def g_order(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
         return ("order", ch[0], _span(meta))
@@ -1209,7 +1210,9 @@ def _chunks(text: str) -> list[tuple[int, int, bool]]:
         m = word.match(text, pos)
         if m:
             w = m.group()
-            if w in TOP_KEYWORDS and (depth == 0 or at_line_start):
+            # (an ambiguity's question "…" is no declaration: a question declaration names itself)
+            named = w != "question" or re.match(r"\s+[A-Za-z_]", text[m.end():m.end() + 2]) is not None
+            if w in TOP_KEYWORDS and named and (depth == 0 or at_line_start):
                 starts.append(pos)
                 if depth:
                     inside.add(pos)

@@ -50,6 +50,8 @@ class Pending:
     type: Type | None = None
     label: str = ""
     secret: bool = False
+    question: str | None = None  # an answer (``ask``): the question and its arguments
+    args: tuple[Any, ...] = ()
 
 
 @dataclass
@@ -203,7 +205,7 @@ class Machine:
                          f"{show(what, TSet(TComp(None)), self.rules)}")
         elif isinstance(s, ir.Ask):
             args = tuple(self.ev(a, env) for a in s.args)
-            yield from self.choose(s, env)
+            yield from self.choose(s, env, (s.question, args))
             value = env[s.bind]
             truth = bool(self.call(ir.Question.part(s.question, "true"), [*args, value], s.span))
             self.answers.append(Answer(s.sid, self.ev(s.chooser, env), s.question, args, value, truth))
@@ -286,14 +288,18 @@ class Machine:
         else:  # pragma: no cover
             raise AssertionError(f"unknown statement {type(s).__name__}")
 
-    def choose(self, s: ir.Choose, env: Env) -> Generator[Pending, Any, None]:
+    def choose(self, s: ir.Choose, env: Env, asked: tuple[str, tuple[Any, ...]] | None = None) -> Generator[Pending, Any, None]:
         """One player's choice (``choose``, and ``ask``, whose options are the answers allowed)."""
         options = self.ev(s.options, env)
         chooser = self.ev(s.chooser, env)
         if not options:
             raise RuleError("incomplete", f"{show(chooser, TPlayer(), self.rules)} must choose ({s.label}) but has no option", s.span)
         self.steps = 0
-        value = yield Pending("player", s, player=chooser, options=sorted(int(v) for v in options), type=s.type, label=s.label, secret=ir.secret_in(s, self.params))
+        pending = Pending("player", s, player=chooser, options=sorted(int(v) for v in options), type=s.type, label=s.label,
+                          secret=ir.secret_in(s, self.params))
+        if asked is not None:
+            pending.question, pending.args = asked
+        value = yield pending
         value = self.decode(value, s.type)
         env[s.bind] = value
         if self.logging:

@@ -141,6 +141,23 @@ class State:
             return str(action)
         return describe_action(self.game.rules, p, player, action, self.game.pass_action)
 
+    def pending_question(self) -> tuple[str, tuple[Any, ...]] | None:
+        """At an answer (``ask``): the question and its arguments; None elsewhere."""
+        p = self.pending
+        if p is None or p.question is None:
+            return None
+        return p.question, p.args
+
+    def answers(self) -> list[tuple[str, int, tuple[Any, ...], Any, bool]]:
+        """The statements made so far: (question, speaker, arguments, answer, whether it was true).
+        Whether an answer was true is hidden information: no view shows it."""
+        return [(a.question, a.speaker, a.args, int(a.value), a.true) for a in self.machine.answers]
+
+    def target_value(self, name: str) -> Any:
+        """The value of the ruleset's target ``name`` now (full information, not a player's view)."""
+        t = next(t for t in self.game.rules.targets if t.name == name)
+        return self.machine.call(t.part(name), [], t.span)
+
     def returns(self) -> list[float]:
         """Each player's return at the end (the game's ``returns``: ir.RETURNS); 0 before the end
         and where the rules stopped the game."""

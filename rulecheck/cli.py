@@ -590,6 +590,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     ls = sub.add_parser("lsp", help="a language server for editors, over standard input and output (docs/editor.md)")
     ls.set_defaults(func=cmd_lsp)
+
+    from rulecheck.cli_analysis import add_commands
+
+    add_commands(sub)
     return p
 
 

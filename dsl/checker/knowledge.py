@@ -36,11 +36,12 @@ class Knowledge(Names):
                                 hint="write where(c) for a component c, e.g. where(the(c for c in Card if …))")
             return ir.Builtin(PLACE, e.span, "where", [x])
         zone = arg.obj.name if isinstance(arg, ast.Index) and isinstance(arg.obj, ast.Name) else arg.name if isinstance(arg, ast.Name) else None
-        if zone is None or zone not in self.zones or scope.lookup(zone) is not None:
-            if zone is None or zone not in self.zones:
-                self.expr(arg, scope)
-            hint = self.suggest(zone, self.zones) if zone else None
-            return self.err("E0301", "'place' takes a zone, e.g. place(centre) or place(hand[p])", arg.span, hint=hint or _listing("zones", self.zones))
+        if zone is None or scope.lookup(zone) is not None:
+            self.expr(arg, scope)
+            return self.err("E0301", "'place' takes a zone, e.g. place(centre) or place(hand[p])", arg.span, hint=_listing("zones", self.zones))
+        if zone not in self.zones:
+            name_span = arg.obj.span if isinstance(arg, ast.Index) else arg.span
+            return self.err("E0201", f"unknown zone '{zone}'", name_span, hint=self.suggest(zone, self.zones) or _listing("zones", self.zones))
         info = self.zones[zone]
         self.used.add(("zone", zone))
         index: ir.Expr | None = None
@@ -96,7 +97,16 @@ class Knowledge(Names):
         options = self.legal_answers(s, args, answer_t, may_truth, may_lie)
         label = s.label or s.name
         return ir.Ask(s.span, _src(s.source), s.name, options, speaker, label, s.secret, answer_t, None,
-                      question=s.question, args=args, may_truth=may_truth, may_lie=may_lie)
+                      question=s.question, args=args, may_truth=may_truth, may_lie=may_lie, truths=self.true_answers(s, args, answer_t))
+
+    def true_answers(self, s: ast.Ask, args: list[ir.Expr], answer_t: Type) -> ir.Expr:
+        """{a for a in answers(args) if true(args, a)}: the answers that are true now."""
+        sp = s.span
+        var = "answer#"
+        a = ir.Local(answer_t, sp, var)
+        truth = ir.CallDef(BOOL, sp, ir.Question.part(s.question, "true"), [*args, a])
+        domain = ir.CallDef(TSet(answer_t), sp, ir.Question.part(s.question, "answers"), list(args))
+        return ir.Agg(TSet(answer_t), sp, "set", var, domain, a, truth)
 
     def legal_answers(self, s: ast.Ask, args: list[ir.Expr], answer_t: Type, may_truth: ir.Expr, may_lie: ir.Expr) -> ir.Expr:
         """The answers the obligation allows: {a for a in answers(args) if (T and true(args, a)) or
@@ -163,15 +173,15 @@ class Knowledge(Names):
             src, q.span,
         )
 
-    def check_question_names(self) -> None:
-        """A question's parts are spelled ``question_part`` in generated code: no declaration may
-        already have that spelling."""
-        for qname in self.question_decls:
-            for which in QUESTION_PARTS:
-                spelled = f"{qname}_{which}"
-                if spelled in self.decl_spans:
-                    self.d.error("E0202", f"'{spelled}' is the name the code generator gives part '{which}' of question '{qname}'",
-                                 self.decl_spans[spelled], hint="rename the declaration or the question")
+    def check_question_names(self, targets: list[ast.TargetDecl]) -> None:
+        """A question's parts are spelled ``question_part`` in generated code, a target's value
+        ``target_name``: no declaration may already have that spelling."""
+        spellings = {f"{q}_{which}": f"part '{which}' of question '{q}'" for q in self.question_decls for which in QUESTION_PARTS}
+        spellings.update({f"target_{t.name}": f"the value of target '{t.name}'" for t in targets})
+        for spelled, what in spellings.items():
+            if spelled in self.decl_spans:
+                self.d.error("E0202", f"'{spelled}' is the name the code generator gives {what}",
+                             self.decl_spans[spelled], hint="rename the declaration")
 
     # ---- targets ---------------------------------------------------------------------------
 

@@ -71,7 +71,8 @@ class Names(Types):
                          hint="write returns winners (1 for a winner, 0 otherwise), returns win_loss (1, -1, 0 in a draw) or returns score")
             returns = "winners"
         return ir.GameInfo(
-            g.title, g.edition, g.language or "en", g.original, lo, hi, g.order, [s for s in (_src(s) for s in g.sources) if s], returns
+            g.title, g.edition, g.language or "en", g.original, lo, hi, g.order, [s for s in (_src(s) for s in g.sources) if s], returns,
+            g.players_assumed,
         )
 
     def collect_enum(self, e: ast.EnumDecl) -> None:

@@ -112,7 +112,7 @@ class Checker(Definitions, Tables, Editions, Knowledge, Flow, Expressions):
             question = self.check_question(qdecl)
             if question is not None:
                 questions[name] = question
-        self.check_question_names()
+        self.check_question_names([i for i in items if isinstance(i, ast.TargetDecl)])
         procs: dict[str, ir.Procedure] = {}
         for name, pdecl in self.proc_decls.items():
             procs[name] = self.check_proc(pdecl, None)
