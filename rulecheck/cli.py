@@ -37,7 +37,7 @@ DEFAULT_TIMEOUT = 10.0  # seconds per solver call of verify (and of report when 
 #: The kinds of finding `verify --check` selects (verifier/findings.py KINDS without the
 #: edition comparison, which verify does not run).
 CHECK_KINDS = ("ambiguity", "incompleteness", "conflict", "non-termination", "exhaustion", "dead-rule", "sensitivity",
-               "translation", "invariant")
+               "translation", "invariant", "deduction")
 
 
 class UsageError(Exception):
