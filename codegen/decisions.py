@@ -179,7 +179,7 @@ function takes over; and the bound on the statements run between two decisions."
         self.emit(f"    _raise('incomplete', _pname({who}) + {pyrepr(msg)}, {at(s.span)})")
         self.emit(f"S.q = ({pyrepr(s.question)}, ({''.join(x + ', ' for x in shown)}), {truths})")
         self.suspend(p, who, self.pending_options(opts, s.type))
-        record = "S.a = S.a + ((S.q[0], S.cp, S.q[1], a, S.q[2] >> a & 1 == 1),)"
+        record = "S.a = (*S.a, (S.q[0], S.cp, S.q[1], a, S.q[2] >> a & 1 == 1))"
         self.resumes[p] = ([record, "S.q = None", f"{loc.code} = {self.decode('a', s.type)}"], rec, i)
         self.scope.names[s.bind] = loc
         return False

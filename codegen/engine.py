@@ -16,7 +16,7 @@ import jinja2
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TPlace, TPlayer, TSet, Type
-from rulecheck.dsl.values import choice_bounds, mask_width, num_distinct_actions, param_spec, places_chosen, place_table, show
+from rulecheck.dsl.values import choice_bounds, mask_width, num_distinct_actions, param_spec, place_table, places_chosen, show
 from rulecheck.interpreter.semantics import STEP_BUDGET
 
 from .bounds import length_bound

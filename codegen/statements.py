@@ -369,22 +369,6 @@ that resume after a decision."""
 
     # ---- who knows what ----------------------------------------------------------------------------
 
-    @property
-    def remembers(self) -> bool:
-        """Does some statement reveal components? Then states keep what each player remembers
-        (S.m, a mask per seat) and every move forgets the components it moves."""
-        got = getattr(self, "_remembers", None)
-        if got is None:
-            bodies = [self.program.rules.flow, *(p.body for p in self.program.procs.values() if p.body)]
-            got = any(isinstance(x, ir.Reveal) for b in bodies for x in walk_stmts(b))
-            self._remembers = got
-        return got
-
-    def forget(self, moved: str) -> None:
-        """The components of mask ``moved`` have moved: nobody remembers where they are."""
-        if self.remembers:
-            self.emit(f"_forget(S.m, {moved})")
-
     def s_Reveal(self, s: ir.Reveal, after: bool) -> None:
         self.comment(s, "reveal")
         self.tick(s.span)

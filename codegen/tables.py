@@ -139,6 +139,22 @@ class Tables(CompilerBase):
 
     # ---- remembered values: forgetting them when what they read changes ----------------------------
 
+    @property
+    def remembers(self) -> bool:
+        """Does some statement reveal components? Then states keep what each player remembers
+        (S.m, a mask per seat) and every move forgets the components it moves."""
+        got = getattr(self, "_remembers", None)
+        if got is None:
+            bodies = [self.program.rules.flow, *(p.body for p in self.program.procs.values() if p.body)]
+            got = any(isinstance(x, ir.Reveal) for b in bodies for x in walk_stmts(b))
+            self._remembers = got
+        return got
+
+    def forget(self, moved: str) -> None:
+        """The components of mask ``moved`` have moved: nobody remembers where they are."""
+        if self.remembers:
+            self.emit(f"_forget(S.m, {moved})")
+
     def changed(self, touched: set[str]) -> None:
         """Zones or variables changed: forget the remembered values that read them."""
         for g, sig in enumerate(self.groups):

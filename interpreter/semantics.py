@@ -204,11 +204,11 @@ class Machine:
                 self.say(f"{show(who, ir_set_of_players(), self.rules)} see{'s' if len(who) == 1 else ''} "
                          f"{show(what, TSet(TComp(None)), self.rules)}")
         elif isinstance(s, ir.Ask):
-            args = tuple(self.ev(a, env) for a in s.args)
-            yield from self.choose(s, env, (s.question, args))
+            asked = tuple(self.ev(a, env) for a in s.args)
+            yield from self.choose(s, env, (s.question, asked))
             value = env[s.bind]
-            truth = bool(self.call(ir.Question.part(s.question, "true"), [*args, value], s.span))
-            self.answers.append(Answer(s.sid, self.ev(s.chooser, env), s.question, args, value, truth))
+            truth = bool(self.call(ir.Question.part(s.question, "true"), [*asked, value], s.span))
+            self.answers.append(Answer(s.sid, self.ev(s.chooser, env), s.question, asked, value, truth))
         elif isinstance(s, ir.Choose):
             yield from self.choose(s, env)
         elif isinstance(s, ir.ChooseEach):

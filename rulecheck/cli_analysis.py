@@ -88,8 +88,9 @@ def cmd_deduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from rulecheck.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, UsageError
+    from rulecheck.verifier.context import ReplayMismatch
     from rulecheck.verifier.edition_output import diff_exit_code, render_diff_text, to_diff_json, to_diff_sarif
-    from rulecheck.verifier.editions import EditionError, ReplayMismatch, compare
+    from rulecheck.verifier.editions import EditionError, compare
 
     a = _loaded(args.first, err)
     b = _loaded(args.second, err)

@@ -300,7 +300,7 @@ class Deducer:
                         q = self.rules.questions[e.question]
                         raise LogError(e.line, f"'{e.answer}' is not an answer to {e.question}",
                                        "answers: " + ", ".join(show(v, q.answer_type, self.rules) for v in domain_values(q.answer_type, self.rules, self.n)))
-                    if got < 0:
+                    if got < 0 and isinstance(e, Decided):
                         raise LogError(e.line, f"'{e.value}' is not one of the options here",
                                        "options here: " + ", ".join(_value_text(s, s.current_player(), a) for a in s.legal_actions()))
                     return path

@@ -84,7 +84,7 @@ class Side:
 
     def value(self, v: Any, t: Type | None) -> Any:
         if isinstance(t, TSet) and isinstance(v, frozenset):
-            return ("set", tuple(sorted((repr(self.value(x, t.elem)) for x in v))))
+            return ("set", tuple(sorted(repr(self.value(x, t.elem)) for x in v)))
         if isinstance(t, TComp) and isinstance(v, int) and not isinstance(v, bool):
             return ("comp", self.display(v))
         if isinstance(t, TEnum) and isinstance(v, int) and not isinstance(v, bool):
@@ -432,11 +432,6 @@ def _order(key: str, ua: dict[str, Unit], ub: dict[str, Unit]) -> tuple[int, int
     return (AREAS.index(u.area), 0 if key in ua else 1, line, key)
 
 
-def _only_reveals_differ(fa: Any, fb: Any) -> bool:
-    """Two procedure forms that are the same once their reveal statements are left out."""
-    return _strip_reveals(fa) == _strip_reveals(fb) and fa != fb
-
-
 def _strip_reveals(form: Any) -> Any:
     if isinstance(form, tuple):
         return tuple(_strip_reveals(x) for x in form if not (isinstance(x, tuple) and x and x[0] == "Reveal"))
@@ -547,5 +542,3 @@ def compare(a: ir.Ruleset, b: ir.Ruleset, players: list[int] | None = None, game
         f.title, f.message = wording.edition_words(f)
     return EditionOutcome(a, b, check.players, games, seed, findings)
 
-
-from .context import ReplayMismatch  # noqa: E402  (re-exported for the command line)

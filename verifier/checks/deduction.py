@@ -294,7 +294,7 @@ class _PairSearch:
             return False
         cp = s1.current_player()
         if cp == self.lead and s1.decision_label() == self.t.label:
-            return _value(s1, self.t) != _value(s2, self.t)
+            return bool(_value(s1, self.t) != _value(s2, self.t))
         l1, l2 = s1.legal_actions(), s2.legal_actions()
         if cp == self.lead:
             if l1 != l2:

@@ -142,7 +142,7 @@ class EditionCheck(Context):
                     break
                 sa, sb = aligned
                 continue
-            ta, tb = self.point_type(self.sa, sa), self.point_type(self.sb, sb)
+            ta = self.point_type(self.sa, sa)
             legal_a = sa.legal_actions()
             legal_b = set(sb.legal_actions())
             both = [a for a in legal_a if self.map_value(a, ta, self.sa, self.sb) in legal_b]
