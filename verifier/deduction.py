@@ -247,6 +247,15 @@ def value_of_text(text: str, t: Any, rules: ir.Ruleset, n: int) -> int | None:
     return None
 
 
+def _varied(worlds: list[World]) -> set[tuple[str, Any]]:
+    """The zone instances whose contents differ between the worlds."""
+    shapes: dict[tuple[str, Any], set[tuple[int, ...]]] = {}
+    for w in worlds:
+        for key, comps in w.state.zone_contents().items():
+            shapes.setdefault(key, set()).add(tuple(comps))
+    return {key for key, seen in shapes.items() if len(seen) > 1}
+
+
 class Deducer:
     """The worlds that fit a log, one entry at a time, for one game (engine module and set-up)."""
 
@@ -257,6 +266,8 @@ class Deducer:
         self.game = module.load_game({**(params or {}), "players": n})
         self.worlds: list[World] = expand_chance([World(self.game.new_initial_state(), Fraction(1))])
         self.deals = len(self.worlds)
+        # the places the deals fill differently: what is deduced of them is shown even once certain
+        self.dealt = _varied(self.worlds)
         self.heard: list[Heard] = []
 
     # ---- matching entries to decisions ---------------------------------------------------------
@@ -383,8 +394,9 @@ class Deducer:
     # ---- what the worlds say --------------------------------------------------------------------
 
     def places(self, seat: int) -> list[tuple[str, list[tuple[str, Fraction]]]]:
-        """For every zone instance whose contents the worlds disagree on: each component it may
-        hold, with its probability (given what was heard, speakers answering at random)."""
+        """For every zone instance whose contents the worlds disagree on, or the deals did: each
+        component it may hold, with its probability (given what was heard, speakers answering at
+        random)."""
         total = sum((w.weight for w in self.worlds), Fraction(0))
         by: dict[tuple[str, Any], dict[int, Fraction]] = {}
         shapes: dict[tuple[str, Any], set[tuple[int, ...]]] = {}
@@ -396,7 +408,7 @@ class Deducer:
                     slot[c] = slot.get(c, Fraction(0)) + w.weight
         out = []
         for (z, idx), seen in shapes.items():
-            if len(seen) < 2:
+            if len(seen) < 2 and (z, idx) not in self.dealt:
                 continue
             zi = self.rules.zones[z]
             label = z if idx is None or zi.index is None else f"{z}[{show(idx, zi.index, self.rules)}]"

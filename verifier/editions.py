@@ -240,7 +240,7 @@ def units(side: Side) -> dict[str, Unit]:
         attrs = tuple(sorted((a, side.typ(t)) for a, t in k.attrs.items()))
         comps = rules.components_of(k.name)
         add(Unit(f"kind {side.common(k.name)}", "components", f"the {k.name} {k.word}s and what is printed on them",
-                 (attrs, len(comps)), [s for s in [k.source] if s], k.span, None,
+                 (attrs, len(comps)), [s for s in [k.source, *k.attr_sources.values()] if s][:2], k.span, None,
                  f"{len(comps)}, with {', '.join(sorted(k.attrs))}"))
         for c in comps:
             # compared on the attributes both editions print (the kind's finding says which differ)
@@ -258,7 +258,7 @@ def units(side: Side) -> dict[str, Unit]:
                  [s for s in [e.source] if s], e.source.span if e.source else None, None, ", ".join(e.labels)))
     for c in rules.components:
         add(Unit(f"name of {side.display(c.cid)}", "components", f"what {side.display(c.cid)} is called", c.display,
-                 [], c.span, None, c.display))
+                 _renamed_sources(side, c.display), c.span, None, c.display))
     for z in rules.zones.values():
         add(Unit(f"zone {side.common(z.name)}", "components", f"the zone {z.name}",
                  (side.typ(z.index), tuple(sorted(side.common(k) for k in z.kinds)), z.visibility, z.vis_if),
@@ -278,14 +278,15 @@ def units(side: Side) -> dict[str, Unit]:
             # expression is compared where it is used (inlined there)
             continue
         add(Unit(f"def {side.common(name)}", areas.get(name, "flow"), f"the definition {name}", side.definition(d),
-                 _def_sources(d), d.span, side.common(name)))
+                 _def_sources(d) or _varies_sources(rules, rules.defs.get(name)), d.span, side.common(name)))
     for name, proc in prog.procs.items():
         # what a procedure shows to whom is compared apart: a reveal changes no move and no result
         add(Unit(f"proc {side.common(name)}", areas.get(name, "flow"), f"the procedure {name}", _strip_reveals(side.procedure(proc)),
-                 _proc_sources(proc), proc.span, side.common(name)))
+                 _proc_sources(proc) or _varies_sources(rules, rules.procs.get(name)), proc.span, side.common(name)))
         reveals = [st for st in walk_stmts(proc.body or []) if isinstance(st, ir.Reveal)]
         add(Unit(f"reveals of {side.common(name)}", areas.get(name, "flow"), f"who is shown what in {name}",
-                 tuple(side.stmt(st) for st in reveals), [st.source for st in reveals if st.source][:1],
+                 tuple(side.stmt(st) for st in reveals),
+                 [st.source for st in reveals if st.source][:1] or _varies_sources(rules, rules.procs.get(name)),
                  reveals[0].span if reveals else proc.span, None,
                  f"{len(reveals)} reveal{'s' if len(reveals) != 1 else ''}"))
     for q in rules.questions.values():
@@ -322,6 +323,25 @@ def first_difference(side_a: Side, side_b: Side, pa: ir.Procedure | None, pb: ir
             return sa, sb
     k = min(len(fa), len(fb))
     return (fa[k][1] if k < len(fa) else None), (fb[k][1] if k < len(fb) else None)
+
+
+def _renamed_sources(side: Side, display: str) -> list[ir.Source]:
+    """The source of the edition mapping that renames a component, if one does."""
+    ed = side.rules.edition
+    if ed is None:
+        return []
+    return [src for local, _, src in ed.same if local.kind == "text" and local.name == display and src is not None][:1]
+
+
+def _varies_sources(rules: ir.Ruleset, decl: ir.Definition | ir.Procedure | None) -> list[ir.Source]:
+    """For a declaration without a source of its own: its own declaration's, or else that of the
+    ambiguity whose readings give it (a reading's text is the ruleset's, not the rulebook's)."""
+    if decl is None:
+        return []
+    if decl.source is not None:
+        return [decl.source]
+    amb = rules.ambiguities.get(decl.varies) if decl.varies else None
+    return list(amb.sources[:2]) if amb is not None else []
 
 
 def _def_sources(d: ir.Definition) -> list[ir.Source]:
