@@ -151,3 +151,20 @@ def test_usage_errors_exit_2(path: Path, args: list[str], says: str, tmp_path: P
     out, err = io.StringIO(), io.StringIO()
     assert main(["deduce", str(path), *args, "--log", str(log)], out, err) == 2
     assert err.getvalue().startswith("rulecheck: error: ") and says in err.getvalue()
+
+
+def test_what_was_deduced_is_read_where_the_log_ends(tmp_path: Path) -> None:
+    """docs/verify.md's example: after the guess the round ends and its coasters are gathered, yet
+    what the worlds say is read at the guess. Player 2 ('I am Queen Tofu') is the Maid and lied;
+    then Player 3's 'the centre is Tofu Maid' is false, so Player 3 is not the Princess (bound to
+    the truth) but the Queen, and the Princess is in the centre."""
+    log = ('Player 2: who_are_you(Player 2) = Queen Tofu  # a statement\n'
+           '{"speaker": 3, "question": "who_is", "args": ["centre"], "answer": "Tofu Maid"}\n'
+           'Player 1: guesses = centre\n')
+    code, out, err = deduce(LATER, 3, 1, log, tmp_path)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["worlds"] == 1
+    assert places(doc) == {"hand[Player 2]": {"Tofu Maid": 1.0}, "hand[Player 3]": {"Queen Tofu": 1.0}, "centre": {"Princess Tofu": 1.0}}
+    assert [s["status"] for s in doc["statements"]] == ["lied", "lied"]
+    assert doc["targets"][0]["values"] == [{"value": "centre", "probability": 1.0}]

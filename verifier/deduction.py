@@ -163,6 +163,13 @@ def _json_entry(line: str, k: int, rules: ir.Ruleset, n: int) -> Entry:
 class World:
     state: Any  # an engine state
     weight: Fraction  # its probability, before what was heard is known (chance, and speakers choosing at random)
+    # the state at the decision of the last entry taken: what the worlds say is read there, since
+    # the engine runs on from a decision (a round may end and its cards be gathered)
+    table: Any = None
+
+    @property
+    def at(self) -> Any:
+        return self.state if self.table is None else self.table
 
 
 def state_key(s: Any) -> str:
@@ -178,9 +185,11 @@ def merged(worlds: Iterable[World]) -> list[World]:
     out: dict[str, World] = {}
     for w in worlds:
         key = state_key(w.state) + json.dumps(list(w.state.answers()), default=str)
+        if w.table is not None:
+            key += state_key(w.table)
         got = out.get(key)
         if got is None:
-            out[key] = World(w.state, w.weight)
+            out[key] = World(w.state, w.weight, w.table)
         else:
             got.weight += w.weight
     return list(out.values())
@@ -199,7 +208,7 @@ def expand_chance(worlds: Iterable[World]) -> list[World]:
         for a, p in s.chance_outcomes():
             t = s.clone()
             t.apply_action(a)
-            todo.append(World(t, w.weight * Fraction(p).limit_denominator(10**9)))
+            todo.append(World(t, w.weight * Fraction(p).limit_denominator(10**9), w.table))
         if len(out) + len(todo) > MAX_WORLDS:
             raise LogError(0, f"more than {MAX_WORLDS:,} hidden worlds: the game hides too much to enumerate")
     return merged(out)
@@ -374,7 +383,7 @@ class Deducer:
             except self.module.RuleError:
                 continue  # the rules stop in this world: it cannot be the one played
             # a speaker answers at random among what the obligation allows (the weight of the world)
-            yield World(t, weight / len(legal) if isinstance(e, Heard) else weight)
+            yield World(t, weight / len(legal) if isinstance(e, Heard) else weight, s)
 
     def see(self, e: Seen) -> None:
         labels = {label: k for k, label in enumerate(_labels(self.rules))}
@@ -401,7 +410,7 @@ class Deducer:
         by: dict[tuple[str, Any], dict[int, Fraction]] = {}
         shapes: dict[tuple[str, Any], set[tuple[int, ...]]] = {}
         for w in self.worlds:
-            for key, comps in w.state.zone_contents().items():
+            for key, comps in w.at.zone_contents().items():
                 shapes.setdefault(key, set()).add(tuple(comps))
                 slot = by.setdefault(key, {})
                 for c in comps:
@@ -436,7 +445,7 @@ class Deducer:
             dist: dict[str, Fraction] = {}
             try:
                 for w in self.worlds:
-                    v = show(w.state.target_value(t.name), t.expr.type, self.rules)
+                    v = show(w.at.target_value(t.name), t.expr.type, self.rules)
                     dist[v] = dist.get(v, Fraction(0)) + w.weight
             except self.module.RuleError:
                 continue
