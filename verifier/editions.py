@@ -213,7 +213,7 @@ AREAS = ("components", "setup", "flow", "scoring", "end")
 class Unit:
     """One thing compared: a declaration, or a datum of one (a component's attribute)."""
 
-    key: str  # e.g. "proc score_round", "component Princess Tofu", "game players"
+    key: str  # e.g. "proc score_round", "component Ace of Spades", "game players"
     area: str
     what: str  # how the finding names it
     form: Any  # the canonical form (None: the edition does not have it)
