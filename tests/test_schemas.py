@@ -161,3 +161,20 @@ def test_the_sarif_schema_catches_a_broken_log() -> None:
 def test_schema_files_are_named_by_the_outputs() -> None:
     assert sorted(p.name for p in SCHEMAS.glob("*.json")) == ["rulecheck-simulate.schema.json", "rulecheck-verify.schema.json"]
     assert Path(SCHEMAS / "rulecheck-verify.schema.json").read_text(encoding="utf-8").count('"const": "rulecheck-verify"') == 1
+
+
+def test_the_verify_schema_knows_every_kind_and_verdict() -> None:
+    from rulecheck.verifier.findings import KINDS, VERDICTS
+
+    defs = schema("verify")["$defs"]
+    assert set(defs["kind"]["enum"]) == set(KINDS)
+    verdicts = next(d["properties"]["verdict"]["enum"] for d in defs.values() if "verdict" in d.get("properties", {}))
+    assert set(verdicts) == {v for _, v in VERDICTS} | {""}
+
+
+def test_a_deduction_finding_follows_the_verify_schema() -> None:
+    code, out = cli(["verify", str(ROOT / "tests" / "rulesets" / "spy_court.rules"), "--players", "3", "--format", "json", "--jobs", "1"])
+    assert code in (0, 1)
+    doc = json.loads(out)
+    assert "deduction" in {f["kind"] for f in doc["findings"]}
+    validate(doc, "verify")
