@@ -80,8 +80,11 @@ class Machine:
     """One game in progress under one Program, player count and parameter values."""
 
     def __init__(self, program: ir.Program, num_players: int, params: dict[str, ir.Value] | None = None, log: bool = False,
-                 covered: set[str] | None = None) -> None:
+                 covered: set[str] | None = None, heads: dict[int, list[Any]] | None = None) -> None:
         self.covered = covered  # when given, receives the label of every rule that applies (ir.label_*)
+        # when given, receives the state at the start of every pass of an open loop, by loop
+        # (the verifier compares them to tell whether a round repeats)
+        self.heads = heads
         rules = program.rules
         if not rules.game.min_players <= num_players <= rules.game.max_players:
             raise ValueError(
@@ -149,6 +152,11 @@ class Machine:
         self.steps += 1
         if self.steps > STEP_BUDGET:
             raise RuleError("nontermination", f"{STEP_BUDGET:,} steps without a decision or an end", span)
+
+    def snapshot(self) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]]:
+        """The whole state of the table: every variable's value and every component's place."""
+        values = {k: tuple(sorted(v.items())) if isinstance(v, dict) else v for k, v in self.vars.items()}
+        return values, tuple(self.loc)
 
     def say(self, text: str) -> None:
         if self.logging:
@@ -245,13 +253,12 @@ class Machine:
         elif isinstance(s, ir.Repeat):
             for _ in range(max(0, self.ev(s.count, env))):
                 yield from self.block(s.body, env)
-        elif isinstance(s, ir.RepeatUntil):
-            while not self.ev(s.cond, env):
+        elif isinstance(s, (ir.RepeatUntil, ir.While)):
+            until = isinstance(s, ir.RepeatUntil)
+            while bool(self.ev(s.cond, env)) != until:
                 self.tick(s.span)
-                yield from self.block(s.body, env)
-        elif isinstance(s, ir.While):
-            while self.ev(s.cond, env):
-                self.tick(s.span)
+                if self.heads is not None:
+                    self.heads.setdefault(s.sid, []).append(self.snapshot())
                 yield from self.block(s.body, env)
         elif isinstance(s, ir.CallProc):
             proc = self.program.procs[s.name]

@@ -132,6 +132,7 @@ class WitnessView:
     draws: list[tuple[str, str]] = field(default_factory=list)  # (zone, what is drawn from it after the position, in order)
     cards: list[tuple[str, str]] = field(default_factory=list)  # (component, its assumed data)
     note: str | None = None  # why more than a few moves follow the position
+    heading: str = ""  # what the position is (reports/wording.py: position_heading)
 
 
 @dataclass
@@ -408,7 +409,8 @@ def _witness(f: Finding) -> WitnessView | None:
         tail = max((len(t) for t in tails), default=0)
         rows = [[t[i] if i < len(t) else "" for t in tails] for i in range(tail)]
         return WitnessView(w.players, setup, [], columns, rows, w.divergence, [(a, b) for a, b in pos.table], pos.step,
-                           [(a, b) for a, b in pos.draws], [(a, b) for a, b in pos.cards], pos.note)
+                           [(a, b) for a, b in pos.draws], [(a, b) for a, b in pos.cards], pos.note,
+                           english.capital(wording.position_heading(pos.where, pos.step)))
     shared = 0
     if plays:
         shortest = min(len(p.steps) for p in plays)

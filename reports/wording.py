@@ -36,6 +36,14 @@ def players_span(n_list: list[int], loop_bound: int | None = None) -> str:
     return text
 
 
+def position_heading(where: str, step: int) -> str:
+    """What a witness's position is, for its heading."""
+    moves = f"{step} move{'s' if step != 1 else ''}"
+    if where == "deal":
+        return "the table after the deal, before the first choice"
+    return f"the table where the readings part, after {moves}"
+
+
 def long_witness(longest: int, step: int, several: bool) -> str:
     """Why a witness needs more than a few moves after its position."""
     if several:
@@ -164,26 +172,49 @@ def _termination(f: Finding) -> Words:
         return ("this loop always ends",
                 f"Every pass through this loop draws from '{zone}', nothing in it puts anything back into '{zone}', and the "
                 f"loop goes on only while '{zone}' holds something: it ends after at most as many passes as '{zone}' has "
-                f"components, in every game{_scope(d)}, however long.")
+                f"components, in every game{_scope(d)}, however long.{_unproven(d)}")
     if v == "ranked":
         return ("this loop always ends",
                 f"Every pass through this loop {d['progress']}, and the loop goes on only while {d['condition']}: "
-                f"it ends after at most {d['passes']} passes, in every game of {d['players']}{_scope(d)}.")
+                f"it ends after at most {d['passes']} passes, in every game at any player count{_scope(d)}, however it goes.{_unproven(d)}")
     if v == "within-bound":
         return ("this loop always ends",
                 f"No game of {d['proven']}{_scope(d)} makes more than {d['loop_bound']} passes through this loop: the loop always "
-                f"ends within {d['loop_bound']} passes.")
+                f"ends within {d['loop_bound']} passes.{_ends_under(d)}")
     if v == "lasso":
         counted = d.get("counters") or []
         apart = (f" (apart from {quoted(counted)}, which only {'counts' if len(counted) == 1 else 'count'} up and is already "
                  "past every number the rules compare it with)") if counted else ""
+        also = d.get("also_under") or []
+        open_ = d.get("open_under") or []
+        more = ""
+        if also:
+            more += f" The same moves repeat in the same way under {_readings(also)}."
+        if open_:
+            more += f" Under {_readings(open_)} they do not: whether play can go on for ever there is not decided."
         return ("play can go on for ever",
-                f"In a game of {d['players']} players, a pass through this loop can end in exactly the state it began in{apart}, "
-                "with the loop going on; repeating the same moves, the game never ends.")
+                f"In a game of {d['players']} players{_scope(d)}, a pass through this loop can end in exactly the state it began "
+                f"in{apart}, with the loop going on; repeating the same moves, the game never ends.{more}{_ends_under(d)}")
     assert v == "timeout"
     return ("no end proven for this loop",
-            f"No repeating state was found within {d['loop_bound']} passes, and the loop can run longer than that for "
-            f"{d['unknown']}: whether every game ends is not decided.")
+            f"No repeating state was found within {d['loop_bound']} passes{_scope(d)}, and the loop can run longer than that for "
+            f"{d['unknown']}: whether every game ends is not decided.{_ends_under(d)}")
+
+
+def _readings(labels: list[str]) -> str:
+    return "the reading " + labels[0] if len(labels) == 1 else "the readings " + "; ".join(labels)
+
+
+def _unproven(d: dict[str, Any]) -> str:
+    """A loop proven to end under the default readings but not under some others."""
+    left = d.get("not_proven_under") or []
+    return f" Under {_readings(left)} that argument does not hold, and no other was found: not proven there." if left else ""
+
+
+def _ends_under(d: dict[str, Any]) -> str:
+    """The other readings under which the loop is proven to end (or is not in the rules)."""
+    ends = d.get("ends_under") or []
+    return f" Under {_readings(ends)} the loop is proven to end." if ends else ""
 
 
 def _dead_rule(f: Finding) -> Words:
@@ -309,7 +340,7 @@ def _edition(f: Finding) -> Words:
                 f"{first} and {second} allow different player counts{shown}; they are compared at the counts both allow "
                 f"({players_text(d.get('players') or [])}).")
     return (f"{what} {where}: no game of the search parted the editions here",
-            f"In the {d.get('area', 'rules')}: {what} {where}{shown}. None of the {d.get('games', 0)} games of the search "
+            f"In the {d.get('area', 'rules')}: {what} {where}{shown}. Not one of the {d.get('games', 0)} games of the search "
             f"({players_text(d.get('players') or [])}) parted the editions at this rule first: an earlier difference parts them, "
             "or this one does not change the game. Not a proof either way.")
 
@@ -341,11 +372,79 @@ def _deduction(f: Finding) -> Words:
             f"The search over the questions {who} may ask stopped at its limit ({d.get('why', 'too many positions')}).{share_text}")
 
 
+_LANGS = {"en": "English", "ja": "Japanese"}
+_SHAPES = {"some": "some player does", "none": "no player does", "every": "every player does", "some-not": "some player does not"}
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+def _clause(lang: str, text: str) -> str:
+    return f"「{text}」" if lang.startswith("ja") else f"'{text}'"
+
+
+def _translation(f: Finding) -> Words:
+    d = f.details
+    if f.verdict == "quantifier":
+        lang = _LANGS.get(d["lang"].split("-")[0], d["lang"])
+        clause = _clause(d["lang"], d["clause"])
+        said, formal = _SHAPES[d["said"]], _SHAPES[d["formal"]]
+        title = f"The {lang} {clause} says {said}; the formal rule says {formal}"
+        message = (f"The quote's condition {clause} reads as '{said} …', but the rule that cites it applies when {formal} …: a "
+                   "translation that moved a negation or a quantifier, or a rule that formalizes another sentence. Check which "
+                   "the game means and correct the other.")
+    elif f.verdict == "count":
+        title = f"The quote names {d['phrase']}; the rule {d['what']} {d['formal']}"
+        message = f"The quote says '{d['phrase']}', but the rule that cites it {d['what']} {d['formal']}. Check which the game means and correct the other."
+    else:
+        title, message = _threshold(d)
+    names = d.get("ambiguities") or []
+    if names:
+        message += " The ruleset declares this question as " + _and([f"ambiguity '{n}'" for n in names]) + "."
+    return title, message
+
+
+def _threshold(d: dict[str, Any]) -> Words:
+    """A comparison's wording (more than, at least, 以上 …) against the formal rule's, or against
+    another language edition of the same rule."""
+    phrases, formal = d["phrases"], d["formal"]
+
+    def describe(p: dict[str, Any]) -> str:
+        return f"the {_LANGS.get(p['lang'], p['lang'])} {_clause(p['lang'], p['excerpt'])} means {p['means']}"
+
+    def short(p: dict[str, Any]) -> str:
+        return f"the {_LANGS.get(p['lang'], p['lang'])} {_clause(p['lang'], p['text'])} ({p['op']} {p['number']})"
+
+    formal_words = list(dict.fromkeys(x["means"] for x in formal))
+    agreeing = [p for p in phrases if p["agrees_with_rule"]]
+    others = [p for p in phrases if not p["agrees_with_rule"]]
+    if formal and agreeing:
+        same = all(p["means"] in formal_words for p in agreeing)
+        tail = "and so does the formal rule" if same else f"and the formal rule draws the same line ({_and(formal_words)})"
+        text = f"{_cap(_and([describe(p) for p in agreeing]))}, {tail}; {_and([describe(p) for p in others])}."
+    elif formal:
+        text = f"The formal rule says {_and(formal_words)}, but {_and([describe(p) for p in others])}."
+    else:
+        # no comparison of the formal rule with this number: the editions disagree with each other
+        first = [p for p in phrases if p["side"] == 0]
+        rest = [p for p in phrases if p["side"] != 0]
+        text = f"{_cap(_and([describe(p) for p in first]))}, but {_and([describe(p) for p in rest])}."
+    text += " Check which the game means and correct the other."
+    flagged = [p for p in phrases if p["flagged"]]
+    if formal:
+        shown = _and(list(dict.fromkeys(x["shown"] for x in formal)))
+        title = f"{_and([short(p) for p in flagged])} {'disagrees' if len(flagged) == 1 else 'disagree'} with the formal rule ({shown})"
+    else:
+        title = f"{_and([short(p) for p in phrases])} disagree"
+    return _cap(title), text
+
+
 _BY_KIND: dict[str, Callable[[Finding], Words]] = {
     "incompleteness": _obligation, "conflict": _obligation, "exhaustion": _obligation,
     "invariant": _invariant, "non-termination": _termination, "dead-rule": _dead_rule,
-    "ambiguity": _ambiguity, "sensitivity": _sensitivity, "edition-difference": _edition,
-    "deduction": _deduction,
+    "ambiguity": _ambiguity, "sensitivity": _sensitivity, "translation": _translation,
+    "edition-difference": _edition, "deduction": _deduction,
 }
 
 

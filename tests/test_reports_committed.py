@@ -190,7 +190,7 @@ def test_report_from_json_files(fmt: str, inputs: tuple[Path, Path], tmp_path: P
     out = tmp_path / f"report.{fmt}"
     code, stdout, err = run(["rulesets/cinderella.rules", "-o", str(out), "--findings", str(findings), "--simulation", str(sim)], monkeypatch)
     assert (code, err) == (0, "")
-    assert stdout == f"wrote {out}: a clarification report on Too Many Cinderellas, 4 findings\n"
+    assert stdout == f"wrote {out}: a clarification report on Too Many Cinderellas, from 4 findings\n"
     # the same bytes as rendering the findings themselves: nothing is lost on the way through JSON
     rules = cinderella()
     text = (ROOT / "rulesets" / "cinderella.rules").read_text(encoding="utf-8") if fmt == "html" else None

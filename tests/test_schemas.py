@@ -19,6 +19,7 @@ from jsonschema import Draft4Validator, Draft202012Validator, ValidationError
 from rulecheck.cli import main
 from rulecheck.dsl.loader import load_path
 from rulecheck.reports.loaders import load_findings_json
+from rulecheck.verifier.findings import Finding
 from rulecheck.verifier.output import to_sarif
 from rulecheck.verifier.verify import Outcome
 
@@ -136,15 +137,25 @@ def test_sarif_of_the_shipped_games_follows_the_spec(game: str) -> None:
     results = doc["runs"][0]["results"]
     kinds = {(r["properties"]["status"], r["properties"]["severity"]): (r["kind"], r["level"]) for r in results}
     if game == "cinderella":
-        # a dead rule is proven never to apply: a warning, not a pass
-        assert kinds[("proven", "warning")] == ("fail", "warning")
         assert kinds[("proven", "note")] == ("pass", "none")
+        # a rule that applies only under another reading, shown by a game: informational
+        assert kinds[("witness", "note")] == ("informational", "none")
     elif game == "loving_penguin":
         assert kinds[("unknown", "warning")] == ("open", "none")
         assert kinds[("static", "warning")] == ("fail", "warning")
     else:
         # the editions: a rule gap under another reading, with its game
         assert kinds[("witness", "error")] == ("fail", "error")
+
+
+def test_a_proven_problem_is_a_warning_not_a_pass() -> None:
+    """A dead rule is proven never to apply: a warning, not a pass."""
+    outcome = committed_outcome("cinderella")
+    f = next(f for f in outcome.findings if f.kind == "dead-rule")
+    dead = Finding("dead-rule", "warning", "proven", f.subject, "x never applies", "m", f.span, verdict="dead")
+    outcome.findings = [dead]
+    (r,) = json.loads(to_sarif(outcome))["runs"][0]["results"]
+    assert (r["kind"], r["level"]) == ("fail", "warning")
 
 
 def test_sarif_from_the_command_follows_the_spec() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rulecheck.dsl.loader import load_text
+from rulecheck.reports import wording
 from rulecheck.verifier.quantifiers import EVERY, NONE, SOME, SOME_NOT, check_conditions_and_counts, read_conditions, read_counts
 
 GAME = """
@@ -41,7 +42,9 @@ def findings(**quotes: object) -> list[str]:
                           "else_quote": "If nobody vetoes, the first player wins.", **quotes})
     loaded = load_text(text, "veto.rules")
     assert loaded.ok and loaded.rules is not None, loaded.diagnostics.sorted()
-    return [f.title for f in check_conditions_and_counts(loaded.rules)]
+    found = check_conditions_and_counts(loaded.rules)
+    wording.apply(found)
+    return [f.title for f in found]
 
 
 def test_wording_that_agrees_raises_nothing() -> None:

@@ -51,9 +51,23 @@ FACTS: dict[tuple[str, str], dict[str, Any]] = {
     ("ambiguity", "coarse"): {"readings": BOTH, "players": 2},
     ("ambiguity", "timeout"): {"readings": BOTH, "unknown": "4 players", "proven": "2 players"},
     ("ambiguity", "endless"): {"readings": BOTH, "endless": "2 players"},
+    ("translation", "threshold"): {"phrases": [
+        {"lang": "en", "text": "more than 5", "op": ">", "number": 5, "means": "6 or more (> 5)", "agrees_with_rule": False,
+         "excerpt": "more than 5 cards", "flagged": True, "side": 1}],
+        "formal": [{"op": ">=", "number": 5, "shown": ">= 5", "means": "5 or more (>= 5)"}]},
+    ("translation", "quantifier"): {"said": "some-not", "formal": "none", "clause": "anyone did not pass", "lang": "en"},
+    ("translation", "count"): {"said": 2, "formal": 3, "phrase": "2 cards", "what": "draws"},
     ("sensitivity", "any-table"): {"how": "proof", "data": ["Card.rank"]},
     ("sensitivity", "depends"): {"how": "witness", "table": "Card 1: rank 2 (assumed 1)", "data": ["Card.rank"]},
     ("sensitivity", "undecided"): {"how": "witness", "data": ["Card.rank"]},
+    **{("edition-difference", v): {"editions": ["First", "Second"], "what": "the procedure score", "in": [True, True],
+                                   "values": ["2 tokens", "1 token"], "area": "scoring", "event": "Player 1 wins in First only",
+                                   "games": 40, "players": [3]}
+       for v in ("changes-result", "changes-moves", "information-only", "cosmetic", "data", "counts", "masked")},
+    ("deduction", "always"): {"who": "Player 1", "label": "guesses", "desc": "where the Spy is", "proven": "3 players"},
+    ("deduction", "not-always"): {"who": "Player 1", "label": "guesses", "desc": "where the Spy is", "pair": "two deals",
+                                  "share": "9 of 40", "games": 40, "players_text": "3 players", "wins": "30 of 40", "baseline": "33%"},
+    ("deduction", "undecided"): {"who": "Player 1", "label": "guesses", "desc": "where the Spy is", "why": "too many positions"},
 }
 
 #: words the title must carry (what the verdict is), and words it must not (the opposite)
@@ -64,7 +78,11 @@ SAYS: dict[str, tuple[str, ...]] = {
     "lasso": ("for ever",), "dead": ("never applies",), "other-reading": ("applies only under",), "not-reached": ("not reached",),
     "outcome": ("different results",), "moves": ("different moves",), "information": ("different things",),
     "harmless": ("harmless",), "same-rule": ("the same rule",), "any-table": ("holds whatever",), "depends": ("depends on",),
-    "undecided": ("not decided",),
+    "undecided": ("not decided",), "threshold": ("disagree",), "quantifier": ("the formal rule says",), "count": ("the rule draws",),
+    "changes-result": ("games end differently",), "changes-moves": ("allow different moves",),
+    "information-only": ("never in a move or a result",), "cosmetic": ("only a name",), "data": ("other components",),
+    "counts": ("other player counts",), "masked": ("no game of the search parted",),
+    "always": ("can always know",), "not-always": ("cannot always know",),
 }
 NEVER_WHEN_PROVEN = ("does not hold", "can be broken", "it happens", "depends on", "different results", "for ever")
 

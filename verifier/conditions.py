@@ -380,3 +380,70 @@ def _inline(stmts: list[ir.Stmt], procs: dict[str, ir.Procedure], seen: set[str]
                 setattr(copy, f, inner)
         out.append(copy)
     return out
+
+
+def ranked_counter(loop: ir.RepeatUntil | ir.While, program: ir.Program, params: dict[str, object]) -> tuple[str, int, int, int] | None:
+    """A counter that ranks the loop: (name, step, limit, most passes). Every pass adds ``step``
+    (at least 1) to a variable that only ever counts up (:func:`counters`), at the top level of
+    the pass, and the loop goes on only while the variable is below ``limit``. As the variable
+    starts at its initial value and never falls, the loop makes at most
+    ceil((limit - initial) / step) passes, however the game goes."""
+    counting = counters(program, params)
+    body = _inline(loop.body, program.procs, set())
+    if body is None:
+        return None
+    steps: dict[str, int] = {}
+    for s in body:
+        if isinstance(s, ir.Assign) and not s.local and s.index is None and s.name in counting:
+            rhs = s.value
+            if isinstance(rhs, ir.BinOp) and rhs.op == "+":
+                for own, other in ((rhs.left, rhs.right), (rhs.right, rhs.left)):
+                    k = _static(other, params)
+                    if (isinstance(own, ir.VarRef) and own.name == s.name and own.index is None
+                            and isinstance(k, int) and not isinstance(k, bool) and k >= 1):
+                        steps[s.name] = steps.get(s.name, 0) + k
+    best: tuple[str, int, int, int] | None = None
+    for name, step in sorted(steps.items()):
+        limit = _exit_limit(loop.cond, name, params, isinstance(loop, ir.While), program.defs)
+        init = program.rules.vars[name].init
+        if limit is None or not isinstance(init, int):
+            continue
+        passes = max(0, -(-(limit - init) // step))
+        if best is None or passes < best[3]:
+            best = (name, step, limit, passes)
+    return best
+
+
+def _exit_limit(cond: ir.Expr, var: str, params: dict[str, object], going_on: bool,
+                defs: dict[str, ir.Definition], depth: int = 0) -> int | None:
+    """The least K such that ``var >= K`` settles ``cond``: makes it false when ``going_on`` (the
+    condition of a while), true otherwise (the condition of a repeat until); None if none is
+    seen in its form. A definition without arguments or cases is read through (so a reading that
+    redefines it changes the limit)."""
+    if isinstance(cond, ir.CallDef) and not cond.args and depth < 32:
+        d = defs.get(cond.name)
+        if d is None or d.body is None or d.cases:
+            return None
+        return _exit_limit(d.body, var, params, going_on, defs, depth + 1)
+    if isinstance(cond, ir.BinOp) and cond.op in ("and", "or"):
+        # a while goes on while both hold: either one failing stops it; a repeat until stops
+        # when either holds
+        if cond.op == ("and" if going_on else "or"):
+            found = [k for k in (_exit_limit(cond.left, var, params, going_on, defs, depth),
+                                 _exit_limit(cond.right, var, params, going_on, defs, depth)) if k is not None]
+            return min(found) if found else None
+        return None
+    if not (isinstance(cond, ir.BinOp) and cond.op in ("<", "<=", ">", ">=")):
+        return None
+    op, left, right = cond.op, cond.left, cond.right
+    if isinstance(right, ir.VarRef) and right.name == var and right.index is None:
+        op, left, right = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op], right, left
+    if not (isinstance(left, ir.VarRef) and left.name == var and left.index is None):
+        return None
+    k = _static(right, params)
+    if not isinstance(k, int) or isinstance(k, bool):
+        return None
+    # var OP k: which K makes "var >= K" settle it
+    if going_on:
+        return {"<": k, "<=": k + 1}.get(op)
+    return {">=": k, ">": k + 1}.get(op)

@@ -29,6 +29,7 @@ from .witness import (
     Replay,
     actions_of,
     continue_game,
+    deal_position,
     follow,
     make_play,
     model_of_actions,
@@ -341,23 +342,27 @@ class Context:
                     out.append({**self.base_readings, amb.name: r.name})
         return out
 
-    def readings_scope(self) -> str:
+    def readings_scope(self, others: int = 0) -> str:
         """The readings (and parameter values) a claim about the model was made under; empty for a
-        ruleset with neither ambiguities nor parameters."""
+        ruleset with neither ambiguities nor parameters. ``others``: the claim also holds under
+        that many other readings, all those one ambiguity away (:meth:`other_readings`)."""
         parts = []
         if self.rules.ambiguities:
             changed = {a: r for a, r in self.base_readings.items() if r != self.rules.ambiguities[a].default.name}
-            parts.append("under the default readings" if not changed
-                         else "under the readings " + ", ".join(f"{a}={r}" for a, r in sorted(changed.items())))
+            scope = ("under the default readings" if not changed
+                     else "under the readings " + ", ".join(f"{a}={r}" for a, r in sorted(changed.items())))
+            if others:
+                scope += f" and under each of the {others} readings one ambiguity away from them"
+            parts.append(scope)
         if self.rules.params:
             given = dict(sorted(self.o.param_labels.items()))
             parts.append("with the parameters at their defaults" if not given
                          else "with " + ", ".join(f"{k}={v}" for k, v in given.items()) + " (the other parameters at their defaults)")
         return ", ".join(parts)
 
-    def bound(self, what: str) -> str:
+    def bound(self, what: str, others: int = 0) -> str:
         """A proof's bound: what it covers, and under which readings and parameter values."""
-        scope = self.readings_scope()
+        scope = self.readings_scope(others)
         return f"{what}, {scope}" if scope else what
 
     def witness(self, plays: list[Play], n: int, divergence: str, at_parting: bool = False) -> Witness:
@@ -365,7 +370,10 @@ class Context:
         person follows the few moves after it (the whole game stays in the plays, for replay);
         ``at_parting``: what the witness shows is where the plays part (other moves or views)."""
         programs = [self.program(p.readings) for p in plays]
-        pos = position(programs, n, [p.actions for p in plays], self.o.params, at_parting)
+        if len(plays) == 1:
+            pos = deal_position(programs[0], n, plays[0].actions, self.o.params)
+        else:
+            pos = position(programs, n, [p.actions for p in plays], self.o.params, at_parting)
         if pos is not None and pos.longest > FEW_MOVES:
             pos.note = wording.long_witness(pos.longest, pos.step, len(plays) > 1)
         return Witness(n, self.setups.get(id(plays[0]), []), plays, divergence, pos)

@@ -66,6 +66,9 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
     ("ambiguity", "coarse"): ("unknown", "error"),
     ("ambiguity", "timeout"): ("unknown", "warning"),
     ("ambiguity", "endless"): ("unknown", "warning"),
+    ("translation", "threshold"): ("static", "warning"),  # a comparison's wording against the rule's, or another edition's
+    ("translation", "quantifier"): ("static", "warning"),  # a condition's quantifier or negation
+    ("translation", "count"): ("static", "warning"),  # a count of things or rounds
     ("sensitivity", "any-table"): ("proven", "note"),
     ("sensitivity", "depends"): ("witness", "note"),
     ("sensitivity", "undecided"): ("unknown", "note"),
@@ -116,6 +119,7 @@ class Position:
     longest: int  # the most moves (player and chance decisions) any play makes after this point
     note: str | None = None  # why more than a few moves follow, when they do
     ends: list[int] | None = None  # per play: where the steps worth showing end (a witness of different moves: at the parting)
+    where: str = "parting"  # "parting": where the plays of two readings part; "deal": a game of one reading, after its deal
 
 
 @dataclass

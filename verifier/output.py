@@ -13,6 +13,7 @@ from typing import Any
 from rulecheck import __version__
 from rulecheck.dsl.diagnostics import Diagnostic, Severity, render
 from rulecheck.dsl.source import SourceFile
+from rulecheck.reports import wording
 
 from .findings import Finding, Play
 from .verify import _KIND_ORDER, Outcome
@@ -97,8 +98,7 @@ def render_finding(f: Finding, source: SourceFile | None) -> str:
         lines.append(f"   = witness, {w.players} players: {w.divergence}")
         pos = w.position
         if pos is not None and len(pos.marks) == len(w.plays):
-            moves = f"{pos.step} move{'s' if pos.step != 1 else ''}"
-            lines.append(f"     the table where the readings part, after {moves} (the whole game: --format json):")
+            lines.append(f"     {wording.position_heading(pos.where, pos.step)} (the whole game: --format json):")
             lines.extend(f"       {where}: {what}" for where, what in pos.table)
             if pos.draws:
                 lines.append("       draws from here on: " + "; ".join(f"{zone}: {what}" for zone, what in pos.draws))

@@ -221,27 +221,17 @@ def _count_of(s: ir.Stmt) -> int | None:
 
 
 def _condition_finding(subject: str, src: ir.Source, said: Said, formal: str) -> Finding:
-    lang = {"en": "English", "ja": "Japanese"}.get(said.lang.split("-")[0], said.lang)
-    clause = f"「{said.text}」" if said.lang.startswith("ja") else f"'{said.text}'"
     return Finding(
-        kind="translation", severity="warning", status="static", subject=subject,
-        title=f"The {lang} {clause} says {WORDS[said.shape]}; the formal rule says {WORDS[formal]}",
-        message=(f"The quote's condition {clause} reads as '{WORDS[said.shape]} …', but the rule that cites it applies when "
-                 f"{WORDS[formal]} …: a translation that moved a negation or a quantifier, or a rule that formalizes another "
-                 "sentence. Check which the game means and correct the other."),
-        span=src.span, quotes=[Quote(q.text, q.lang) for q in src.quotes],
-        details={"check": "quantifier", "said": said.shape, "formal": formal, "clause": said.text},
+        kind="translation", severity="warning", status="static", subject=subject, title="", message="",
+        span=src.span, quotes=[Quote(q.text, q.lang) for q in src.quotes], verdict="quantifier",
+        details={"check": "quantifier", "said": said.shape, "formal": formal, "clause": said.text, "lang": said.lang},
     )
 
 
 def _count_finding(subject: str, src: ir.Source, said: tuple[int, str, str], formal: int, s: ir.Stmt) -> Finding:
     n, _, phrase = said
-    what = "draws" if isinstance(s, ir.Draw) else "repeats"
     return Finding(
-        kind="translation", severity="warning", status="static", subject=subject,
-        title=f"The quote names {phrase}; the rule {what} {formal}",
-        message=(f"The quote says '{phrase}', but the rule that cites it {what} {formal}. Check which the game means and "
-                 "correct the other."),
-        span=src.span, quotes=[Quote(q.text, q.lang) for q in src.quotes],
-        details={"check": "count", "said": n, "formal": formal, "phrase": phrase},
+        kind="translation", severity="warning", status="static", subject=subject, title="", message="",
+        span=src.span, quotes=[Quote(q.text, q.lang) for q in src.quotes], verdict="count",
+        details={"check": "count", "said": n, "formal": formal, "phrase": phrase, "what": "draws" if isinstance(s, ir.Draw) else "repeats"},
     )

@@ -195,6 +195,21 @@ def position(programs: list[ir.Program], n: int, plays: list[list[Any]], params:
     return pos
 
 
+def deal_position(program: ir.Program, n: int, actions: list[Any], params: dict[str, Any] | None = None) -> Position | None:
+    """The table after the deal of a one-play witness (a game that breaks a rule, a loop that
+    repeats): the moves that show it are all the moves after the deal."""
+    try:
+        state = Game(program, n, params).new_initial_state(log=True)
+        k = 0
+        while k < len(actions) and state.is_chance_node():
+            apply(state, actions[k])
+            k += 1
+    except (RuleError, ValueError):
+        return None
+    return Position(k, _table(state), _draws(program, n, actions, k, params), _assumed_cards(state), [len(state.machine.log)],
+                    len(actions) - k, where="deal")
+
+
 def _draws(program: ir.Program, n: int, actions: list[Any], k: int, params: dict[str, Any] | None) -> list[list[str]]:
     """The components chance draws after action k, zone by zone, in the order they are drawn."""
     rules = program.rules
