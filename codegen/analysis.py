@@ -40,6 +40,10 @@ class Analysis:
             return e.index is not None and self.can_raise(e.index)
         if isinstance(e, ir.AttrRef):
             return self.can_raise(e.obj)
+        if isinstance(e, ir.PlaceOf):
+            if e.index is None:
+                return False
+            return isinstance(self.rules.zones[e.zone].index, TInt) or self.can_raise(e.index)
         if isinstance(e, ir.Unary):
             return self.can_raise(e.operand)
         if isinstance(e, ir.BinOp):
@@ -166,6 +170,8 @@ class Analysis:
                 out.add("var:" + x.name)
             elif isinstance(x, ir.CallDef):
                 out |= self.def_reads(x.name)
+            elif isinstance(x, ir.Builtin) and x.op == "where":
+                out |= self.moved_through(x.args[0].type)  # where a component is
         return out
 
     def def_reads(self, name: str) -> set[str]:

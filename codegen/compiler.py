@@ -39,7 +39,7 @@ import re
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.source import Span
-from rulecheck.dsl.types import TBool, TComp, TEnum, TMap, TPlayer, TSet, Type
+from rulecheck.dsl.types import TBool, TComp, TEnum, TMap, TPlace, TPlayer, TSet, Type
 from rulecheck.interpreter.semantics import STEP_BUDGET
 
 from .aggregates import Aggregates
@@ -148,6 +148,8 @@ class Compiler(Statements, Decisions, Expressions, Aggregates):
             out.append("    Z = S.z")
         if "V" in self.fn.uses:
             out.append("    V = S.v")
+        if "loc" in self.fn.uses:
+            out.append("    loc = S.loc")
         if "n" in self.fn.uses:
             out.append("    n = S.n")
         return out
@@ -162,6 +164,8 @@ class Compiler(Statements, Decisions, Expressions, Aggregates):
             return f"_pname({x})"
         if isinstance(t, TComp):
             return f"_DISP[{x}]"
+        if isinstance(t, TPlace):
+            return f"_ZLABEL[{x}]"  # a place is a zone instance
         if isinstance(t, TEnum):
             labels = self.const(pyrepr(tuple(self.rules.enums[t.name].labels)))
             return f"{labels}[{x}]"

@@ -100,6 +100,7 @@ function takes over; and the bound on the statements run between two decisions."
                 self.emit(f"Z[{slots['src']}] ^= {b}")
             self.emit(f"Z[{slots['dst']}] |= {b}")
             self.emit(f"loc[a] = {slots['dst']}")
+            self.forget(b)
             self.changed({"zone:" + s.src, "zone:" + s.dst})
             if bind is not None:
                 self.emit(f"{bind.code} = a")
@@ -133,7 +134,7 @@ function takes over; and the bound on the statements run between two decisions."
         for legal_actions and for checking the action."""
         if rep_of(TSet(t)) == "fs":
             return f"tuple(sorted({code}))"
-        widest = max([len(self.rules.components), self.layout.maxp, 2, *(len(e.values) for e in self.rules.enums.values())])
+        widest = self.widest_set()
         # (small sets recur and are remembered; large ones rarely do: they stay masks, and their
         # members are read when asked for)
         return f"_BITS[{code}]" if widest <= 32 else code
@@ -156,6 +157,30 @@ function takes over; and the bound on the statements run between two decisions."
         zone = self.zone_of_options(s.options) if isinstance(s.type, TComp) else None
         if zone is not None:
             loc.where = (zone[0], zone[1], self.epoch)
+        self.scope.names[s.bind] = loc
+        return False
+
+    def s_Ask(self, s: ir.Ask, after: bool, rec: BlockRec, i: int) -> bool:
+        """An answer is a choice among the answers the speaker's obligation allows (s.options). The
+        state keeps the question, its arguments and the true answers while it waits (S.q), and
+        every answer given with whether it was true (S.a): hidden information, in no view."""
+        self.comment(s, f"ask {s.question}: {s.bind}")
+        p = self.point("player", s, s.label, s.secret, s.type)
+        loc = self.bind(Scope(), s.bind, s.type, after)
+        self.tick(s.span)
+        assert s.truths is not None
+        args = [self.materialize(self.ex(a)) for a in s.args]
+        shown = [f"frozenset(_BITS[{a}])" if rep_of(x.type) == "mask" else a for a, x in zip(args, s.args)]
+        truths = self.materialize(self.ex(s.truths, "mask"))
+        opts = self.materialize(self.ex(s.options))
+        who = self.materialize(self.ex(s.chooser))
+        msg = f" must choose ({s.label}) but has no option"
+        self.emit(f"if not {opts}:")
+        self.emit(f"    _raise('incomplete', _pname({who}) + {pyrepr(msg)}, {at(s.span)})")
+        self.emit(f"S.q = ({pyrepr(s.question)}, ({''.join(x + ', ' for x in shown)}), {truths})")
+        self.suspend(p, who, self.pending_options(opts, s.type))
+        record = "S.a = (*S.a, (S.q[0], S.cp, S.q[1], a, S.q[2] >> a & 1 == 1))"
+        self.resumes[p] = ([record, "S.q = None", f"{loc.code} = {self.decode('a', s.type)}"], rec, i)
         self.scope.names[s.bind] = loc
         return False
 
@@ -190,6 +215,13 @@ function takes over; and the bound on the statements run between two decisions."
             loc.among = (id(self.scope.get(s.players.name)), self.local_epoch)
         self.scope.names[s.bind] = loc
         return True
+
+    def widest_set(self) -> int:
+        """How many members the widest set of the rules can have (components, players, enum
+        values, places when a set of places is used)."""
+        from rulecheck.dsl.values import mask_width
+
+        return mask_width(self.rules)
 
     # ---- the step budget between two decisions -----------------------------------------------------
 
@@ -247,5 +279,5 @@ function takes over; and the bound on the statements run between two decisions."
         if isinstance(coll, ir.IntRange) and isinstance(coll.lo, ir.Const) and isinstance(coll.hi, ir.Const):
             return max(0, int(coll.hi.value) - int(coll.lo.value) + 1)  # type: ignore[arg-type]
         if rep_of(t) == "mask":
-            return 8 * ((max(len(self.rules.components), self.layout.maxp, 2, *(len(e.values) for e in self.rules.enums.values())) + 7) // 8)
+            return 8 * ((self.widest_set() + 7) // 8)
         return float("inf")

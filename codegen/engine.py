@@ -16,14 +16,14 @@ import jinja2
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.checker import MAX_RANGE
-from rulecheck.dsl.types import MAX_INT, TBool, TComp, TEnum, TInt, TPlayer, TSet, Type
-from rulecheck.dsl.values import choice_bounds, num_distinct_actions, param_spec, show
+from rulecheck.dsl.types import MAX_INT, TBool, TComp, TEnum, TInt, TPlace, TPlayer, TSet, Type
+from rulecheck.dsl.values import choice_bounds, mask_width, num_distinct_actions, param_spec, place_table, places_chosen, show
 from rulecheck.interpreter.semantics import STEP_BUDGET
 
 from .bounds import length_bound
 from .compiler import Compiler
 from .layout import GenerationError, Layout, rep_of
-from .literals import comment_text, pyrepr
+from .literals import comment_text, ident, pyrepr
 
 __all__ = ["ADAPTERS", "GenerationError", "adapter_source", "environment", "generate", "load_module"]
 
@@ -123,8 +123,18 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "returns": ir.RETURNS[g.returns],
         "score_slots": score_slots(rules, layout),
         "length_bound": length_bound(program),
+        "targets": [target_entry(c, t) for t in rules.targets],
     }
     return environment().get_template("engine.py.jinja").render(**context)
+
+
+def target_entry(c: Compiler, t: ir.Target) -> dict[str, Any]:
+    """How the engine gives a target's value: its definition's function, or the value computed now."""
+    name = t.part(t.name)
+    mask = rep_of(t.expr.type) == "mask"
+    if name in c.def_tables:
+        return {"name": t.name, "fn": f"lambda S: {c.def_tables[name]}", "mask": mask}
+    return {"name": t.name, "fn": f"D_{ident(name)}", "mask": mask}
 
 
 def adapter_source(kind: str) -> str:
@@ -138,8 +148,7 @@ def adapter_source(kind: str) -> str:
 
 def mask_bytes(rules: ir.Ruleset) -> int:
     """How many bytes the widest set of the rules needs (components, players, enum values)."""
-    widest = max([len(rules.components), rules.game.max_players, 2, *(len(e.values) for e in rules.enums.values())])
-    return (widest + 7) // 8
+    return (mask_width(rules) + 7) // 8
 
 
 def chance_lists(rules: ir.Ruleset, zones: dict[int, str]) -> list[tuple[tuple[int, ...], str]]:
@@ -232,6 +241,8 @@ def score_slots(rules: ir.Ruleset, layout: Layout) -> tuple[int, ...]:
 def actions_base(rules: ir.Ruleset) -> int:
     """The part of NUM_DISTINCT_ACTIONS - 1 that no parameter changes."""
     fixed = [b for b in choice_bounds(rules) if isinstance(b, int)]
+    if places_chosen(rules):
+        fixed.append(len(place_table(rules)) - 1)
     return max([len(rules.components), rules.game.max_players, 2, *(b + 1 for b in fixed)])
 
 
@@ -313,6 +324,8 @@ def _values(rules: ir.Ruleset, t: Type) -> tuple[int, ...] | None:
         return tuple(range(len(rules.enums[t.name].values)))
     if isinstance(t, TBool):
         return (0, 1)
+    if isinstance(t, TPlace):
+        return tuple(range(len(place_table(rules))))
     if isinstance(t, TInt) and t.lo is not None and t.hi is not None and t.hi - t.lo < 4096:
         return tuple(range(t.lo, t.hi + 1))
     return None

@@ -104,6 +104,10 @@ class Expressions(Tables):
         z = self.rules.zones[zone]
         return self.index_code(z.index, index, self.layout.zone_base[zone], zone)
 
+    def x_PlaceOf(self, e: ir.PlaceOf, want: str | None) -> tuple[str, str | None]:
+        # a place is the number of its zone instance (values.place_table)
+        return self.zone_instance(e.zone, e.index), None
+
     def x_ZoneRef(self, e: ir.ZoneRef, want: str | None) -> tuple[str, str | None]:
         self.uses("Z")
         return f"Z[{self.zone_instance(e.zone, e.index)}]", "mask"
@@ -225,6 +229,9 @@ class Expressions(Tables):
             return f"{args[0]}.bit_count()", None
         if op == "abs":
             return f"abs({bare(args[0])})", None
+        if op == "where":
+            self.uses("loc")
+            return f"loc[{bare(args[0])}]", None
         if op in ("min", "max"):
             return f"{op}({bare(args[0])}, {bare(args[1])})", None
         raise GenerationError(f"unknown builtin {op}")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.source import Span
-from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TMap, TPlayer, TSet, TText, Type
+from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TMap, TPlace, TPlayer, TSet, TText, Type
 
 
 class GenerationError(Exception):
@@ -32,7 +32,7 @@ def py_type(t: Type) -> str:
         return "bool"
     if isinstance(t, TText):
         return "str"
-    if isinstance(t, (TInt, TPlayer, TComp, TEnum)):
+    if isinstance(t, (TInt, TPlayer, TComp, TEnum, TPlace)):
         return "int"
     if isinstance(t, TSet):
         return "int" if rep_of(t) == "mask" else "frozenset[int]"

@@ -138,9 +138,11 @@ that resume after a decision."""
             self.emit(f"Z[{known[1]}] ^= {b}")
             self.emit(f"Z[{dest}] |= {b}")
             self.emit(f"loc[{what}] = {dest}")
+            self.forget(b)
             self.changed({"zone:" + known[0]})
         elif single:
             old = self.move_one(what, dest)
+            self.forget(f"1 << {what}")
             self.source_changed(old, s.what.type)
         else:
             src = self.source_of(s.what)
@@ -160,6 +162,7 @@ that resume after a decision."""
                     self.emit(f"loc[{c}] = {dest}")
                     self.source_changed(old, s.what.type)
             self.emit(f"Z[{dest}] |= {what}")
+            self.forget(what)
         self.changed({"zone:" + s.zone})
         self.epoch += 1
 
@@ -363,6 +366,16 @@ that resume after a decision."""
         self.emit("S.cp = -4")
         self.emit("S.o = None")
         self.emit("return")
+
+    # ---- who knows what ----------------------------------------------------------------------------
+
+    def s_Reveal(self, s: ir.Reveal, after: bool) -> None:
+        self.comment(s, "reveal")
+        self.tick(s.span)
+        what, who = (self.materialize(c) for c in self.ex_seq([(s.what, "mask"), (s.who, "mask")]))
+        q = self.fn.fresh("q")
+        self.emit(f"for {q} in _BITS[{who}]:")
+        self.emit(f"    S.m[{q}] |= {what}")
 
     def s_Say(self, s: ir.Say, after: bool) -> None:
         # the engine keeps no log: like the interpreter without logging, it evaluates nothing

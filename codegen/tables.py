@@ -78,6 +78,9 @@ class Tables(CompilerBase):
         """Definitions the flow can call, in declaration order (invariants are not compiled)."""
         seen: set[str] = set()
         todo: list[object] = [self.rules.flow]
+        for t in self.rules.targets:  # what a player wants to know: the engine can say it (target_value)
+            seen.add(t.part(t.name))
+            todo.append(t.expr)
         procs_seen: set[str] = set()
         while todo:
             node = todo.pop()
@@ -135,6 +138,22 @@ class Tables(CompilerBase):
         return self.bodies[d.name] is None and d.cases is not None and d.otherwise is None
 
     # ---- remembered values: forgetting them when what they read changes ----------------------------
+
+    @property
+    def remembers(self) -> bool:
+        """Does some statement reveal components? Then states keep what each player remembers
+        (S.m, a mask per seat) and every move forgets the components it moves."""
+        got = getattr(self, "_remembers", None)
+        if got is None:
+            bodies = [self.program.rules.flow, *(p.body for p in self.program.procs.values() if p.body)]
+            got = any(isinstance(x, ir.Reveal) for b in bodies for x in walk_stmts(b))
+            self._remembers = got
+        return got
+
+    def forget(self, moved: str) -> None:
+        """The components of mask ``moved`` have moved: nobody remembers where they are."""
+        if self.remembers:
+            self.emit(f"_forget(S.m, {moved})")
 
     def changed(self, touched: set[str]) -> None:
         """Zones or variables changed: forget the remembered values that read them."""

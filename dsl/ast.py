@@ -63,6 +63,11 @@ class TPlayer(TypeExpr):
 
 
 @dataclass
+class TPlace(TypeExpr):
+    pass
+
+
+@dataclass
 class TSet(TypeExpr):
     elem: TypeExpr
 
@@ -322,6 +327,30 @@ class CallStmt(Stmt):
     args: list[Expr]
 
 
+@dataclass
+class Reveal(Stmt):
+    """``reveal WHAT to WHO``: the players WHO see the components WHAT (and remember them)."""
+
+    what: Expr
+    who: Expr
+
+
+@dataclass
+class Ask(Stmt):
+    """``ask QUESTION(ARGS) by SPEAKER as NAME truth when T lie when L``: the speaker answers."""
+
+    question: str
+    question_span: Span
+    args: list[Expr]
+    speaker: Expr
+    name: str
+    name_span: Span
+    truth: Expr | None
+    lie: Expr | None
+    label: str | None
+    secret: bool
+
+
 # ---- declarations -----------------------------------------------------------------------------
 
 
@@ -338,6 +367,7 @@ class Game(Decl):
     original: str | None = None
     players: tuple[int, int] | None = None
     players_span: Span | None = None
+    players_assumed: str | None = None  # `players 3..8 assumed because "…"`: the rationale
     order: str = "clockwise"
     sources: list[Source] = field(default_factory=list)
     returns: str = "winners"
@@ -538,6 +568,52 @@ class TermDecl(Decl):
     translations: list[Quote]
     meaning: str
     source: Source | None
+
+
+@dataclass
+class QuestionDecl(Decl):
+    """A question from a list: its answer domain, when an answer is true, what a lie must be."""
+
+    name: str
+    name_span: Span
+    formals: list[Formal] | None
+    desc: str | None
+    source: Source | None
+    answer: tuple[str, Span, TypeExpr, Expr, Source | None] | None = None
+    truth: tuple[Expr, Source | None, Span] | None = None
+    lie: tuple[Expr, Source | None, Span] | None = None
+    extra: list[tuple[str, Span]] = field(default_factory=list)  # clauses written twice
+
+
+@dataclass
+class TargetDecl(Decl):
+    """What the player who makes a decision wants to know then: ``target NAME at "LABEL": E``."""
+
+    name: str
+    name_span: Span
+    desc: str | None
+    label: str
+    label_span: Span
+    expr: Expr
+    source: Source | None
+
+
+@dataclass
+class EditionName(Node):
+    """A name in an edition mapping: a declaration, ``Enum.value``, or a component's display text."""
+
+    kind: str  # "name", "value", "text"
+    name: str
+    member: str | None = None
+
+
+@dataclass
+class EditionDecl(Decl):
+    """``edition of "GAME" { same LOCAL as COMMON ... }``: this ruleset is one edition of GAME."""
+
+    game: str
+    source: Source | None
+    same: list[tuple[EditionName, EditionName, Source | None]]
 
 
 @dataclass

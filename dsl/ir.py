@@ -72,6 +72,14 @@ class ZoneRef(Expr):
 
 
 @dataclass(eq=False)
+class PlaceOf(Expr):
+    """``place(hand[p])``: a zone instance as a value of type place (values.place_table)."""
+
+    zone: str
+    index: Expr | None
+
+
+@dataclass(eq=False)
 class AttrRef(Expr):
     obj: Expr
     kind: str
@@ -84,10 +92,10 @@ class CallDef(Expr):
     args: list[Expr]
 
 
-#: Builtins: players, num_players, winners (no arguments); next, prev, seat, player, size, abs
-#: (one); min, max (two).
+#: Builtins: players, num_players, winners (no arguments); next, prev, seat, player, size, abs,
+#: where (one: the place of a component); min, max (two).
 BUILTINS_0 = ("players", "num_players", "winners")
-BUILTINS_1 = ("next", "prev", "seat", "player", "size", "abs")
+BUILTINS_1 = ("next", "prev", "seat", "player", "size", "abs", "where")
 BUILTINS_2 = ("min", "max")
 
 
@@ -226,6 +234,32 @@ class ChooseEach(Stmt):
 
 
 @dataclass(eq=False)
+class Ask(Choose):
+    """A statement with a truth obligation: the speaker (``chooser``) answers a question. It is a
+    choice whose options are the answers the obligation allows; the checker builds ``options``
+    from the question's definitions (Question.part): the answers of the domain that are true
+    while ``may_truth`` holds, and those that are false and meet the question's lie rule while
+    ``may_lie`` holds. Back ends that know only choices play it as one."""
+
+    question: str = ""
+    args: list[Expr] = field(default_factory=list)
+    may_truth: Expr | None = None
+    may_lie: Expr | None = None
+    #: the true answers of the domain (whatever the obligation): the engines record, with each
+    #: answer, whether it was one of them
+    truths: Expr | None = None
+
+
+@dataclass(eq=False)
+class Reveal(Stmt):
+    """``reveal WHAT to WHO``: each player of WHO sees the components of WHAT where they lie, and
+    remembers it until the component moves (observations show what a player remembers)."""
+
+    what: Expr  # a component or a set of components
+    who: Expr  # a set of players
+
+
+@dataclass(eq=False)
 class If(Stmt):
     cond: Expr
     then: list[Stmt]
@@ -296,6 +330,7 @@ class GameInfo:
     order: str
     sources: list[Source]
     returns: str = "winners"  # RETURNS: what each player's return is at the end
+    players_assumed: str | None = None  # `players LO..HI assumed because "…"`: the rulebook does not say; the rationale
 
 
 #: How a game's end becomes each player's return (``returns`` in the game declaration): a winner's
@@ -477,6 +512,85 @@ class Term:
 
 
 @dataclass
+class Question:
+    """A question from a list (``question``): its answer domain, when an answer is true, and what a
+    lie must be. Its three parts are definitions of the question's formals (and of the answer, for
+    the last two), named ``part(name, …)``; ``bind`` adds them to every Program."""
+
+    name: str
+    formals: list[tuple[str, Type]]
+    desc: str | None
+    answer: str  # the name of the answer in ``truth`` and ``lie``
+    answer_type: Type
+    answers: Definition  # formals -> set of answer_type
+    truth: Definition  # formals, answer -> bool
+    lie: Definition | None  # formals, answer -> bool: a false answer is a lie the speaker may tell when it holds
+    source: Source | None
+    span: Span
+
+    def parts(self) -> list[Definition]:
+        return [self.answers, self.truth, *([self.lie] if self.lie is not None else [])]
+
+    @staticmethod
+    def part(name: str, which: str) -> str:
+        """The name of a question's part: ``answers``, ``true`` or ``lie``; no declaration can have it."""
+        return f"{name}.{which}"
+
+
+@dataclass
+class Target:
+    """``target NAME at "LABEL": E``: what the player who makes the decisions labelled LABEL wants
+    to know then; verify asks whether that player can always know it, and how often a perfect
+    reasoner does (docs/verify.md)."""
+
+    name: str
+    desc: str | None
+    label: str
+    expr: Expr
+    source: Source | None
+    span: Span
+
+    @staticmethod
+    def part(name: str) -> str:
+        """The name of the definition that gives a target's value (``bind`` adds it to every Program)."""
+        return f"target.{name}"
+
+    def definition(self) -> Definition:
+        return Definition(self.part(self.name), [], self.expr.type, self.desc, self.expr, None, None, self.source, self.span)
+
+
+@dataclass
+class EditionName:
+    """A name of an edition mapping: a declaration (``kind`` "name"), an enum value ("value", with
+    ``member``) or a component's display text ("text")."""
+
+    kind: str
+    name: str
+    member: str | None = None
+
+    def show(self) -> str:
+        return self.name if self.kind == "name" else f"{self.name}.{self.member}" if self.kind == "value" else f'"{self.name}"'
+
+
+@dataclass
+class Edition:
+    """``edition of "GAME" { same LOCAL as COMMON }``: the ruleset is one edition of GAME; names that
+    differ between editions are mapped onto the common ones (the others correspond by name)."""
+
+    game: str
+    same: list[tuple[EditionName, EditionName, Source | None]]
+    source: Source | None
+    span: Span
+
+    def common(self, kind: str, name: str, member: str | None = None) -> str:
+        """The common name of a local declaration, enum value or component display."""
+        for local, common, _ in self.same:
+            if local.kind == kind and local.name == name and local.member == member:
+                return common.member if common.kind == "value" and common.member else common.name
+        return member if kind == "value" and member is not None else name
+
+
+@dataclass
 class Ruleset:
     name: str  # file name shown in diagnostics
     text_hash: str  # sha256 of the rules text
@@ -494,6 +608,9 @@ class Ruleset:
     ambiguities: dict[str, Ambiguity]
     invariants: list[Invariant]
     terms: list[Term]
+    questions: dict[str, Question] = field(default_factory=dict)
+    targets: list[Target] = field(default_factory=list)
+    edition: Edition | None = None
 
     def components_of(self, kind: str | None) -> list[Component]:
         return [c for c in self.components if kind is None or c.kind == kind]
@@ -581,6 +698,10 @@ def bind(rules: Ruleset, readings: dict[str, str] | None = None) -> Program:
             )
         chosen[amb] = reading
     defs = dict(rules.defs)
+    for q in rules.questions.values():
+        defs.update({d.name: d for d in q.parts()})
+    for t in rules.targets:
+        defs[t.part(t.name)] = t.definition()
     procs = dict(rules.procs)
     for amb_name in sorted(chosen):
         r = rules.ambiguities[amb_name].reading(chosen[amb_name])

@@ -24,7 +24,7 @@ MAX_NESTING = 64
 
 TOP_KEYWORDS = (
     "game", "enum", "card", "piece", "table", "zone", "var", "param", "define", "procedure", "flow",
-    "ambiguity", "invariant", "term",
+    "ambiguity", "invariant", "term", "question", "target", "edition",
 )
 
 #: How lark's terminal names read in an error message.
@@ -276,7 +276,8 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
             elif tag == "original":
                 g.original = value
             elif tag == "players":
-                g.players = value
+                g.players = value[:2]
+                g.players_assumed = value[2]
                 g.players_span = span
             elif tag == "order":
                 g.order = value
@@ -296,7 +297,7 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
         return ("original", self._str(ch[0]), _span(meta))
 
     def g_players(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
-        return ("players", (self._int(ch[0]), self._int(ch[1])), _span(meta))
+        return ("players", (self._int(ch[0]), self._int(ch[1]), self._str(ch[2]) if ch[2] is not None else None), _span(meta))
 
     def g_order(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
         return ("order", ch[0], _span(meta))
@@ -485,6 +486,9 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
     def t_player(self, meta: Any, ch: list[Any]) -> ast.TypeExpr:
         return ast.TPlayer(_span(meta))
 
+    def t_place(self, meta: Any, ch: list[Any]) -> ast.TypeExpr:
+        return ast.TPlace(_span(meta))
+
     def t_set(self, meta: Any, ch: list[Any]) -> ast.TypeExpr:
         return ast.TSet(_span(meta), ch[0])
 
@@ -644,6 +648,36 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
         args = [c for c in ch[1:] if isinstance(c, ast.Expr)]
         return ast.CallStmt(_span(meta), _sources(ch[1:]), str(name), _tok_span(name), args)
 
+    def s_reveal(self, meta: Any, ch: list[Any]) -> ast.Stmt:
+        return ast.Reveal(_span(meta), ch[2], ch[0], ch[1])
+
+    def s_ask(self, meta: Any, ch: list[Any]) -> ast.Stmt:
+        question = ch[0]
+        bind_at = next(i for i, c in enumerate(ch) if i > 0 and isinstance(c, Token))
+        exprs = [c for c in ch[1:bind_at] if isinstance(c, ast.Expr)]
+        bind = ch[bind_at]
+        truth = lie = None
+        label, secret, src = None, False, None
+        for o in ch[bind_at + 1:]:
+            if isinstance(o, tuple) and o[0] == "truth":
+                truth = o[1]
+            elif isinstance(o, tuple) and o[0] == "lie":
+                lie = o[1]
+            elif isinstance(o, tuple) and o[0] == "label":
+                label = o[1]
+            elif o == "secret":
+                secret = True
+            elif isinstance(o, ast.Source):
+                src = o
+        return ast.Ask(_span(meta), src, str(question), _tok_span(question), exprs[:-1], exprs[-1], str(bind), _tok_span(bind),
+                       truth, lie, label, secret)
+
+    def ask_truth(self, meta: Any, ch: list[Any]) -> tuple[str, Any]:
+        return ("truth", ch[0])
+
+    def ask_lie(self, meta: Any, ch: list[Any]) -> tuple[str, Any]:
+        return ("lie", ch[0])
+
     def zone_ref(self, meta: Any, ch: list[Any]) -> ast.ZoneRef:
         return ast.ZoneRef(_span(meta), str(ch[0]), _tok_span(ch[0]), ch[1])
 
@@ -699,6 +733,47 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
         rest = [c for c in ch[1:] if not isinstance(c, ast.Quote)]
         meaning, src = rest[0], rest[1]
         return ast.TermDecl(_span(meta), self._str(term), translations, self._str(meaning), src)
+
+    # -- questions, targets, editions --
+    def question_decl(self, meta: Any, ch: list[Any]) -> ast.QuestionDecl:
+        name, formals, desc, src = ch[0], ch[1], ch[2], ch[3]
+        q = ast.QuestionDecl(_span(meta), str(name), _tok_span(name), formals, self._str(desc) if desc else None, src)
+        for clause in ch[4:]:
+            tag, span = clause[0], clause[-1]
+            if getattr(q, tag) is not None:
+                q.extra.append((tag, span))
+            else:
+                setattr(q, tag, clause[1:-1] if tag == "answer" else clause[1:])
+        return q
+
+    def q_answer(self, meta: Any, ch: list[Any]) -> tuple[Any, ...]:
+        return ("answer", str(ch[0]), _tok_span(ch[0]), ch[1], ch[2], ch[3], _span(meta))
+
+    def q_true(self, meta: Any, ch: list[Any]) -> tuple[Any, ...]:
+        return ("truth", ch[0], ch[1], _span(meta))
+
+    def q_lie(self, meta: Any, ch: list[Any]) -> tuple[Any, ...]:
+        return ("lie", ch[0], ch[1], _span(meta))
+
+    def target_decl(self, meta: Any, ch: list[Any]) -> ast.TargetDecl:
+        name, desc, label, expr, src = ch
+        return ast.TargetDecl(_span(meta), str(name), _tok_span(name), self._str(desc) if desc else None, self._str(label),
+                              _tok_span(label), expr, src)
+
+    def edition_decl(self, meta: Any, ch: list[Any]) -> ast.EditionDecl:
+        return ast.EditionDecl(_span(meta), self._str(ch[0]), ch[1], [c for c in ch[2:] if c is not None])
+
+    def e_same(self, meta: Any, ch: list[Any]) -> tuple[ast.EditionName, ast.EditionName, ast.Source | None]:
+        return (ch[0], ch[1], ch[2])
+
+    def e_plain(self, meta: Any, ch: list[Any]) -> ast.EditionName:
+        return ast.EditionName(_span(meta), "name", str(ch[0]))
+
+    def e_value(self, meta: Any, ch: list[Any]) -> ast.EditionName:
+        return ast.EditionName(_span(meta), "value", str(ch[0]), str(ch[1]))
+
+    def e_text(self, meta: Any, ch: list[Any]) -> ast.EditionName:
+        return ast.EditionName(_span(meta), "text", self._str(ch[0]))
 
     # -- expressions --
     def if_expr(self, meta: Any, ch: list[Any]) -> ast.Expr:
@@ -864,6 +939,7 @@ _DECL_WORDS = {
     "game": "game declaration", "enum": "enum", "card": "card type", "piece": "piece type", "table": "table",
     "zone": "zone", "var": "variable", "param": "parameter", "define": "definition", "procedure": "procedure",
     "flow": "flow", "ambiguity": "ambiguity", "invariant": "invariant", "term": "term",
+    "question": "question", "target": "target", "edition": "edition mapping",
 }
 
 #: Operators that may follow a complete expression; summarized as "an operator" in messages.
@@ -1206,7 +1282,9 @@ def _chunks(text: str) -> list[tuple[int, int, bool]]:
         m = word.match(text, pos)
         if m:
             w = m.group()
-            if w in TOP_KEYWORDS and (depth == 0 or at_line_start):
+            # (an ambiguity's question "…" is no declaration: a question declaration names itself)
+            named = w != "question" or re.match(r"\s+[A-Za-z_]", text[m.end():m.end() + 2]) is not None
+            if w in TOP_KEYWORDS and named and (depth == 0 or at_line_start):
                 starts.append(pos)
                 if depth:
                     inside.add(pos)

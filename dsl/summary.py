@@ -20,7 +20,7 @@ def summarize(rules: ir.Ruleset) -> str:
     lang = g.language + (f" (translated from {g.original})" if g.original else "")
     lines.append(f"  language     {lang}")
     players = f"{g.min_players}" if g.min_players == g.max_players else f"{g.min_players}-{g.max_players}"
-    lines.append(f"  players      {players}, {g.order}")
+    lines.append(f"  players      {players}, {g.order}" + (" (assumed)" if g.players_assumed else ""))
     kinds = Counter(c.kind for c in rules.components)
     comps = ", ".join(f"{kinds[k]} {k} {rules.kinds[k].word}{'s' if kinds[k] != 1 else ''}" for k in rules.kinds if kinds[k])
     lines.append(f"  components   {comps or 'none'}")
@@ -46,8 +46,17 @@ def summarize(rules: ir.Ruleset) -> str:
     for p in rules.params.values():
         if p.provenance.kind != "given":
             data.append(f"parameter {p.name} ({p.provenance.kind})")
+    if g.players_assumed:
+        data.append("the player count (assumed)")
     lines.append(f"  assumptions  {'; '.join(data) if data else 'none: every datum is given by the rulebook'}")
     lines.append(f"  invariants   {len(rules.invariants)}: {', '.join(i.name for i in rules.invariants) or '-'}")
+    if rules.questions:
+        lines.append(f"  questions    {len(rules.questions)}: {', '.join(rules.questions)}")
+    if rules.targets:
+        lines.append(f"  targets      {len(rules.targets)}: {', '.join(t.name for t in rules.targets)}")
+    if rules.edition is not None:
+        mapped = len(rules.edition.same)
+        lines.append(f"  edition of   \"{rules.edition.game}\" ({_plural(mapped, 'name')} mapped)")
     lines.append(f"  glossary     {_plural(len(rules.terms), 'term')}")
     lines.append("  (* marks the default reading)")
     return "\n".join(lines) + "\n"

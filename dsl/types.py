@@ -73,6 +73,15 @@ class TComp(Type):
 
 
 @dataclass(frozen=True)
+class TPlace(Type):
+    """A place a component can be: one zone instance (``place(hand[p])``, ``where(c)``). Its
+    value is the instance's number in ``values.place_table``, the same in every back end."""
+
+    def show(self) -> str:
+        return "place"
+
+
+@dataclass(frozen=True)
 class TSet(Type):
     elem: Type
 
@@ -110,6 +119,7 @@ BOOL = TBool()
 INT = TInt()
 TEXT = TText()
 PLAYER = TPlayer()
+PLACE = TPlace()
 ANY = TAny()
 ERROR = TError()
 
@@ -156,6 +166,6 @@ def join(a: Type, b: Type) -> Type | None:
 
 def is_choosable(t: Type) -> bool:
     """Types whose values can be OpenSpiel actions (non-negative ints)."""
-    if isinstance(t, (TBool, TPlayer, TEnum, TComp, TError)):
+    if isinstance(t, (TBool, TPlayer, TEnum, TComp, TPlace, TError)):
         return True
     return isinstance(t, TInt) and t.lo is not None and t.lo >= 0 and t.hi is not None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .ir import Expr, Ruleset, Value
-from .types import TBool, TComp, TEnum, TInt, TMap, TPlayer, TSet, TText, Type
+from .types import TBool, TComp, TEnum, TInt, TMap, TPlace, TPlayer, TSet, TText, Type
 
 
 def player_name(seat: int) -> str:
@@ -28,6 +28,9 @@ def show(value: Value, typ: Type, rules: Ruleset) -> str:
     if isinstance(typ, TEnum):
         assert isinstance(value, int)
         return rules.enums[typ.name].labels[value]
+    if isinstance(typ, TPlace):
+        assert isinstance(value, int)
+        return place_label(rules, value)
     if isinstance(typ, TSet):
         assert isinstance(value, frozenset)
         if not value:
@@ -43,6 +46,52 @@ def show(value: Value, typ: Type, rules: Ruleset) -> str:
     return str(value)
 
 
+def place_table(rules: Ruleset) -> list[tuple[str, int | None]]:
+    """Every place a component can be, by its number (a value of type place): each zone in the
+    order the ruleset declares them, one place per index value, a zone indexed by player with a
+    place for every seat the game allows, one indexed by a card type with a place per component
+    id. The same numbers in every player count, and the generated engines' zone instances."""
+    cached: list[tuple[str, int | None]] | None = getattr(rules, "_places", None)
+    if cached is not None:
+        return cached
+    out: list[tuple[str, int | None]] = []
+    for z in rules.zones.values():
+        t = z.index
+        if t is None:
+            out.append((z.name, None))
+        elif isinstance(t, TPlayer):
+            out += [(z.name, q) for q in range(rules.game.max_players)]
+        elif isinstance(t, TComp):
+            out += [(z.name, c) for c in range(len(rules.components))]
+        elif isinstance(t, TEnum):
+            out += [(z.name, k) for k in range(len(rules.enums[t.name].values))]
+        elif isinstance(t, TInt) and t.lo is not None and t.hi is not None:
+            out += [(z.name, k) for k in range(t.lo, t.hi + 1)]
+    object.__setattr__(rules, "_places", out)
+    return out
+
+
+def place_number(rules: Ruleset, zone: str, index: int | None) -> int:
+    """The number of the place that is zone ``zone`` at ``index`` (place_table)."""
+    numbers: dict[tuple[str, int | None], int] | None = getattr(rules, "_place_numbers", None)
+    if numbers is None:
+        numbers = {p: k for k, p in enumerate(place_table(rules))}
+        object.__setattr__(rules, "_place_numbers", numbers)
+    return numbers[(zone, None if index is None else int(index))]
+
+
+def place_label(rules: Ruleset, value: int) -> str:
+    """How a place reads: its zone, and the index where the zone has one (``hand[Player 2]``)."""
+    table = place_table(rules)
+    if not 0 <= value < len(table):
+        return f"place {value}"
+    zone, idx = table[value]
+    z = rules.zones[zone]
+    if idx is None or z.index is None:
+        return zone
+    return f"{zone}[{show(idx, z.index, rules)}]"
+
+
 def encode_action(value: Value) -> int:
     """Decision values become OpenSpiel actions: booleans 0/1, everything else is already an int."""
     return int(value)  # type: ignore[arg-type]
@@ -56,6 +105,8 @@ def num_distinct_actions(rules: Ruleset, params: Mapping[str, Value] | None = No
     parameters (``0..limit``) counts with their values; without, with the values the checker
     typed the options with (the parameters' defaults)."""
     top = max(len(rules.components), rules.game.max_players, 2)
+    if places_chosen(rules):
+        top = max(top, len(place_table(rules)))
     for bound in choice_bounds(rules):
         if isinstance(bound, int):
             top = max(top, bound + 1)
@@ -89,6 +140,47 @@ def choice_bounds(rules: Ruleset) -> list[int | Expr]:
                 elif isinstance(t, TInt) and t.hi is not None:
                     out.append(s.options if _params_in(s.options) else t.hi)
     return out
+
+
+def uses_places(rules: Ruleset) -> bool:
+    """Does some expression of the rules have the type place (or set of place)?"""
+    cached: bool | None = getattr(rules, "_uses_places", None)
+    if cached is not None:
+        return cached
+    from .walk import walk_exprs
+
+    roots: list[object] = [rules.flow, *(p.body for p in rules.procs.values() if p.body)]
+    for d in [*rules.defs.values(), *(d for q in rules.questions.values() for d in q.parts())]:
+        roots += [d.body, d.otherwise, *(c.guard for c in d.cases or []), *(c.value for c in d.cases or [])]
+    for a in rules.ambiguities.values():
+        for r in a.readings:
+            roots += [p.body for p in r.procs.values() if p.body]
+            roots += [d.body for d in r.defs.values()]
+    found = any(isinstance(e.type, TPlace) or (isinstance(e.type, TSet) and isinstance(e.type.elem, TPlace))
+                for root in roots if root is not None for e in walk_exprs(root))
+    object.__setattr__(rules, "_uses_places", found)
+    return found
+
+
+def mask_width(rules: Ruleset) -> int:
+    """How many members the widest set of the rules can have: components, players, enum values,
+    and the places when the rules use them."""
+    widest = max([len(rules.components), rules.game.max_players, 2, *(len(e.values) for e in rules.enums.values())])
+    if uses_places(rules):
+        widest = max(widest, len(place_table(rules)))
+    return widest
+
+
+def places_chosen(rules: Ruleset) -> bool:
+    """Does some decision of the rules (of any reading) choose a place?"""
+    from .ir import Choose, ChooseEach
+    from .walk import walk_stmts
+
+    bodies = [rules.flow] + [p.body for p in rules.procs.values() if p.body]
+    for a in rules.ambiguities.values():
+        for r in a.readings:
+            bodies += [p.body for p in r.procs.values() if p.body]
+    return any(isinstance(s, (Choose, ChooseEach)) and isinstance(s.type, TPlace) for body in bodies for s in walk_stmts(body))
 
 
 def _params_in(e: Expr) -> bool:

@@ -16,8 +16,8 @@ from typing import Any
 from rulecheck.dsl import ir
 from rulecheck.dsl.checker.base import MAX_RANGE
 from rulecheck.dsl.source import Span
-from rulecheck.dsl.types import MAX_INT, TComp, TEnum, TInt, TPlayer, Type
-from rulecheck.dsl.values import show
+from rulecheck.dsl.types import MAX_INT, TComp, TEnum, TInt, TPlayer, TSet, Type
+from rulecheck.dsl.values import place_number, show
 
 #: Statements a game may execute between two decisions before it is stopped as non-terminating.
 STEP_BUDGET = 2_000_000
@@ -65,6 +65,21 @@ class Pending:
     type: Type | None = None
     label: str = ""
     secret: bool = False
+    question: str | None = None  # an answer (``ask``): the question and its arguments
+    args: tuple[Any, ...] = ()
+
+
+@dataclass
+class Answer:
+    """A statement made: who answered which question (with its arguments), the answer, and whether
+    it was true in the state of the game then (``ask``; what deduction and reports read)."""
+
+    sid: int
+    speaker: int
+    question: str
+    args: tuple[Any, ...]
+    value: Any
+    true: bool
 
 
 class _EndGame(Exception):
@@ -114,6 +129,9 @@ class Machine:
                 self.vars[v.name] = v.init
             else:
                 self.vars[v.name] = {i: v.init for i in self.domain(v.index)}
+        # what each player remembers having seen (``reveal``): components, forgotten when they move
+        self.known: list[set[int]] = [set() for _ in range(num_players)]
+        self.answers: list[Answer] = []  # the statements made so far (``ask``)
         self.winners: frozenset[int] | None = None
         self.draw = False  # the game ended in a draw (`end draw`)
         self.error: RuleError | None = None
@@ -150,10 +168,11 @@ class Machine:
         if self.steps > STEP_BUDGET:
             raise RuleError("nontermination", f"{STEP_BUDGET:,} steps without a decision or an end", span)
 
-    def snapshot(self) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]]:
-        """The whole state of the table: every variable's value and every component's place."""
+    def snapshot(self) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...], tuple[tuple[int, ...], ...]]:
+        """The whole state of the table: every variable's value, every component's place and
+        what each player remembers having seen."""
         values = {k: tuple(sorted(v.items())) if isinstance(v, dict) else v for k, v in self.vars.items()}
-        return values, tuple(self.loc)
+        return values, tuple(self.loc), tuple(tuple(sorted(seen)) for seen in self.known)
 
     def say(self, text: str) -> None:
         if self.logging:
@@ -200,17 +219,22 @@ class Machine:
             if self.logging and drawn:
                 names = ", ".join(self.rules.components[c].display for c in drawn)
                 self.say(f"{self.zone_label(dst)} gets {names} from {self.zone_label(src)}")
+        elif isinstance(s, ir.Reveal):
+            what = self.ev(s.what, env)
+            who = self.ev(s.who, env)
+            for q in who:
+                self.known[q].update(what)
+            if self.logging and who:
+                self.say(f"{show(who, ir_set_of_players(), self.rules)} see{'s' if len(who) == 1 else ''} "
+                         f"{show(what, TSet(TComp(None)), self.rules)}")
+        elif isinstance(s, ir.Ask):
+            asked = tuple(self.ev(a, env) for a in s.args)
+            yield from self.choose(s, env, (s.question, asked))
+            value = env[s.bind]
+            truth = bool(self.call(ir.Question.part(s.question, "true"), [*asked, value], s.span))
+            self.answers.append(Answer(s.sid, self.ev(s.chooser, env), s.question, asked, value, truth))
         elif isinstance(s, ir.Choose):
-            options = self.ev(s.options, env)
-            chooser = self.ev(s.chooser, env)
-            if not options:
-                raise RuleError("incomplete", f"{show(chooser, TPlayer(), self.rules)} must choose ({s.label}) but has no option", s.span)
-            self.steps = 0
-            value = yield Pending("player", s, player=chooser, options=sorted(int(v) for v in options), type=s.type, label=s.label, secret=ir.secret_in(s, self.params))
-            value = self.decode(value, s.type)
-            env[s.bind] = value
-            if self.logging:
-                self.say(f"{show(chooser, TPlayer(), self.rules)} {s.label}: {show(value, s.type, self.rules)}")
+            yield from self.choose(s, env)
         elif isinstance(s, ir.ChooseEach):
             who = sorted(self.ev(s.players, env))
             per: dict[int, list[int]] = {}
@@ -287,6 +311,23 @@ class Machine:
         else:  # pragma: no cover
             raise AssertionError(f"unknown statement {type(s).__name__}")
 
+    def choose(self, s: ir.Choose, env: Env, asked: tuple[str, tuple[Any, ...]] | None = None) -> Generator[Pending, Any, None]:
+        """One player's choice (``choose``, and ``ask``, whose options are the answers allowed)."""
+        options = self.ev(s.options, env)
+        chooser = self.ev(s.chooser, env)
+        if not options:
+            raise RuleError("incomplete", f"{show(chooser, TPlayer(), self.rules)} must choose ({s.label}) but has no option", s.span)
+        self.steps = 0
+        pending = Pending("player", s, player=chooser, options=sorted(int(v) for v in options), type=s.type, label=s.label,
+                          secret=ir.secret_in(s, self.params))
+        if asked is not None:
+            pending.question, pending.args = asked
+        value = yield pending
+        value = self.decode(value, s.type)
+        env[s.bind] = value
+        if self.logging:
+            self.say(f"{show(chooser, TPlayer(), self.rules)} {s.label}: {show(value, s.type, self.rules)}")
+
     def decode(self, value: Any, t: Type | None) -> Any:
         from rulecheck.dsl.types import TBool
 
@@ -295,6 +336,8 @@ class Machine:
         return value
 
     def move(self, cid: int, key: tuple[str, Any]) -> None:
+        for seen in self.known:  # a player remembers where a component was, not where it went
+            seen.discard(cid)
         old = self.loc[cid]
         self.contents[old].discard(cid)
         self.contents[key].add(cid)
@@ -346,6 +389,8 @@ class Machine:
             return frozenset(self.contents[(e.zone, idx)])
         if isinstance(e, ir.AttrRef):
             return self.attr_values[self.ev(e.obj, env)][e.attr]
+        if isinstance(e, ir.PlaceOf):
+            return place_number(self.rules, e.zone, self.ev(e.index, env) if e.index is not None else None)
         if isinstance(e, ir.CallDef):
             return self.call(e.name, [self.ev(a, env) for a in e.args], e.span)
         if isinstance(e, ir.Builtin):
@@ -434,6 +479,9 @@ class Machine:
             return len(args[0])
         if op == "abs":
             return abs(args[0])
+        if op == "where":
+            zone, idx = self.loc[args[0]]
+            return place_number(self.rules, zone, idx)
         if op == "min":
             return min(args)
         if op == "max":

@@ -142,6 +142,23 @@ class State:
             return str(action)
         return describe_action(self.game.rules, p, player, action, self.game.pass_action)
 
+    def pending_question(self) -> tuple[str, tuple[Any, ...]] | None:
+        """At an answer (``ask``): the question and its arguments; None elsewhere."""
+        p = self.pending
+        if p is None or p.question is None:
+            return None
+        return p.question, p.args
+
+    def answers(self) -> list[tuple[str, int, tuple[Any, ...], Any, bool]]:
+        """The statements made so far: (question, speaker, arguments, answer, whether it was true).
+        Whether an answer was true is hidden information: no view shows it."""
+        return [(a.question, a.speaker, a.args, int(a.value), a.true) for a in self.machine.answers]
+
+    def target_value(self, name: str) -> Any:
+        """The value of the ruleset's target ``name`` now (full information, not a player's view)."""
+        t = next(t for t in self.game.rules.targets if t.name == name)
+        return self.machine.call(t.part(name), [], t.span)
+
     def returns(self) -> list[float]:
         """Each player's return at the end (the game's ``returns``: ir.RETURNS); 0 before the end
         and where the rules stopped the game."""
@@ -208,10 +225,11 @@ def _sees(z: ir.ZoneInfo, idx: Any, player: int | None, params: dict[str, Any]) 
 
 
 def seen(m: Machine, player: int | None) -> dict[int, str]:
-    """The components whose faces a player sees at the table now, each with its zone's label
-    (``player`` None: every component)."""
+    """The components whose faces a player sees at the table now or remembers where they lie
+    (``reveal``), each with its zone's label (``player`` None: every component)."""
+    known = m.known[player] if player is not None else set()
     return {c: m.zone_label((z.name, idx)) for z in m.rules.zones.values() for idx in m.zone_indexes(z)
-            if _sees(z, idx, player, m.params) for c in m.contents[(z.name, idx)]}
+            for c in m.contents[(z.name, idx)] if _sees(z, idx, player, m.params) or c in known}
 
 
 def observation(m: Machine, player: int | None) -> str:
@@ -225,7 +243,8 @@ def observation(m: Machine, player: int | None) -> str:
             if _sees(z, idx, player, m.params):
                 lines.append(f"{label}: {', '.join(rules.components[c].display for c in items) or 'empty'}")
             else:
-                lines.append(f"{label}: {len(items)} hidden")
+                remembered = [rules.components[c].display for c in items if player is not None and c in m.known[player]]
+                lines.append(f"{label}: {len(items)} hidden" + (f", seen {', '.join(remembered)}" if remembered else ""))
     for v in rules.vars.values():
         vis = ir.visibility_in(v, m.params)
         if vis == "hidden" and player is not None:

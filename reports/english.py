@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.source import Span
-from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TMap, TPlayer, TSet, TText, Type
+from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TMap, TPlace, TPlayer, TSet, TText, Type
 from rulecheck.dsl.values import show
 
 
@@ -120,6 +120,8 @@ class English:
             return "number"
         if isinstance(t, TBool):
             return "yes-or-no answer"
+        if isinstance(t, TPlace):
+            return "place"
         if isinstance(t, TText):
             return "text"
         if isinstance(t, TSet):
@@ -142,6 +144,8 @@ class English:
             return "a text"
         if isinstance(t, TPlayer):
             return "a player"
+        if isinstance(t, TPlace):
+            return "a place (where a card or piece can be)"
         if isinstance(t, TEnum):
             return "one of " + join([quoted(x) for x in self.rules.enums[t.name].labels], "or")
         if isinstance(t, TComp):
@@ -181,6 +185,8 @@ class English:
         if isinstance(e, ir.ZoneRef):
             z = self.rules.zones[e.zone]
             return self.indexed(z.desc or f"the {human(z.name)}", z.index, e.index)
+        if isinstance(e, ir.PlaceOf):
+            return self.zone_phrase(e.zone, e.index)
         if isinstance(e, ir.AttrRef):
             if isinstance(e.obj, (ir.Local, ir.MapGet)):
                 return f"{self.noun(e.obj)}'s {human(e.attr)}"
@@ -277,6 +283,8 @@ class English:
             return self.count_of(args[0])
         if op == "abs":
             return f"the absolute value of {self.noun(args[0])}"
+        if op == "where":
+            return f"where {self.noun(args[0])} lies"
         if op == "min":
             return f"the smaller of {self.noun(args[0])} and {self.noun(args[1])}"
         if op == "max":
@@ -555,6 +563,11 @@ class English:
             return [Line(depth, f"Move {what} to {to}.", src)]
         if isinstance(s, ir.Draw):
             return [Line(depth, self.draw(s), src)]
+        if isinstance(s, ir.Ask):
+            return [Line(depth, self.ask(s), src)]
+        if isinstance(s, ir.Reveal):
+            return [Line(depth, f"Show {self.noun(s.what)} to {self.noun(s.who)}, and nobody else: they remember where each one lies "
+                                "until it moves.", src)]
         if isinstance(s, ir.Choose):
             noun = "yes or no" if isinstance(s.type, TBool) else article(self.noun_of(s.type))
             secret = " in secret (the others do not see it)" if s.secret else ""
@@ -618,6 +631,45 @@ class English:
         if isinstance(s, ir.Shuffle):
             return [Line(depth, f"Shuffle {self.zone_phrase(s.zone, s.index)}.", src)]
         raise AssertionError(f"no English for statement {type(s).__name__}")
+
+    def ask(self, s: ir.Ask) -> str:
+        """A statement with a truth obligation, said with the question and what the speaker may answer."""
+        q = self.rules.questions[s.question]
+        about = f" about {join([self.noun(a) for a in s.args])}" if s.args else ""
+        ways = []
+        for cond, word in ((s.may_truth, "truly"), (s.may_lie, "with a lie")):
+            if cond is None or (isinstance(cond, ir.Const) and cond.value is False):
+                continue
+            ways.append(word if isinstance(cond, ir.Const) else f"{word} when {self.cond(cond)}")
+        how = join(ways, "or") if ways else "in no way the rules allow"
+        heard = "in secret" if s.secret else "aloud, for everyone"
+        return (f"{self.who(s.chooser)} answers the question {quoted(q.desc or human(q.name))}{about}, {heard}: {how} — "
+                f"the answer is called {s.bind}, {quoted(s.label)}.")
+
+    def question(self, q: ir.Question) -> Block:
+        heading = capital(q.desc) if q.desc else capital(human(q.name))
+        lines = [Line(0, f"The answer ({q.answer}) is {self.type_phrase(q.answer_type)}, one of {self.noun(q.answers.body) if q.answers.body else 'nothing'}.",
+                      q.answers.source)]
+        if q.truth.body is not None:
+            lines.append(Line(0, f"The answer is true when {self.cond(q.truth.body)}.", q.truth.source))
+        if q.lie is not None and q.lie.body is not None:
+            lines.append(Line(0, f"A false answer is a lie a speaker may tell only when {self.cond(q.lie.body)}.", q.lie.source))
+        else:
+            lines.append(Line(0, "Any false answer is a lie."))
+        return Block(anchor("question", q.name), "question", heading, self.formal_sig(q.name, q.formals), q.span,
+                     [q.source] if q.source else [], lines)
+
+    def target(self, t: ir.Target) -> Block:
+        heading = capital(t.desc) if t.desc else capital(human(t.name))
+        lines = [Line(0, f"When deciding {quoted(t.label)}, the player wants to know {self.noun(t.expr)}.", t.source)]
+        return Block(anchor("target", t.name), "target", heading, t.name, t.span, [], lines)
+
+    def edition(self, e: ir.Edition) -> Block:
+        lines = [Line(0, f"This ruleset is one edition of {quoted(e.game)}; declarations of the same name in another edition "
+                         "are the same thing.", e.source)]
+        for local, common, src in e.same:
+            lines.append(Line(1, f"{local.show()} here is {common.show()} there.", src))
+        return Block("edition", "edition", f"An edition of {e.game}", "edition", e.span, [], lines)
 
     def who(self, e: ir.Expr) -> str:
         """The subject of a sentence: a bare player variable is said as "Player p"."""
@@ -744,6 +796,8 @@ class English:
         g = self.rules.game
         players = f"{g.min_players}" if g.min_players == g.max_players else f"{g.min_players} to {g.max_players}"
         lines = [Line(0, f"For {players} players; play passes {g.order}.")]
+        if g.players_assumed:
+            lines.append(Line(0, f"Assumed, because the rulebook does not say how many play: {players} players. Why: {g.players_assumed}"))
         if g.edition:
             lines.append(Line(0, f"Formalized from: {g.edition}."))
         lang = language_name(g.language)
@@ -895,7 +949,16 @@ def sections(rules: ir.Ruleset) -> list[Section]:
     decls.sort(key=lambda x: x[0])
     out.append(Section("rules-rules", "Rules", "What each term of the rules means, and each step of play; where the rulebook "
                        "can be read in several ways, every reading is given.", [b for _, b in decls]))
+    if rules.questions:
+        out.append(Section("rules-questions", "Questions", "What may be asked, what can be answered, when an answer is true and "
+                           "what counts as a lie.", [en.question(q) for q in rules.questions.values()]))
     out.append(Section("rules-flow", "The course of the game", "The game from setup to the decision.", [en.flow()]))
+    if rules.targets:
+        out.append(Section("rules-targets", "What players want to know", "The values a player tries to deduce before a decision.",
+                           [en.target(t) for t in rules.targets]))
+    if rules.edition is not None:
+        out.append(Section("rules-edition", "Editions", "Which game this is an edition of, and the names that differ between editions.",
+                           [en.edition(rules.edition)]))
     if rules.invariants:
         out.append(Section("rules-invariants", "What must always hold", "Facts that the rules imply and the verifier checks in "
                            "every reachable situation.", [en.invariant(i) for i in rules.invariants]))

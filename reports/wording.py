@@ -303,6 +303,75 @@ def _sensitivity(f: Finding) -> Words:
     return f"{f.subject}: {title}", f"{why} (assumed or unspecified: {data})."
 
 
+def _edition(f: Finding) -> Words:
+    """edition-difference: a declaration two editions of one game give differently."""
+    d = f.details
+    first, second = (d.get("editions") or ["the first edition", "the second edition"])[:2]
+    what = d.get("what", f.subject)
+    present = d.get("in", [True, True])
+    where = (f"only in {first}" if present[0] and not present[1] else f"only in {second}" if present[1] and not present[0]
+             else f"differs between {first} and {second}")
+    values = [v for v in d.get("values", []) if v]
+    shown = f" ({first}: {values[0]}; {second}: {values[1]})" if len(values) == 2 and values[0] != values[1] else ""
+    v = f.verdict
+    if v == "changes-result":
+        return (f"{what} {where}: games end differently",
+                f"In the {d.get('area', 'rules')}: {what} {where}{shown}. One deal and one sequence of choices, valid in both editions, "
+                f"ends differently: {d.get('event', '')}.")
+    if v == "changes-moves":
+        return (f"{what} {where}: the editions allow different moves",
+                f"In the {d.get('area', 'rules')}: {what} {where}{shown}. In the same game one edition allows a move the other forbids: "
+                f"{d.get('event', '')}.")
+    if v == "information-only":
+        return (f"{what} {where} in what players see, never in a move or a result",
+                f"{what} {where}{shown}: only reveals differ (who looks at which cards, and when). A reveal changes what a player "
+                "knows, never the moves allowed or a result, so a game played with the same choices goes the same way in both "
+                "editions; what players know, and so what they would choose, can differ.")
+    if v == "cosmetic":
+        return (f"{what} {where}: only a name, which never changes a result",
+                f"{what} {where}{shown}. The edition mapping makes them the same thing; no rule reads what a thing is called "
+                "(the rules compare names only through that mapping), so no game can go differently.")
+    if v == "data":
+        return (f"{what} {where}: other components or other printed data",
+                f"In the components: {what} {where}{shown}. What a component is or prints is read by the rules; the findings of the "
+                "rules that read it have the games where it matters.")
+    if v == "counts":
+        return (f"{what} {where}: other player counts",
+                f"{first} and {second} allow different player counts{shown}; they are compared at the counts both allow "
+                f"({players_text(d.get('players') or [])}).")
+    return (f"{what} {where}: no game of the search parted the editions here",
+            f"In the {d.get('area', 'rules')}: {what} {where}{shown}. Not one of the {d.get('games', 0)} games of the search "
+            f"({players_text(d.get('players') or [])}) parted the editions at this rule first: an earlier difference parts them, "
+            "or this one does not change the game. Not a proof either way.")
+
+
+def edition_words(f: Finding) -> Words:
+    return _edition(f)
+
+
+def _deduction(f: Finding) -> Words:
+    """deduction: can the player who makes a decision always know the target then?"""
+    d = f.details
+    who = d.get("who", "the player who decides")
+    label = d.get("label", "the decision")
+    target = d.get("desc") or f.subject
+    share = d.get("share")
+    share_text = (f" In {d.get('games', 0)} random games of {d.get('players_text', '')}, a perfect reasoner who weighs every world "
+                  f"that fits what {who} has seen and heard knows it {share}, and guesses it right {d.get('wins', '?')} "
+                  f"(a random guess: {d.get('baseline', '?')}).") if share is not None else ""
+    v = f.verdict
+    if v == "always":
+        return (f"{f.subject}: {who} can always know it at '{label}'",
+                f"Whatever the others answer within their obligations, {who} knows the target ({target}) at '{label}' "
+                f"({d.get('proven', '')}).{share_text}")
+    if v == "not-always":
+        return (f"{f.subject}: {who} cannot always know it at '{label}'",
+                f"Two deals that give the target ({target}) different values can be told apart by no question allowed: the "
+                f"answerers can answer alike in both, within their obligations, whatever {who} asks ({d.get('pair', '')}).{share_text}")
+    return (f"{f.subject}: whether {who} can always know it at '{label}' was not decided",
+            f"The search over the questions {who} may ask stopped at its limit ({d.get('why', 'too many positions')}).{share_text}")
+
+
 _LANGS = {"en": "English", "ja": "Japanese"}
 _SHAPES = {"some": "some player does", "none": "no player does", "every": "every player does", "some-not": "some player does not"}
 
@@ -375,6 +444,7 @@ _BY_KIND: dict[str, Callable[[Finding], Words]] = {
     "incompleteness": _obligation, "conflict": _obligation, "exhaustion": _obligation,
     "invariant": _invariant, "non-termination": _termination, "dead-rule": _dead_rule,
     "ambiguity": _ambiguity, "sensitivity": _sensitivity, "translation": _translation,
+    "edition-difference": _edition, "deduction": _deduction,
 }
 
 
@@ -464,6 +534,19 @@ def verdict_sentence(f: Finding) -> str:
     if f.kind == "ambiguity" and v == "same-rule":
         return ("Not modelled: the readings formalize one rule, so the verifier has nothing to compare. The question for the "
                 "publisher stands; the ruleset must be fixed before it can be answered.")
+    if f.kind == "edition-difference" and f.status == "witness":
+        game = "the game below" if has_game else "a game (see the message)"
+        return (f"Confirmed by a concrete game: {game} is played alike in both editions up to where they part, and is replayed "
+                "through the interpreter and both generated engines.")
+    if f.kind == "edition-difference" and v == "information-only":
+        return "Proven to change no move and no result: only what players see differs."
+    if f.kind == "edition-difference" and v == "cosmetic":
+        return "Proven to change no move and no result: only a name differs."
+    if f.kind == "deduction" and f.status == "proven":
+        return f"Proven by searching every question the player may ask and every answer the others may give{bound}."
+    if f.kind == "deduction" and f.status == "witness":
+        game = "the games below" if has_game else "two deals (see the message)"
+        return f"Shown by {game}: the player sees and hears the same in both, and the target differs."
     if f.status == "witness":
         if f.kind == "sensitivity":
             return f"Shown by another table of the assumed data: with {f.details.get('table', 'other values')}, the finding above no longer holds."

@@ -42,7 +42,7 @@ DEFAULT_TIMEOUT = 10.0  # seconds per solver call of verify (and of report when 
 #: The kinds of finding `verify --check` selects (verifier/findings.py KINDS without the
 #: edition comparison, which verify does not run).
 CHECK_KINDS = ("ambiguity", "incompleteness", "conflict", "non-termination", "exhaustion", "dead-rule", "sensitivity",
-               "translation", "invariant")
+               "translation", "invariant", "deduction")
 
 
 class UsageError(Exception):
@@ -696,6 +696,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     ls = sub.add_parser("lsp", help="a language server for editors, over standard input and output (docs/editor.md)")
     ls.set_defaults(func=cmd_lsp)
+
+    from rulecheck.cli_analysis import add_commands
+
+    add_commands(sub)
     return p
 
 

@@ -38,12 +38,16 @@ def param_values(rules: ir.Ruleset, given: dict[str, Any]) -> dict[str, Any]:
 
 
 def projection(rules: ir.Ruleset, s: Any, player: int, private: bool, params: dict[str, Any]) -> tuple[Any, ...]:
-    """What the view may show of the table: ``private`` False is the public view."""
+    """What the view may show of the table: ``private`` False is the public view.  The player's
+    view also shows the components the player remembers having been revealed where they lie
+    (the engine's memory, s.m: a reveal is the rules' declaration that the player saw them)."""
     zones = []
+    remembered = s.m[player] if private else 0
     for (zone, index), cids in sorted(s.zone_contents().items(), key=str):
         vis = ir.visibility_in(rules.zones[zone], params)
         seen = vis == "public" or (private and vis == "owner" and index == player)
-        zones.append((zone, index, tuple(cids) if seen else len(cids)))
+        known = tuple(c for c in cids if remembered >> c & 1)
+        zones.append((zone, index, tuple(cids) if seen else (len(cids), known)))
     variables = []
     for (name, index), value in sorted(s.variable_values().items(), key=str):
         vis = ir.visibility_in(rules.vars[name], params)

@@ -346,6 +346,8 @@ def compare_state(i: Any, e: Any, n: int, strings: bool = True) -> None:
     assert e.is_chance_node() == i.is_chance_node()
     assert e.is_simultaneous_node() == i.is_simultaneous_node()
     assert e.returns() == i.returns()
+    assert e.pending_question() == i.pending_question()
+    assert e.answers() == i.answers()
     if strings or i.is_terminal():
         assert e.history() == i.history()
         assert str(e) == str(i)
@@ -484,6 +486,30 @@ def test_loving_penguin_engine_matches_interpreter(combo: int) -> None:
     for j, chosen in enumerate(readings):
         for n in range(rules.game.min_players, rules.game.max_players + 1):
             play_both("loving_penguin.rules", chosen, n, seed=100 * combo + 10 * j + n, info_states=n == 2 and j == 0, strings_every=5, max_steps=1500)
+
+
+# ---- the two editions of a game of statements: questions, answers, reveals, targets -------------
+
+
+@pytest.mark.parametrize("name", ["prince_mochi.rules", "tofu_kingdom.rules"])
+@pytest.mark.parametrize("combo", range(3))
+def test_editions_engines_match_interpreter(name: str, combo: int) -> None:
+    rules = ruleset(name)
+    readings = reading_combinations(rules, 3, seed=11)[combo]
+    program, mod = engine(name, readings)
+    ends = set()
+    for n in range(rules.game.min_players, rules.game.max_players + 1):
+        ends.add(play_both(name, readings, n, seed=100 * combo + n, info_states=n % 2 == 0, strings_every=4))
+        # the targets' values agree too, at the start of a game's first decision
+        game = Game(program, n)
+        i, e = game.new_initial_state(), mod.load_game({"players": n}).new_initial_state()
+        while i.is_chance_node():
+            a = i.legal_actions()[0]
+            i.apply_action(a)
+            e.apply_action(a)
+        for t in rules.targets:
+            assert e.target_value(t.name) == i.target_value(t.name)
+    assert "end" in ends
 
 
 # ---- two behaviours of the interpreter the engine mirrors, which look like bugs ------------------

@@ -54,7 +54,7 @@ def test_header_names_the_ruleset_its_hash_and_the_readings() -> None:
 
 
 def test_engine_imports_only_the_standard_library() -> None:
-    for name in ("cinderella.rules", "loving_penguin.rules", "kitchen_sink"):
+    for name in ("cinderella.rules", "loving_penguin.rules", "prince_mochi.rules", "tofu_kingdom.rules", "kitchen_sink"):
         tree = ast.parse(generate(ir.bind(ruleset(name), {})))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -70,7 +70,7 @@ def test_engine_imports_only_the_standard_library() -> None:
 
 def test_generated_engines_pass_ruff_and_mypy(tmp_path: Path) -> None:
     files = []
-    for name in ("cinderella.rules", "loving_penguin.rules", "kitchen_sink"):
+    for name in ("cinderella.rules", "loving_penguin.rules", "prince_mochi.rules", "tofu_kingdom.rules", "kitchen_sink"):
         path = tmp_path / f"{name.split('.')[0]}_engine.py"
         path.write_text(generate(ir.bind(ruleset(name), {})), encoding="utf-8")
         files.append(str(path))

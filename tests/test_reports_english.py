@@ -78,6 +78,12 @@ define seat_one -> player = player(seat(player(1)))
 define open_tiles -> set of Tile = if num_players > 2 then {t for t in Tile if t.n in 1..3} else {}
 define any_big -> bool "some tile in the middle is big" = any(big(t) for t in middle)
 define rule_x -> bool "the rule that varies" varies by amb_x
+define in_middle(t: Tile) -> bool "tile t lies in the middle" = where(t) == place(middle) or where(t) == place(hand[player(1)])
+
+question holds(q: player) "What do you hold?" source "Ask what a player holds." {
+  answer a: Tile from Tile
+  true when a in hand[q]
+}
 
 procedure deal(p: player) "deal to p" source "Deal one tile each."
 {
@@ -91,6 +97,8 @@ procedure round() "one round"
   for each p in players from player(1) {
     deal(p)
   }
+  reveal {t for t in hand[player(1)]} to {player(2)} source "Player 2 looks."
+  ask holds(player(1)) by player(1) as said truth when flag lie when not flag label "answers"
   choose each q in players: pick from hand[q] label "plays" secret
   for each q in players {
     move pick[q] to middle

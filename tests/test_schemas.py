@@ -25,7 +25,7 @@ from rulecheck.verifier.verify import Outcome
 
 SCHEMAS = ROOT / "schemas"
 REPORTS = ROOT / "docs" / "reports"
-GAMES = ("cinderella", "loving_penguin")
+GAMES = ("cinderella", "loving_penguin", "prince_mochi", "tofu_kingdom")
 VERIFY = ROOT / "tests" / "verify"
 
 
@@ -140,9 +140,12 @@ def test_sarif_of_the_shipped_games_follows_the_spec(game: str) -> None:
         assert kinds[("proven", "note")] == ("pass", "none")
         # a rule that applies only under another reading, shown by a game: informational
         assert kinds[("witness", "note")] == ("informational", "none")
-    else:
+    elif game == "loving_penguin":
         assert kinds[("unknown", "warning")] == ("open", "none")
         assert kinds[("static", "warning")] == ("fail", "warning")
+    else:
+        # the editions: a rule gap under another reading, with its game
+        assert kinds[("witness", "error")] == ("fail", "error")
 
 
 def test_a_proven_problem_is_a_warning_not_a_pass() -> None:
@@ -172,3 +175,20 @@ def test_the_sarif_schema_catches_a_broken_log() -> None:
 def test_schema_files_are_named_by_the_outputs() -> None:
     assert sorted(p.name for p in SCHEMAS.glob("*.json")) == ["rulecheck-simulate.schema.json", "rulecheck-verify.schema.json"]
     assert Path(SCHEMAS / "rulecheck-verify.schema.json").read_text(encoding="utf-8").count('"const": "rulecheck-verify"') == 1
+
+
+def test_the_verify_schema_knows_every_kind_and_verdict() -> None:
+    from rulecheck.verifier.findings import KINDS, VERDICTS
+
+    defs = schema("verify")["$defs"]
+    assert set(defs["kind"]["enum"]) == set(KINDS)
+    verdicts = next(d["properties"]["verdict"]["enum"] for d in defs.values() if "verdict" in d.get("properties", {}))
+    assert set(verdicts) == {v for _, v in VERDICTS} | {""}
+
+
+def test_a_deduction_finding_follows_the_verify_schema() -> None:
+    code, out = cli(["verify", str(ROOT / "tests" / "rulesets" / "spy_court.rules"), "--players", "3", "--format", "json", "--jobs", "1"])
+    assert code in (0, 1)
+    doc = json.loads(out)
+    assert "deduction" in {f["kind"] for f in doc["findings"]}
+    validate(doc, "verify")

@@ -60,6 +60,14 @@ FACTS: dict[tuple[str, str], dict[str, Any]] = {
     ("sensitivity", "any-table"): {"how": "proof", "data": ["Card.rank"]},
     ("sensitivity", "depends"): {"how": "witness", "table": "Card 1: rank 2 (assumed 1)", "data": ["Card.rank"]},
     ("sensitivity", "undecided"): {"how": "witness", "data": ["Card.rank"]},
+    **{("edition-difference", v): {"editions": ["First", "Second"], "what": "the procedure score", "in": [True, True],
+                                   "values": ["2 tokens", "1 token"], "area": "scoring", "event": "Player 1 wins in First only",
+                                   "games": 40, "players": [3]}
+       for v in ("changes-result", "changes-moves", "information-only", "cosmetic", "data", "counts", "masked")},
+    ("deduction", "always"): {"who": "Player 1", "label": "guesses", "desc": "where the Spy is", "proven": "3 players"},
+    ("deduction", "not-always"): {"who": "Player 1", "label": "guesses", "desc": "where the Spy is", "pair": "two deals",
+                                  "share": "9 of 40", "games": 40, "players_text": "3 players", "wins": "30 of 40", "baseline": "33%"},
+    ("deduction", "undecided"): {"who": "Player 1", "label": "guesses", "desc": "where the Spy is", "why": "too many positions"},
 }
 
 #: words the title must carry (what the verdict is), and words it must not (the opposite)
@@ -71,6 +79,10 @@ SAYS: dict[str, tuple[str, ...]] = {
     "outcome": ("different results",), "moves": ("different moves",), "information": ("different things",),
     "harmless": ("harmless",), "same-rule": ("the same rule",), "any-table": ("holds whatever",), "depends": ("depends on",),
     "undecided": ("not decided",), "threshold": ("disagree",), "quantifier": ("the formal rule says",), "count": ("the rule draws",),
+    "changes-result": ("games end differently",), "changes-moves": ("allow different moves",),
+    "information-only": ("never in a move or a result",), "cosmetic": ("only a name",), "data": ("other components",),
+    "counts": ("other player counts",), "masked": ("no game of the search parted",),
+    "always": ("can always know",), "not-always": ("cannot always know",),
 }
 NEVER_WHEN_PROVEN = ("does not hold", "can be broken", "it happens", "depends on", "different results", "for ever")
 

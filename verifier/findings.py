@@ -23,6 +23,7 @@ KINDS = (
     "translation",
     "edition-difference",
     "invariant",
+    "deduction",
 )
 
 #: witness: a concrete game shows it; proven: no such game exists within the stated bound;
@@ -71,6 +72,18 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
     ("sensitivity", "any-table"): ("proven", "note"),
     ("sensitivity", "depends"): ("witness", "note"),
     ("sensitivity", "undecided"): ("unknown", "note"),
+    # rulecheck diff (verifier/checks/edition.py): two editions of one game
+    ("edition-difference", "changes-result"): ("witness", "warning"),  # a game valid in both ends differently
+    ("edition-difference", "changes-moves"): ("witness", "warning"),  # one edition allows a move the other forbids
+    ("edition-difference", "information-only"): ("proven", "note"),  # only reveals differ: no move or result can change
+    ("edition-difference", "cosmetic"): ("proven", "note"),  # only what things are called: no rule reads a name
+    ("edition-difference", "data"): ("static", "note"),  # what the components are or print: read by the rules that differ
+    ("edition-difference", "counts"): ("static", "note"),  # the player counts the editions allow
+    ("edition-difference", "masked"): ("unknown", "note"),  # no game of the search parted the editions there
+    # a target (verifier/checks/deduction.py): can the player who decides always know it?
+    ("deduction", "always"): ("proven", "note"),
+    ("deduction", "not-always"): ("witness", "note"),
+    ("deduction", "undecided"): ("unknown", "note"),
 }
 
 

@@ -182,6 +182,7 @@ _KIND_TEXT = {
     "translation": "Does a quote's wording disagree with the formal rule?",
     "edition-difference": "Where do two editions of one game give different results?",
     "invariant": "Does a declared invariant hold in every reachable state?",
+    "deduction": "Can the player who makes a decision always know what the ruleset's target says they want to know?",
 }
 #: SARIF rule names (reportingDescriptor.name): what a failing result of each kind says, in the
 #: PascalCase the spec's examples use; ids stay the kinds that --check and the JSON use.
@@ -196,6 +197,7 @@ _RULE_NAME = {
     "translation": "TranslationDisagreesWithRule",
     "edition-difference": "EditionsGiveDifferentResults",
     "invariant": "InvariantBroken",
+    "deduction": "TargetCannotAlwaysBeKnown",
 }
 
 

@@ -24,7 +24,8 @@ from typing import Any
 from rulecheck.dsl import ir
 from rulecheck.dsl.checker import MAX_RANGE
 from rulecheck.dsl.source import Span
-from rulecheck.dsl.types import MAX_INT, TBool, TComp, TEnum, TInt, TMap, TPlayer, TSet, TText, Type
+from rulecheck.dsl.types import MAX_INT, TBool, TComp, TEnum, TInt, TMap, TPlace, TPlayer, TSet, TText, Type
+from rulecheck.dsl.values import place_number
 from rulecheck.dsl.walk import walk_exprs, walk_stmts
 
 from . import terms as tm
@@ -512,6 +513,8 @@ class SymExec:
             self.zone_domains[z.name] = dom
             for idx in [None] if dom is None else dom:
                 self.zone_ids[(z.name, idx)] = len(self.zone_ids)
+        # a place (type place) is numbered as in values.place_table, whatever the player count
+        self.zid_place: dict[int, int] = {zid: place_number(self.rules, zone, idx) for (zone, idx), zid in self.zone_ids.items()}
         self.zone_kinds: dict[str, list[int]] = {
             z.name: [c.cid for c in self.rules.components if c.kind in z.kinds] for z in self.rules.zones.values()
         }
@@ -582,9 +585,25 @@ class SymExec:
             return list(range(len(self.rules.enums[t.name].values)))
         if isinstance(t, TBool):
             return [0, 1]
+        if isinstance(t, TPlace):
+            return sorted(self.zid_place.values())
         if isinstance(t, TInt) and t.lo is not None and t.hi is not None:
             return list(range(t.lo, t.hi + 1))
         raise Unsupported(f"values of type {t.show()} as members of a set or as choices (verify keeps one boolean per possible value, and {t.show()} has no bounds)", hint="give the numbers a range, e.g. set of 1..10")
+
+    def place_of(self, zid: Value) -> Value:
+        """The place (values.place_table) of a zone instance: an int, or an FD over places."""
+        if isinstance(zid, (bool, int)):
+            return self.zid_place[int(zid)]
+        assert isinstance(zid, FD)
+        return FD({self.zid_place[z]: c for z, c in sorted(zid.mem.items())})
+
+    def where(self, comp: Value) -> Value:
+        """``where(c)``: the place of a component (an FD over the places it can be in)."""
+        if isinstance(comp, (bool, int)):
+            return FD({self.zid_place[z]: c for z, c in sorted(self.loc[int(comp)].items())})
+        f = as_fd(comp, [c.cid for c in self.rules.components])
+        return select({k: self.where(k) for k in f.mem}, f)
 
     def zone_id(self, zone: str, idx: Value | None) -> Value:
         """The zone instance: an int, or an FD over instances when the index is symbolic."""
@@ -898,6 +917,13 @@ class SymExec:
         elif isinstance(s, ir.Shuffle):
             if s.index is not None:
                 self.ev(s.index, env, g)
+            self.settle()
+        elif isinstance(s, ir.Reveal):
+            # what players see changes no move and no result; its expressions may still fail
+            self.no_compare += 1
+            self.ev(s.what, env, g)
+            self.ev(s.who, env, g)
+            self.no_compare -= 1
             self.settle()
         else:  # pragma: no cover
             raise AssertionError(type(s).__name__)
@@ -1471,6 +1497,9 @@ class SymExec:
         if isinstance(e, ir.ZoneRef):
             idx = self.entry(e.index, env, g, self.rules.zones[e.zone].index, e.zone)
             return self.zone_members(e.zone, idx)
+        if isinstance(e, ir.PlaceOf):
+            idx = self.ev(e.index, env, g) if e.index is not None else None
+            return self.place_of(self.zone_id(e.zone, idx))
         if isinstance(e, ir.AttrRef):
             obj = self.ev(e.obj, env, g)
             if isinstance(obj, (bool, int)):
@@ -1620,6 +1649,8 @@ class SymExec:
             s = args[0]
             assert isinstance(s, SymSet)
             return s.size()
+        if op == "where":
+            return self.where(args[0])
         x = as_int(args[0])
         if op == "abs":
             return tm.ite(tm.lt(x, 0), tm.neg(x), x)
@@ -1641,10 +1672,11 @@ class SymExec:
         done: Term = False  # any/all: the answer is already known
         items: list[tuple[Term, Value]] = []
         inner = env.new_child()
+        boolean = isinstance(e.coll.type, TSet) and isinstance(e.coll.type.elem, TBool)
         for k, m in sorted(coll.mem.items()):
             if m is False:
                 continue
-            inner[e.var] = k
+            inner[e.var] = bool(k) if boolean else k  # a set of booleans holds 0 and 1
             f = as_bool(self.ev(e.filt, inner, tm.and_(g, m, tm.not_(done)))) if e.filt is not None else True
             active = tm.and_(m, f, tm.not_(done))
             if active is False:
@@ -1841,7 +1873,7 @@ class SymExec:
             if d is None:
                 continue
             for x in walk_exprs([d.body, d.otherwise, *(part for c in d.cases or [] for part in (c.guard, c.value))]):
-                if isinstance(x, ir.ZoneRef):
+                if isinstance(x, ir.ZoneRef) or (isinstance(x, ir.Builtin) and x.op == "where"):
                     loc = True
                 elif isinstance(x, ir.VarRef):
                     names.add(x.name)

@@ -22,6 +22,7 @@ from rulecheck.reports import wording
 
 from . import terms as tm
 from .checks.dead_rule import DeadRuleCheck
+from .checks.deduction import DeductionCheck
 from .checks.obligations import OTHER_READING_GAMES, ObligationCheck, merge_other_readings
 from .checks.sensitivity import SensitivityCheck
 from .checks.termination import TerminationCheck
@@ -43,6 +44,7 @@ TASK_KINDS = {
     "termination": frozenset({"non-termination"}),
     "dead rules": frozenset({"dead-rule"}),
     "other readings": frozenset({"incompleteness", "conflict", "exhaustion"}),
+    "deductions": frozenset({"deduction"}),
 }
 
 
@@ -59,7 +61,7 @@ class Outcome:
     wall_stops: int = 0
 
 
-class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleCheck):
+class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleCheck, DeductionCheck):
     """Every check of one run, and the scheduling of their tasks over worker processes."""
 
     def run(self) -> Outcome:
@@ -70,7 +72,7 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
                 if amb.name in self.o.readings:
                     continue
                 tasks.extend(("reading", amb.name, r.name) for r in amb.readings if r.name != self.base_readings[amb.name])
-        tasks += [(name,) for name, kinds in TASK_KINDS.items() if wanted & kinds]
+        tasks += [(name,) for name, kinds in TASK_KINDS.items() if wanted & kinds and (name != "deductions" or self.rules.targets)]
         needs = self.lemma_needs(tasks)
         lemmas = sorted({dep for deps in needs.values() for dep in deps}, key=lambda t: -int(t[1]))
         def build(n: int) -> list[Trace]:
@@ -269,7 +271,7 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
 
 _KIND_ORDER = (
     "ambiguity", "incompleteness", "conflict", "non-termination", "exhaustion", "dead-rule", "sensitivity",
-    "translation", "edition-difference", "invariant",
+    "translation", "edition-difference", "invariant", "deduction",
 )
 
 

@@ -98,6 +98,8 @@ class CheckerBase(ABC):
         self.decl_spans: dict[str, Span] = {}
         self.suggestions = 0
         self.all_of: dict[str, frozenset[int]] = {}  # a card type's components, an enum's values, by name
+        self.question_decls: dict[str, ast.QuestionDecl] = {}
+        self.question_sigs: dict[str, tuple[list[tuple[str, Type]], Type]] = {}  # formals, answer type
 
     # ---- helpers -----------------------------------------------------------------------------------
 
@@ -135,3 +137,11 @@ class CheckerBase(ABC):
     @abstractmethod
     def block(self, stmts: list[ast.Stmt], parent: Scope) -> list[ir.Stmt]:
         """The IR of a block of statements (flow.py)."""
+
+    @abstractmethod
+    def knowledge_stmt(self, s: ast.Stmt, scope: Scope) -> ir.Stmt | None:
+        """The IR of a reveal or an ask (knowledge.py)."""
+
+    @abstractmethod
+    def place_call(self, e: ast.Call, scope: Scope) -> ir.Expr | None:
+        """The IR of where(c) or place(Z), or None for another call (knowledge.py)."""

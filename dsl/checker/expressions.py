@@ -260,6 +260,9 @@ class Expressions(Names):
             self.used.add(("def", n))
             formals, ret = self.def_sigs[n]
             return ir.CallDef(ret, sp, n, self.args(n, formals, e.args, scope, e.name_span, "definition"))
+        placed = self.place_call(e, scope)
+        if placed is not None:
+            return placed
         if n in ("size", "count"):
             if len(e.args) != 1:
                 for a in e.args:
@@ -301,7 +304,7 @@ class Expressions(Names):
             return self.err("E0203", f"'{n}' is a procedure: it is a step of the game, not a value", e.name_span, hint=f"run it as a step on its own line: {n}(…)")
         return self.err(
             "E0201", f"unknown definition '{n}'", e.name_span,
-            hint=self.suggest(n, [*list(self.def_sigs), "size", "count", "min", "max", "next", "prev", "seat", "player", "abs"])
+            hint=self.suggest(n, [*list(self.def_sigs), "size", "count", "min", "max", "next", "prev", "seat", "player", "abs", "where", "place"])
             or f"declare it: define {n}(…) -> type = …",
         )
 

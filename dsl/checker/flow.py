@@ -173,6 +173,8 @@ class Flow(Names):
         if isinstance(s, ast.Shuffle):
             zname, zidx, _ = self.zone_ref(s.zone, scope)
             return ir.Shuffle(s.span, src, zname, zidx)
+        if isinstance(s, (ast.Reveal, ast.Ask)):
+            return self.knowledge_stmt(s, scope)
         if isinstance(s, ast.CallStmt):
             if s.name not in self.proc_sigs:
                 if s.name in self.def_decls:

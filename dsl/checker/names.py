@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import ast, ir
 from ..source import Span
-from ..types import ERROR, TBool, TComp, TEnum, TError, TInt, TPlayer, TSet, Type
+from ..types import ERROR, TBool, TComp, TEnum, TError, TInt, TPlace, TPlayer, TSet, Type
 from .base import MAX_PLAYERS, LocalInfo, Scope, _listing, _src
 from .types import Types, tshow
 
@@ -69,7 +69,8 @@ class Names(Types):
                          hint="write returns winners (1 for a winner, 0 otherwise), returns win_loss (1, -1, 0 in a draw) or returns score")
             returns = "winners"
         return ir.GameInfo(
-            g.title, g.edition, g.language or "en", g.original, lo, hi, g.order, [s for s in (_src(s) for s in g.sources) if s], returns
+            g.title, g.edition, g.language or "en", g.original, lo, hi, g.order, [s for s in (_src(s) for s in g.sources) if s], returns,
+            g.players_assumed,
         )
 
     def collect_enum(self, e: ast.EnumDecl) -> None:
@@ -109,7 +110,7 @@ class Names(Types):
                 self.d.error("E0202", f"attribute '{a.name}' is declared twice in '{k.name}'", a.span, hint="remove one of them, or rename it")
                 continue
             t = self.resolve_type(a.type)
-            if isinstance(t, TComp) or isinstance(t, TPlayer) or (isinstance(t, TSet) and isinstance(t.elem, (TComp, TPlayer))):
+            if isinstance(t, (TComp, TPlayer, TPlace)) or (isinstance(t, TSet) and isinstance(t.elem, (TComp, TPlayer, TPlace))):
                 self.d.error("E0301", f"attribute '{a.name}' cannot be of type {tshow(t)}", a.type.span, hint="attributes are numbers, booleans, texts, enum values or sets of enum values")
                 t = ERROR
             kind.attrs[a.name] = t

@@ -15,12 +15,14 @@ from ..types import BOOL
 from ..walk import number_statements
 from .base import Scope, _src
 from .definitions import Definitions
+from .editions import Editions
 from .expressions import Expressions
 from .flow import Flow
+from .knowledge import Knowledge, decision_labels
 from .tables import Tables
 
 
-class Checker(Definitions, Tables, Flow, Expressions):
+class Checker(Definitions, Tables, Editions, Knowledge, Flow, Expressions):
     """The whole checker: ``check`` runs the parts over a ruleset in order."""
 
     def check(self, tree: ast.Ruleset) -> ir.Ruleset | None:
@@ -72,6 +74,8 @@ class Checker(Definitions, Tables, Flow, Expressions):
                 if self.declare(i.name, i.name_span, "procedure"):
                     self.proc_decls[i.name] = i
                     self.proc_sigs[i.name] = self.signature(i.formals, None)[0]
+            elif isinstance(i, ast.QuestionDecl):
+                self.collect_question(i)
         amb_decls = [i for i in items if isinstance(i, ast.AmbiguityDecl)]
         amb_names: set[str] = set()
         for a in amb_decls:
@@ -103,6 +107,12 @@ class Checker(Definitions, Tables, Flow, Expressions):
         defs: dict[str, ir.Definition] = {}
         for name, decl in self.def_decls.items():
             defs[name] = self.check_define(decl, None)
+        questions: dict[str, ir.Question] = {}
+        for name, qdecl in self.question_decls.items():
+            question = self.check_question(qdecl)
+            if question is not None:
+                questions[name] = question
+        self.check_question_names([i for i in items if isinstance(i, ast.TargetDecl)])
         procs: dict[str, ir.Procedure] = {}
         for name, pdecl in self.proc_decls.items():
             procs[name] = self.check_proc(pdecl, None)
@@ -129,6 +139,18 @@ class Checker(Definitions, Tables, Flow, Expressions):
                 e = self.expect(i.expr, Scope(), BOOL, "an invariant")
                 self.allow_winners = False
                 invariants.append(ir.Invariant(i.name, i.desc, i.at_end, e, _src(i.source), i.span))
+        labels = decision_labels(flow, [*procs.values(), *(p for a in ambiguities.values() for r in a.readings for p in r.procs.values())])
+        targets: list[ir.Target] = []
+        target_names: dict[str, Span] = {}
+        for i in items:
+            if isinstance(i, ast.TargetDecl):
+                if i.name in target_names:
+                    self.d.error("E0202", f"target '{i.name}' is declared twice", i.name_span, hint=f"the first is at line {target_names[i.name].line}")
+                    continue
+                target_names[i.name] = i.span
+                targets.append(self.check_target(i, labels))
+        edition = self.check_edition([i for i in items if isinstance(i, ast.EditionDecl)])
+        self.unused_questions()
         terms = [
             ir.Term(t.term, [ir.Quote(q.lang, q.text) for q in t.translations], t.meaning, _src(t.source), t.span)
             for t in items if isinstance(t, ast.TermDecl)
@@ -155,6 +177,9 @@ class Checker(Definitions, Tables, Flow, Expressions):
             ambiguities=ambiguities,
             invariants=invariants,
             terms=terms,
+            questions=questions,
+            targets=targets,
+            edition=edition,
         )
         number_statements(rules)
         return rules

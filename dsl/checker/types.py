@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import ast, ir
 from ..source import Span
-from ..types import BOOL, ERROR, INT, PLAYER, TEXT, TBool, TComp, TEnum, TError, TInt, TMap, TPlayer, TSet, TText, Type, fits
+from ..types import BOOL, ERROR, INT, PLACE, PLAYER, TEXT, TBool, TComp, TEnum, TError, TInt, TMap, TPlayer, TSet, TText, Type, fits
 from .base import MAX_RANGE, CheckerBase, Scope
 
 
@@ -28,6 +28,8 @@ class Types(CheckerBase):
             return TEXT
         if isinstance(t, ast.TPlayer):
             return PLAYER
+        if isinstance(t, ast.TPlace):
+            return PLACE
         if isinstance(t, ast.TSet):
             elem = self.resolve_type(t.elem)
             if isinstance(elem, (TSet, TText)):
@@ -42,8 +44,8 @@ class Types(CheckerBase):
                 return TComp(t.name)
             self.d.error(
                 "E0201", f"unknown type '{t.name}'", t.span,
-                hint=self.suggest(t.name, list(self.enums) + list(self.kinds) + ["bool", "int", "text", "player"])
-                or "types: bool, int, text, player, a range such as 1..5, set of …, or a declared enum, card or piece",
+                hint=self.suggest(t.name, list(self.enums) + list(self.kinds) + ["bool", "int", "text", "player", "place"])
+                or "types: bool, int, text, player, place, a range such as 1..5, set of …, or a declared enum, card or piece",
             )
             return ERROR
         return ERROR  # pragma: no cover

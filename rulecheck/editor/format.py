@@ -40,7 +40,8 @@ INDENT = 2
 OPEN = {"LBRACE": "RBRACE", "LPAR": "RPAR", "LSQB": "RSQB"}
 CLOSE = frozenset(OPEN.values())
 #: Nodes whose braces hold a list of declarations, statements, fields, clauses or rows.
-BLOCKS = frozenset({"block", "game", "enum_decl", "kind_decl", "table_decl", "body_cases", "ambiguity_decl", "reading"})
+BLOCKS = frozenset({"block", "game", "enum_decl", "kind_decl", "table_decl", "body_cases", "ambiguity_decl", "reading",
+                    "question_decl", "edition_decl"})
 #: An expression's braces that hold a list (of arms): indented as an expression's brackets.
 EXPRESSION_LISTS = frozenset({"match"})
 #: Braces of a set: no space inside.

@@ -137,6 +137,13 @@ def _ix(i: int, lo: int, hi: int, what: str, line: int, column: int) -> int:
     return i - lo
 
 
+def _forget(M: list[int], moved: int) -> None:
+    """Components moved: no seat remembers where they lie any more (reveal)."""
+    for q, known in enumerate(M):
+        if known & moved:
+            M[q] = known & ~moved
+
+
 def _pname(seat: int) -> str:
     return f"Player {seat + 1}"
 
@@ -649,6 +656,11 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
         _agree('winner', [(t2, 'only_one', v12 if t2 else None, (355, 8)), (t4, 'highest', v20 if t4 else None, (357, 8)), (t7, 'best_sum', v32 if t7 else None, (359, 8)), (t10, 'equal_sums', v36 if t10 else None, (361, 8))])
     S.C[2][23] = _r
     return _r
+
+
+#: what a player wants to know at a decision (the ruleset's targets): name -> (value in a state, is a mask)
+_TARGETS: dict[str, tuple[Callable[[Any], Any], bool]] = {
+}
 
 
 # ---- the flow: _r0 runs it from the start, _rK resumes it at decision point K (with the action
@@ -2603,14 +2615,17 @@ def _view(S: State, pl: int | None, pub: bool, priv: int) -> str:
     Z = S.z
     n = S.n
     out: list[str] = []
+    mem = _remembered(S, pl, priv)
     for inst, label, seat, vis, _, _ in S.g.ZV:
         if seat >= n:
             continue
         m = Z[inst]
         if _shows(vis, seat, pl, pub, priv):
             out.append(label + ": " + (", ".join([_DISP[c] for c in _BITS[m]]) or "empty"))
-        elif pub:
-            out.append(label + ": " + str(m.bit_count()) + " hidden")
+        elif pub or m & mem:
+            known = m & mem
+            seen = "seen " + ", ".join([_DISP[c] for c in _BITS[known]]) if known else ""
+            out.append(label + ": " + (str(m.bit_count()) + " hidden" + (", " + seen if seen else "") if pub else seen))
     V = S.v
     for slot, label, seat, vis, indexed, init, show, _, _, _ in S.g.VV:
         if seat >= n or not _shows(vis, seat, pl, pub, priv):
@@ -2619,6 +2634,19 @@ def _view(S: State, pl: int | None, pub: bool, priv: int) -> str:
         if not indexed or value != init:
             out.append(label + ": " + show(value))
     return "\n".join(out)
+
+
+def _remembered(S: State, pl: int | None, priv: int) -> int:
+    """The components the view remembers having seen where they lie (reveal): private
+    information, of the player (priv 1) or of every player (priv 2)."""
+    if pl is None or priv == 0:
+        return 0
+    if priv == 1:
+        return S.m[pl]
+    out = 0
+    for q in range(S.n):
+        out |= S.m[q]
+    return out
 
 
 def _sees_choice(secret: bool, chooser: int, pl: int, pub: bool, priv: int) -> int:
@@ -2737,6 +2765,7 @@ def _tensor(S: State, pl: int | None, pub: bool, priv: int, t: Any, base: int) -
     into ``t`` from position ``base``; only non-zero entries are written, ``t`` is zero there."""
     _, zones, variables = S.g.layout
     Z = S.z
+    mem = _remembered(S, pl, priv)
     for inst, seat, vis, pos, at in zones:
         m = Z[inst]
         if not m:
@@ -2745,8 +2774,11 @@ def _tensor(S: State, pl: int | None, pub: bool, priv: int, t: Any, base: int) -
             t[base + pos] = float(m.bit_count())
             for c in _BITS[m]:
                 t[base + at[c]] = 1.0
-        elif pub:
-            t[base + pos] = float(m.bit_count())
+        else:
+            if pub:
+                t[base + pos] = float(m.bit_count())
+            for c in _BITS[m & mem]:  # remembered where it lies
+                t[base + at[c]] = 1.0
     V = S.v
     for slot, seat, vis, pos, code, values, is_mask in variables:
         if code == 3 or not _shows(vis, seat, pl, pub, priv):
@@ -2820,6 +2852,7 @@ def _seen_steps(S: State, pl: int, pub: bool, priv: int) -> tuple[list[tuple[str
         for inst, seat, vis in zones:
             if _shows(vis, seat, pl, pub, priv):
                 shown |= s.z[inst]
+        shown |= _remembered(s, pl, priv)
         cp = s.cp
         if cp >= 0 and _PCOMP[s.pc] and _sees_choice(s.g.PS[s.pc], cp, pl, pub, priv) == 2:
             shown |= 1 << step
@@ -2974,7 +3007,8 @@ def _observe(S: State, pl: int | None) -> str:
         if pl is None or vis == 0 or (vis == 2 and seat == pl):
             out.append(label + ": " + (", ".join([_DISP[c] for c in _BITS[m]]) or "empty"))
         else:
-            out.append(label + ": " + str(m.bit_count()) + " hidden")
+            known = m & S.m[pl]  # what the player remembers having seen there (reveal)
+            out.append(label + ": " + str(m.bit_count()) + " hidden" + (", seen " + ", ".join([_DISP[c] for c in _BITS[known]]) if known else ""))
     V = S.v
     for slot, label, seat, vis, indexed, init, show, _, _, _ in S.g.VV:
         if seat >= n or (vis == 1 and pl is not None):
@@ -3129,6 +3163,9 @@ class Game:
         s.cp = d["cp"]
         s.o = _dec(d["o"]) if s.cp != TERMINAL else None
         s.w = d["w"]
+        s.m = list(d["m"])
+        s.q = _dec(d["q"])
+        s.a = _dec(d["a"])
         s.h = _dec(d["h"])
         s.k = (s.z, s.v, s.L, s.loc, s.C)
         return s
@@ -3137,7 +3174,7 @@ class Game:
 class State:
     """A game in progress: zones as bitmasks, variables and decision slots as flat lists."""
 
-    __slots__ = ("C", "L", "cp", "g", "h", "i", "k", "loc", "n", "o", "pc", "v", "w", "z")
+    __slots__ = ("C", "L", "a", "cp", "g", "h", "i", "k", "loc", "m", "n", "o", "pc", "q", "v", "w", "z")
 
     def __init__(self, game: Game) -> None:
         self.g = game
@@ -3150,6 +3187,9 @@ class State:
         self.cp = TERMINAL  # the current player, CHANCE, SIMULTANEOUS or TERMINAL
         self.o: Any = None  # the options of the decision: a mask, a tuple, or one per player
         self.w: int | None = None  # the winners, once the game has ended
+        self.m: list[int] = [0] * MAX_PLAYERS  # per seat, the components it remembers having seen (reveal)
+        self.q: Any = None  # at an answer (ask): (question, arguments, the true answers as a mask)
+        self.a: tuple[Any, ...] = ()  # the answers given: (question, speaker, arguments, answer, was it true)
         self.h: list[Any] = []
         self.i: dict[tuple[int, bool, int], _Trail] = {}  # information states computed so far (shared with clones)
         self.C: list[dict[int, Any]] = [{} for _ in range(_NGROUPS)]  # values of definitions without arguments
@@ -3276,6 +3316,23 @@ class State:
     def action_to_string(self, player: int, action: int) -> str:
         return _describe(self, player, action)
 
+    def pending_question(self) -> tuple[str, tuple[Any, ...]] | None:
+        """At an answer (ask): the question and its arguments; None elsewhere."""
+        q = self.q
+        return None if q is None or self.cp < 0 else (q[0], q[1])
+
+    def answers(self) -> list[tuple[str, int, tuple[Any, ...], int, bool]]:
+        """The statements made so far: (question, speaker, arguments, answer, whether it was true).
+        Whether an answer was true is hidden information: no view shows it."""
+        return [(str(q), int(who), tuple(args), int(v), bool(t)) for q, who, args, v, t in self.a]
+
+    def target_value(self, name: str) -> Any:
+        """The value of the ruleset's target ``name`` now (what a player wants to know: full
+        information, not a player's view); sets as frozensets."""
+        fn, mask = _TARGETS[name]
+        value = fn(self)
+        return frozenset(_BITS[value]) if mask else value
+
     def returns(self) -> list[float]:
         w = self.w
         if w is None:
@@ -3360,6 +3417,9 @@ class State:
         c.cp = self.cp
         c.o = self.o  # never changed in place
         c.w = self.w
+        c.m = self.m[:]
+        c.q = self.q
+        c.a = self.a
         c.h = self.h[:]
         c.i = self.i  # replaced, never changed, when this state or the copy computes more
         C = self.C
@@ -3380,7 +3440,7 @@ class State:
             "rules": RULES_SHA256, "readings": READINGS, "players": self.n,
             "params": _enc([list(g.P), [list(t) for t in g.U]]),
             "z": self.z, "loc": self.loc, "v": _enc(self.v), "L": _enc(self.L), "pc": self.pc, "cp": self.cp,
-            "o": _enc(self.o), "w": self.w, "h": _enc(self.h),
+            "o": _enc(self.o), "w": self.w, "m": self.m, "q": _enc(self.q), "a": _enc(self.a), "h": _enc(self.h),
         }, separators=(",", ":"))
 
     def zone_contents(self) -> dict[tuple[str, Any], tuple[int, ...]]:

@@ -191,8 +191,8 @@ def _sound_lasso(loop: ir.RepeatUntil | ir.While) -> bool:
 
 
 def _same_but_counters(a: Any, b: Any, counting: dict[str, int | None]) -> bool:
-    (va, la), (vb, lb) = a, b
-    if la != lb:
+    (va, la, ka), (vb, lb, kb) = a, b
+    if la != lb or ka != kb:
         return False
     for name, x in va.items():
         if name in counting:
