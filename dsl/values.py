@@ -7,7 +7,7 @@ tests check that both spell every value the same way.
 from __future__ import annotations
 
 from .ir import Ruleset, Value
-from .types import TBool, TComp, TEnum, TInt, TMap, TPlayer, TSet, TText, Type
+from .types import TBool, TComp, TEnum, TInt, TMap, TPlayer, TRecord, TSet, TText, Type
 
 
 def player_name(seat: int) -> str:
@@ -36,6 +36,11 @@ def show(value: Value, typ: Type, rules: Ruleset) -> str:
         return "; ".join(
             f"{player_name(i)}: {show(v, typ.elem, rules)}" for i, v in enumerate(value) if v is not None
         )
+    if isinstance(typ, TRecord):
+        assert isinstance(value, tuple)
+        if not value:
+            return "none"
+        return "; ".join(", ".join(show(v, t, rules) for v, (_, t) in zip(entry, typ.fields)) for entry in value)
     if isinstance(typ, (TInt, TText)):
         return str(value)
     return str(value)
@@ -49,7 +54,7 @@ def encode_action(value: Value) -> int:
 def num_distinct_actions(rules: Ruleset) -> int:
     """The size of the action space: every decision value is below it, and the last action (the
     value itself) is PASS, played by the players a simultaneous decision does not include."""
-    from .ir import Choose, ChooseEach
+    from .ir import Choose, ChooseEach, Observe
     from .walk import walk_stmts
 
     top = max(len(rules.components), rules.game.max_players, 2)
@@ -59,6 +64,8 @@ def num_distinct_actions(rules: Ruleset) -> int:
             bodies += [p.body for p in r.procs.values() if p.body]
     for body in bodies:
         for s in walk_stmts(body):
+            if isinstance(s, Observe) and s.mode == "within":
+                top = max(top, 2 * s.amount + 1)  # the chance outcomes of a perception's error
             if isinstance(s, (Choose, ChooseEach)):
                 t = s.type
                 if isinstance(t, TEnum):

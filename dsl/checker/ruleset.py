@@ -14,13 +14,13 @@ from ..source import NOWHERE, SourceFile, Span
 from ..types import BOOL
 from ..walk import number_statements
 from .base import Scope, _src
+from .boards import Boards
 from .definitions import Definitions
 from .expressions import Expressions
 from .flow import Flow
-from .tables import Tables
 
 
-class Checker(Definitions, Tables, Flow, Expressions):
+class Checker(Definitions, Boards, Flow, Expressions):
     """The whole checker: ``check`` runs the parts over a ruleset in order."""
 
     def check(self, tree: ast.Ruleset) -> ir.Ruleset | None:
@@ -48,6 +48,9 @@ class Checker(Definitions, Tables, Flow, Expressions):
             if isinstance(i, ast.EnumDecl):
                 self.collect_enum(i)
         for i in items:
+            if isinstance(i, ast.BoardDecl):
+                self.collect_board_name(i)
+        for i in items:
             if isinstance(i, ast.KindDecl):
                 self.collect_kind_name(i)
         for i in items:
@@ -62,6 +65,15 @@ class Checker(Definitions, Tables, Flow, Expressions):
         for i in items:
             if isinstance(i, ast.VarDecl):
                 self.collect_var(i)
+            elif isinstance(i, ast.RecordDecl):
+                self.collect_record(i)
+        boards: dict[str, ir.BoardInfo] = {}
+        for i in items:
+            if isinstance(i, ast.BoardDecl):
+                board = self.check_board(i)
+                if board is not None:
+                    boards[board.name] = board
+        outside = [o for o in (self.collect_outside(i) for i in items if isinstance(i, ast.OutsideDecl)) if o is not None]
         for i in items:
             if isinstance(i, ast.DefineDecl):
                 if self.declare(i.name, i.name_span, "definition"):
@@ -92,6 +104,8 @@ class Checker(Definitions, Tables, Flow, Expressions):
             # a second declaration of the same name was refused; its value is not checked against the first
             if isinstance(i, ast.VarDecl) and i.name in self.vars and self.vars[i.name].span == i.span:
                 self.check_var_init(i)
+            elif isinstance(i, ast.RecordDecl):
+                self.check_record_defaults(i)
 
         defs: dict[str, ir.Definition] = {}
         for name, decl in self.def_decls.items():
@@ -123,7 +137,7 @@ class Checker(Definitions, Tables, Flow, Expressions):
                 self.allow_winners = False
                 invariants.append(ir.Invariant(i.name, i.desc, i.at_end, e, _src(i.source), i.span))
         terms = [
-            ir.Term(t.term, [ir.Quote(q.lang, q.text) for q in t.translations], t.meaning, _src(t.source), t.span)
+            ir.Term(t.term, [ir.Quote(q.lang, q.text) for q in t.translations], t.meaning, _src(t.source), t.span, t.reading)
             for t in items if isinstance(t, ast.TermDecl)
         ]
         self.check_recursion(defs, procs, ambiguities)
@@ -148,6 +162,8 @@ class Checker(Definitions, Tables, Flow, Expressions):
             ambiguities=ambiguities,
             invariants=invariants,
             terms=terms,
+            boards=boards,
+            outside=outside,
         )
         number_statements(rules)
         return rules
