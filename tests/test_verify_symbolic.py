@@ -41,12 +41,12 @@ from hypothesis import strategies as st
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.loader import load_path
-from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TPlayer, TSet, TText, Type
+from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TPlayer, TRecord, TSet, TText, Type
 from rulecheck.dsl.values import num_distinct_actions
 from rulecheck.interpreter.semantics import Machine, RuleError
 from rulecheck.interpreter.state import Game, State
 from rulecheck.verifier import terms as tm
-from rulecheck.verifier.symbolic import FD, SymExec, SymMap, SymSet, Trace, Unsupported
+from rulecheck.verifier.symbolic import FD, SymExec, SymMap, SymRecord, SymSet, Trace, Unsupported
 from rulecheck.verifier.witness import actions_of, model_of_actions
 from rulecheck.verifier.z3backend import Session, Translator
 
@@ -115,6 +115,9 @@ def concrete(v: Any, ev: Evaluate) -> Any:
         return v
     if isinstance(v, SymMap):
         raise TypeError("a per-player choice is not compared")
+    if isinstance(v, SymRecord):
+        assert v.slots is not None
+        return tuple(tuple(concrete(x, ev) for x in slot) for slot in v.slots[: int(ev(v.length))])
     return ev(v)
 
 
@@ -126,6 +129,8 @@ def normal(v: Any, t: Type) -> Any:
         return frozenset(int(x) for x in v)
     if isinstance(t, TText):
         return v
+    if isinstance(t, TRecord):
+        return tuple(tuple(normal(x, ft) for x, (_, ft) in zip(entry, t.fields)) for entry in v)
     return int(v)
 
 
