@@ -156,7 +156,7 @@ class Expressions(Names):
             if len(owners) > 1:
                 return self.err(
                     "E0203", f"'{n}' is a value of several enums: {', '.join(o for o, _ in owners)}", sp,
-                    hint=f"write {owners[0][0]}.{n}",
+                    hint="write " + " or ".join(f"{o}.{n}" for o, _ in owners),
                 )
             enum, idx = owners[0]
             self.used.add(("enum", enum))
