@@ -117,7 +117,7 @@ def concrete(v: Any, ev: Evaluate) -> Any:
         raise TypeError("a per-player choice is not compared")
     if isinstance(v, SymRecord):
         assert v.slots is not None
-        return tuple(tuple(concrete(x, ev) for x in slot) for slot in v.slots[: int(ev(v.length))])
+        return tuple(tuple(concrete(x, ev) for x in fields) for ex, fields in v.slots if ev(ex))
     return ev(v)
 
 

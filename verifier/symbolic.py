@@ -82,12 +82,20 @@ class SymMap:
 
 @dataclass(frozen=True)
 class SymRecord:
-    """A record's entries: how many there are, and each entry that may exist (slot i holds entry
-    i + 1, its fields in declaration order; meaningful where i < length). ``slots`` None: a
-    record of any length and content (a state of a game of any length), which cannot be read."""
+    """A record's entries: slot i is entry i + 1, as (whether it exists, its fields in
+    declaration order); the slots that exist are a prefix. Comparisons of the length with
+    numbers are then cardinality constraints, and reading entry i where it exists needs no
+    arithmetic. ``slots`` None: a record of any length and content (a state of a game of any
+    length), which cannot be read; ``free_length`` is then its length."""
 
-    length: Any  # Term
-    slots: tuple[tuple[Any, ...], ...] | None
+    slots: tuple[tuple[Any, tuple[Any, ...]], ...] | None
+    free_length: Any = 0
+
+    @property
+    def length(self) -> Any:
+        if self.slots is None:
+            return self.free_length
+        return tm.count_true(ex for ex, _ in self.slots)
 
 
 Value = Any  # bool | int | tm.T | FD | SymSet | SymMap | SymRecord | str
@@ -499,7 +507,7 @@ class SymExec:
             self.counts[start] = tm.add(self.counts[start], 1)
         self.vars: dict[str, Any] = {}
         for v in self.rules.vars.values():
-            init = SymRecord(0, ()) if isinstance(v.type, TRecord) else _const_value(v.init)
+            init = SymRecord(()) if isinstance(v.type, TRecord) else _const_value(v.init)
             self.vars[v.name] = init if v.index is None else {i: init for i in self.domain(v.index)}
         self.adjacency = {b.name: [set(b.neighbours(k)) for k in range(len(b.spaces))] for b in self.rules.boards.values()}
         self.ended: Term = False
@@ -992,7 +1000,7 @@ class SymExec:
         if isinstance(t, TRecord):
             n = tm.int_var(f"{name}|len", 0, None)
             lemmas.append(tm.ge(n, 0))
-            return SymRecord(n, None)
+            return SymRecord(None, n)
         raise Unsupported(f"no free value of type {t.show()}")
 
     def whole_state_checks(self, inv: ir.Invariant) -> list[tuple[list[Term], Term]] | None:
@@ -1461,7 +1469,7 @@ class SymExec:
                 return rec.length
             if rec.slots is None:
                 raise Unsupported("the entries of a record in a state of a game of any length")
-            return SymSet({i + 1: tm.lt(i, rec.length) for i in range(len(rec.slots))})
+            return SymSet({i + 1: ex for i, (ex, _) in enumerate(rec.slots)})
         if op in ("next", "prev"):
             d = 1 if self.rules.game.order == "clockwise" else -1
             step = d if op == "next" else -d
@@ -1836,15 +1844,21 @@ class SymExec:
         assert isinstance(t, TRecord)
         if rec.slots is None:
             raise Unsupported("the entries of a record in a state of a game of any length")
-        self.fail("range", e.span, t.name, f"record '{t.name}' has no entry there", tm.and_(g, tm.or_(tm.lt(pos, 1), tm.gt(pos, rec.length))))
         k = [f for f, _ in t.fields].index(e.field)
+        if isinstance(pos, int):
+            if not 1 <= pos <= len(rec.slots):
+                self.fail("range", e.span, t.name, f"record '{t.name}' has no entry there", g)
+                return _default_of(t.fields[k][1])
+            exists, fields = rec.slots[pos - 1]
+            self.fail("range", e.span, t.name, f"record '{t.name}' has no entry there", tm.and_(g, tm.not_(exists)))
+            return fields[k]
+        there = tm.or_all(tm.and_(tm.eq(pos, i + 1), ex) for i, (ex, _) in enumerate(rec.slots))
+        self.fail("range", e.span, t.name, f"record '{t.name}' has no entry there", tm.and_(g, tm.not_(there)))
         if not rec.slots:
             return _default_of(t.fields[k][1])
-        if isinstance(pos, int):
-            return rec.slots[pos - 1][k] if 1 <= pos <= len(rec.slots) else _default_of(t.fields[k][1])
-        out: Value = rec.slots[-1][k]
+        out: Value = rec.slots[-1][1][k]
         for i in range(len(rec.slots) - 2, -1, -1):
-            out = merge(tm.eq(pos, i + 1), rec.slots[i][k], out)
+            out = merge(tm.eq(pos, i + 1), rec.slots[i][1][k], out)
         return out
 
     def append(self, s: ir.Append, env: Env, g: Term) -> None:
@@ -1889,45 +1903,47 @@ class SymExec:
 
 
 def merge_records(c: Term, a: SymRecord, b: SymRecord) -> SymRecord:
-    """if c then a else b for records: the shorter list of slots padded with defaults."""
+    """if c then a else b for records, slot by slot (a missing slot does not exist)."""
     if a.slots is None or b.slots is None:
         raise Unsupported("a record in a state of a game of any length")
     n = max(len(a.slots), len(b.slots))
-    fill = a.slots[0] if a.slots else b.slots[0] if b.slots else ()
-    pad_a = a.slots + (fill,) * (n - len(a.slots))
-    pad_b = b.slots + (fill,) * (n - len(b.slots))
-    slots = tuple(tuple(merge(c, x, y) for x, y in zip(sa, sb)) for sa, sb in zip(pad_a, pad_b))
-    return SymRecord(tm.ite(c, a.length, b.length), slots)
+    fill = (a.slots or b.slots)[0][1] if (a.slots or b.slots) else ()
+    pad_a = a.slots + ((False, fill),) * (n - len(a.slots))
+    pad_b = b.slots + ((False, fill),) * (n - len(b.slots))
+    return SymRecord(tuple((tm.ite(c, xa, xb), tuple(merge(c, x, y) for x, y in zip(fa, fb)))
+                           for (xa, fa), (xb, fb) in zip(pad_a, pad_b)))
 
 
 def append_record(rec: SymRecord, cond: Term, entry: tuple[Value, ...]) -> SymRecord:
-    """The record with ``entry`` after its last entry, where ``cond`` holds."""
+    """The record with ``entry`` after its last entry, where ``cond`` holds: in the first slot
+    that does not exist yet."""
     if cond is False:
         return rec
     if rec.slots is None:
         raise Unsupported("a record in a state of a game of any length")
-    slots = list(rec.slots)
-    if isinstance(rec.length, int) and cond is True:
-        slots[rec.length:rec.length + 1] = [entry]
-        return SymRecord(rec.length + 1, tuple(slots))
-    slots.append(entry)  # a slot past every entry so far
-    out = []
-    for i, slot in enumerate(slots):
-        here = tm.and_(cond, tm.eq(rec.length, i))
-        out.append(tuple(merge(here, x, y) for x, y in zip(entry, slot)))
-    return SymRecord(tm.add(rec.length, tm.bool_to_int(cond)), tuple(out))
+    out: list[tuple[Term, tuple[Value, ...]]] = []
+    before: Term = True  # the slot before exists
+    for ex, fields in [*rec.slots, (False, entry)]:
+        here = tm.and_(cond, tm.not_(ex), before)
+        out.append((tm.or_(ex, here), tuple(merge(here, x, y) for x, y in zip(entry, fields))))
+        before = ex
+    while out and out[-1][0] is False:
+        out.pop()  # a slot no game fills
+    return SymRecord(tuple(out))
 
 
 def records_eq(a: SymRecord, b: SymRecord) -> Term:
-    """The same entries: as many, and each equal field by field."""
+    """The same entries: the same slots exist, and each that does holds the same fields."""
     if a.slots is None or b.slots is None:
         raise Unsupported("a record in a state of a game of any length")
-    parts: list[Term] = [tm.eq(a.length, b.length)]
-    for i in range(min(len(a.slots), len(b.slots))):
-        same = tm.and_all(value_eq(x, y) for x, y in zip(a.slots[i], b.slots[i]))
-        parts.append(tm.implies(tm.lt(i, a.length), same))
-    longer = a if len(a.slots) > len(b.slots) else b
-    parts.append(tm.le(longer.length, min(len(a.slots), len(b.slots))))
+    parts: list[Term] = []
+    n = max(len(a.slots), len(b.slots))
+    for i in range(n):
+        xa, fa = a.slots[i] if i < len(a.slots) else (False, ())
+        xb, fb = b.slots[i] if i < len(b.slots) else (False, ())
+        parts.append(tm.eq(xa, xb))
+        if fa and fb:
+            parts.append(tm.implies(xa, tm.and_all(value_eq(x, y) for x, y in zip(fa, fb))))
     return tm.and_all(parts)
 
 
@@ -1947,13 +1963,16 @@ def _abstract(v: Value, t: Type, name: str, lemmas: list[Term]) -> Value:
     """A free value of the same shape as v (v itself when it is a constant)."""
     if isinstance(v, SymRecord):
         assert isinstance(t, TRecord)
-        if v.slots is None or (not isinstance(v.length, tm.T) and all(isinstance(x, (bool, int, str)) for slot in v.slots for x in slot)):
+        if v.slots is None or all(isinstance(x, (bool, int, str)) for ex, fields in v.slots for x in (ex, *fields)):
             return v
-        n = tm.int_var(f"{name}|len", 0, len(v.slots))
-        lemmas.extend([tm.ge(n, 0), tm.le(n, len(v.slots))])
-        slots = tuple(tuple(_abstract(x, ft, f"{name}|{i}|{f}", lemmas) if isinstance(x, (tm.T, FD)) else x
-                            for x, (f, ft) in zip(slot, t.fields)) for i, slot in enumerate(v.slots))
-        return SymRecord(n, slots)
+        slots: list[tuple[Term, tuple[Value, ...]]] = []
+        for i, (ex, fields) in enumerate(v.slots):
+            free_ex = tm.bool_var(f"{name}|{i}|exists") if isinstance(ex, tm.T) else ex
+            if i > 0:
+                lemmas.append(tm.implies(free_ex, slots[-1][0]))  # the entries are a prefix
+            slots.append((free_ex, tuple(_abstract(x, ft, f"{name}|{i}|{f}", lemmas) if isinstance(x, (tm.T, FD)) else x
+                                         for x, (f, ft) in zip(fields, t.fields))))
+        return SymRecord(tuple(slots))
     if isinstance(v, SymSet):
         if all(not isinstance(m, tm.T) for m in v.mem.values()):
             return v

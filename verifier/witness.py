@@ -86,7 +86,7 @@ def replay_interpreter(program: ir.Program, n: int, actions: list[Any], params: 
             setup = table_situation(state)
         log = state.machine.log
         if not state.is_terminal():
-            return Replay(actions, log, setup, None, "the witness stops before the game ends", False)
+            return Replay(actions, log, setup, None, UNFINISHED, False)
         w = state.machine.winners
         scores = {v.name: [state.machine.vars[v.name][q] for q in range(n)] for v in program.rules.vars.values() if v.score}
         return Replay(actions, log, setup, sorted(w) if w is not None else None, None, True, scores)
@@ -117,7 +117,7 @@ def replay_engine(module: types.ModuleType, n: int, actions: list[Any], params: 
                 return None, "the game ended before the witness did"
             apply(state, a)
         if not state.is_terminal():
-            return None, "the witness stops before the game ends"
+            return None, UNFINISHED
         returns = state.returns()
         return [q for q in range(n) if returns[q] > 0], None
     except module.RuleError as err:
@@ -138,6 +138,8 @@ def observe_engine(module: types.ModuleType, n: int, actions: list[Any], player:
 
 
 def outcome_text(r: Replay) -> str:
+    if r.error == UNFINISHED:
+        return f"the game goes on: no end within {CONTINUE_MOVES:,} moves"
     if r.error is not None:
         return f"the rules stop: {r.error}"
     if r.winners is None:
@@ -194,8 +196,14 @@ def model_of_actions(trace: Trace, actions: list[Any]) -> dict[str, bool | int]:
     return model
 
 
+#: Moves after which a game continued with random moves is cut (a game that may go on for ever).
+CONTINUE_MOVES = 10_000
+#: What a replay says of a game whose actions run out before its end.
+UNFINISHED = "the witness stops before the game ends"
+
+
 def continue_game(program: ir.Program, n: int, actions: list[Any], params: dict[str, Any] | None = None, seed: int = 0,
-                  max_moves: int = 10_000, covered: set[str] | None = None) -> list[Any]:
+                  max_moves: int = CONTINUE_MOVES, covered: set[str] | None = None) -> list[Any]:
     """The actions as far as the game allows them, then random legal moves to the end: the other
     reading's side of a witness whose readings part at some decision."""
     import random
