@@ -60,7 +60,7 @@ class Boards(Tables):
         assert isinstance(t, TRecord)
         rec, pos = self.ex_seq([(e.record, None), (e.pos, None)])
         k = [f for f, _ in t.fields].index(e.field)
-        return f"_entry({bare(rec)}, {bare(pos)}, {pyrepr(t.name)}, {at(e.span)})[{k}]", None
+        return f"_record_entry({bare(rec)}, {bare(pos)}, {pyrepr(t.name)}, {at(e.span)})[{k}]", None
 
     def s_Append(self, s: ir.Append, after: bool) -> None:
         self.comment(s, f"append to {s.name}")

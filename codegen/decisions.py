@@ -22,7 +22,7 @@ function takes over; and the bound on the statements run between two decisions."
     # ---- decision points ---------------------------------------------------------------------------
 
     def point(self, kind: str, s: ir.Stmt, label: str = "", secret: bool = False, t: Type | None = None) -> int:
-        self.points.append(Point(kind, label, secret, t, s.span))
+        self.points.append(Point(kind, label, secret, t, s.span, getattr(s, "secret_if", None)))
         return len(self.points)
 
     def suspend(self, point: int, cp: str, options: str) -> None:
@@ -49,7 +49,7 @@ function takes over; and the bound on the statements run between two decisions."
 
     def s_Draw(self, s: ir.Draw, after: bool, rec: BlockRec, i: int) -> bool:
         self.comment(s, f"draw from {s.src} to {s.dst}")
-        p = self.point("chance", s)
+        p = self.point("chance", s, ir.decision_label(s))
         self.chance_zones[p] = s.src
         count_value = s.count.value if isinstance(s.count, ir.Const) else None
         once = count_value == 1

@@ -15,16 +15,20 @@ from typing import Any
 import jinja2
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.types import TInt, TPlayer, TRecord, Type
-from rulecheck.dsl.values import num_distinct_actions, show
+from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TPlayer, TRecord, TSet, Type
+from rulecheck.dsl.values import choice_bounds, num_distinct_actions, param_spec, show
 from rulecheck.dsl.walk import walk_stmts
 from rulecheck.interpreter.semantics import STEP_BUDGET
 
+from .bounds import length_bound
 from .compiler import Compiler
 from .layout import GenerationError, Layout, rep_of
 from .literals import comment_text, pyrepr
 
-__all__ = ["GenerationError", "environment", "generate", "load_module"]
+__all__ = ["ADAPTERS", "GenerationError", "adapter_source", "environment", "generate", "load_module"]
+
+#: what `rulecheck gen --adapter` can append to an engine
+ADAPTERS = ("openspiel", "pettingzoo")
 
 _VISIBILITY = {"public": 0, "hidden": 1, "owner": 2}
 
@@ -62,6 +66,8 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
             "kind": {"chance": -1, "player": 0, "simultaneous": -2}[p.kind],
             "label": p.label,
             "secret": p.secret,
+            "secret_if": None if p.secret_if is None else list(rules.params).index(p.secret_if),
+            "comp": isinstance(p.type, TComp),
             "show": c.show_fn(p.type) if p.type is not None else "None",
             "line": p.span.line,
             "offset": c.observe_points.get(k, -1),
@@ -72,7 +78,8 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
     for kind, attr in c.unspecified:
         t = rules.kinds[kind].attrs[attr]
         cells = [c.value_literal(comp.attrs[attr], t) if comp.kind == kind else "None" for comp in rules.components]
-        unspecified.append({"name": f"{kind}.{attr}", "ids": tuple(layout.kind_ids[kind]), "cells": cells, "mask": rep_of(t) == "mask"})
+        unspecified.append({"name": f"{kind}.{attr}", "ids": tuple(layout.kind_ids[kind]), "cells": cells, "mask": rep_of(t) == "mask",
+                            "spec": param_spec(t, rules)})
     # the tables above may add show functions and constants, so they are read last
     shows = [{"name": name, "body": body} for body, name in c.shows.items()]
     consts = [{"name": name, "literal": literal} for literal, name in c.consts.items()]
@@ -87,8 +94,11 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "max_players": g.max_players,
         "default_players": players,
         "num_actions": num_distinct_actions(rules),
+        "actions_base": actions_base(rules),
+        "action_bounds": action_bounds(rules),
         "step_budget": STEP_BUDGET,
         "displays": [comp.display for comp in rules.components],
+        "kind_of": tuple(list(rules.kinds).index(comp.kind) for comp in rules.components),
         "nzones": layout.nzones,
         "mask_bytes": mask_bytes(rules),
         "chance_lists": chance_lists(rules, c.chance_zones, c.observe_points),
@@ -100,7 +110,7 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "nslots": c.slot_max,
         "ngroups": len(c.groups),
         "stale": tuple(c.stale_table()),
-        "params": [{"name": n, "value": p.value} for n, p in rules.params.items()],
+        "params": [{"name": n, "value": p.value, "spec": param_spec(p.type, rules)} for n, p in rules.params.items()],
         "unspecified": unspecified,
         "consts": consts,
         "shows": shows,
@@ -113,6 +123,9 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "has_board": bool(rules.boards),
         "has_records": any(isinstance(v.type, TRecord) for v in rules.vars.values()),
         "has_observe": any(isinstance(s, ir.Observe) for body in bodies(program) for s in walk_stmts(body)),
+        "returns": ir.RETURNS[g.returns],
+        "score_slots": score_slots(rules, layout),
+        "length_bound": length_bound(program),
     }
     return environment().get_template("engine.py.jinja").render(**context)
 
@@ -120,6 +133,13 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
 def bodies(program: ir.Program) -> list[list[ir.Stmt]]:
     """The flow and every procedure body the program can run."""
     return [program.rules.flow, *(p.body for p in program.procs.values() if p.body)]
+def adapter_source(kind: str) -> str:
+    """The lines `rulecheck gen --adapter KIND` appends to an engine: importing the module then
+    registers its OpenSpiel game (GAME_NAME, openspiel_game()) or gives its PettingZoo
+    environments (env(), parallel_env()); those lines, not the engine, import rulecheck."""
+    if kind not in ADAPTERS:
+        raise ValueError(f"no adapter named '{kind}'")
+    return environment().get_template("engine_adapter.py.jinja").render(kind=kind)
 
 
 def mask_bytes(rules: ir.Ruleset) -> int:
@@ -178,6 +198,8 @@ def zone_table(rules: ir.Ruleset, layout: Layout) -> list[dict[str, Any]]:
             out.append({
                 "inst": inst, "label": index_label(rules, z.name, z.index, idx), "seat": seat,
                 "vis": _VISIBILITY[z.visibility], "zone": z.name, "index": idx,
+                "ids": tuple(comp.cid for comp in rules.components if comp.kind in z.kinds),
+                "vis_if": _vis_if(rules, z.vis_if),
             })
     return out
 
@@ -203,8 +225,105 @@ def var_table(c: Compiler, rules: ir.Ruleset, layout: Layout) -> list[dict[str, 
                 "vis": _VISIBILITY[v.visibility], "indexed": v.index is not None,
                 "init": c.value_literal(v.init, v.type), "show": c.show_fn(v.type),
                 "var": v.name, "index": idx, "mask": rep_of(v.type) == "mask",
+                "enc": tensor_encoding(rules, v.type),
+                "vis_if": _vis_if(rules, v.vis_if),
             })
     return out
+
+
+def score_slots(rules: ir.Ruleset, layout: Layout) -> tuple[int, ...]:
+    """Where each seat's score is, for a game whose returns are the scores (``returns score``)."""
+    if rules.game.returns != "score":
+        return ()
+    (v,) = [v for v in rules.vars.values() if v.score]
+    return tuple(layout.var_base[v.name] + layout.offset(v.index, q) for q in range(rules.game.max_players)) if v.index else ()
+def actions_base(rules: ir.Ruleset) -> int:
+    """The part of NUM_DISTINCT_ACTIONS - 1 that no parameter changes."""
+    fixed = [b for b in choice_bounds(rules) if isinstance(b, int)]
+    return max([len(rules.components), rules.game.max_players, 2, *(b + 1 for b in fixed)])
+
+
+def action_bounds(rules: ir.Ruleset) -> list[str]:
+    """Python for the largest option of each number choice written with parameters, in terms of
+    the parameter values P (as rulecheck.dsl.values.eval_bound computes it)."""
+    names = list(rules.params)
+    out = []
+    for b in choice_bounds(rules):
+        if isinstance(b, int):
+            continue
+        code = _bound_code(b, names)
+        if code is None:
+            assert isinstance(b.type, TSet) and isinstance(b.type.elem, TInt) and b.type.elem.hi is not None
+            code = str(b.type.elem.hi)
+        out.append(code)
+    return out
+
+
+def _bound_code(e: ir.Expr, names: list[str]) -> str | None:
+    if isinstance(e, ir.IntRange):
+        return _number_code(e.hi, names)
+    if isinstance(e, ir.SetOf):
+        items = [_number_code(i, names) for i in e.items]
+        if not items or any(i is None for i in items):
+            return None
+        return str(items[0]) if len(items) == 1 else "max(" + ", ".join(str(i) for i in items) + ")"
+    if isinstance(e, ir.Agg) and e.op == "set" and isinstance(e.elem, ir.Local) and e.elem.name == e.var:
+        return _bound_code(e.coll, names)
+    if isinstance(e, ir.BinOp) and e.op == "diff":
+        return _bound_code(e.left, names)
+    if isinstance(e, ir.BinOp) and e.op == "union":
+        a, b = _bound_code(e.left, names), _bound_code(e.right, names)
+        return None if a is None or b is None else f"max({a}, {b})"
+    return None
+
+
+def _number_code(e: ir.Expr, names: list[str]) -> str | None:
+    if isinstance(e, ir.Const):
+        return repr(e.value) if isinstance(e.value, int) and not isinstance(e.value, bool) else None
+    if isinstance(e, ir.ParamRef):
+        return f"P[{names.index(e.name)}]"
+    if isinstance(e, ir.Unary) and e.op == "neg":
+        x = _number_code(e.operand, names)
+        return None if x is None else f"(-{x})"
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-", "*"):
+        a, b = _number_code(e.left, names), _number_code(e.right, names)
+        return None if a is None or b is None else f"({a} {e.op} {b})"
+    return None
+
+
+def _vis_if(rules: ir.Ruleset, vis_if: tuple[str, str] | None) -> tuple[int, int] | None:
+    """`V when P else W` as (P's position among the parameters, W's visibility number)."""
+    if vis_if is None:
+        return None
+    return list(rules.params).index(vis_if[0]), _VISIBILITY[vis_if[1]]
+
+
+def tensor_encoding(rules: ir.Ruleset, t: Type) -> tuple[int, tuple[int, ...], bool]:
+    """How a variable's value reaches an observation tensor: (0: one number; 1: one of these
+    values, one-hot; 2: a set of these values, one bit each; 3: not at all, a text or a set of
+    unbounded numbers), the values, and whether they are seats (kept below the player count)."""
+    if isinstance(t, (TBool, TInt)):
+        return 0, (), False
+    if isinstance(t, TSet):
+        values = _values(rules, t.elem)
+        return (2, values, isinstance(t.elem, TPlayer)) if values is not None else (3, (), False)
+    values = _values(rules, t)
+    return (1, values, isinstance(t, TPlayer)) if values is not None else (3, (), False)
+
+
+def _values(rules: ir.Ruleset, t: Type) -> tuple[int, ...] | None:
+    """Every value of a finite type, as the engine holds them (None: not finite, or a text)."""
+    if isinstance(t, TPlayer):
+        return tuple(range(rules.game.max_players))
+    if isinstance(t, TComp):
+        return tuple(c.cid for c in rules.components if t.kind is None or c.kind == t.kind)
+    if isinstance(t, TEnum):
+        return tuple(range(len(rules.enums[t.name].values)))
+    if isinstance(t, TBool):
+        return (0, 1)
+    if isinstance(t, TInt) and t.lo is not None and t.hi is not None and t.hi - t.lo < 4096:
+        return tuple(range(t.lo, t.hi + 1))
+    return None
 
 
 def var_init(c: Compiler, rules: ir.Ruleset, layout: Layout) -> list[str]:

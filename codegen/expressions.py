@@ -196,7 +196,7 @@ class Expressions(Tables):
             self.uses("n")
             return "n", None
         if op == "winners":
-            return "(S.w or 0)", "mask"
+            return "max(S.w or 0, 0)", "mask"  # a draw (-1) has no winners
         args = self.ex_seq([(a, None) for a in e.args])
         if op in ir.BOARD_BUILTINS:
             return self.board_builtin(e, args)

@@ -116,6 +116,7 @@ class Point:
     secret: bool
     type: Type | None
     span: Span
+    secret_if: str | None = None  # secret only while this bool parameter is true
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Random games on a generated engine, driven by one random stream per game (docs/simulate.md).
+"""Random games on a generated engine, their choices coupled between readings (docs/simulate.md).
 
 Shared by `rulecheck simulate` (how often a reading changes the result) and `rulecheck verify`
 (a concrete game where it does, when the solver finds none within its bound).
@@ -7,14 +7,23 @@ Shared by `rulecheck simulate` (how often a reading changes the result) and `rul
 from __future__ import annotations
 
 import hashlib
-import random
 from typing import Any
+
+from rulecheck.dsl.coupling import Coupled
 
 # Results other than a returns vector.  Each is a result of its own: equal to itself only.
 ERROR = "error"  # the rules stopped the game (a RuleError), or a node offered no option
 CAPPED = "capped"  # no end within max_steps nodes
 
-Outcome = tuple[float, ...] | str
+#: A game that ended: its returns, its winners (seats) and whether it was a draw. Two games have
+#: the same result when all three agree (a draw is not the same as nobody winning).
+Result = tuple[tuple[float, ...], tuple[int, ...], bool]
+Outcome = Result | str
+
+
+def result(state: Any) -> Result:
+    """The result of an engine state that has ended."""
+    return tuple(state.returns()), tuple(state.winners()), bool(state.is_draw())
 
 
 def game_seed(seed: int, game: int) -> int:
@@ -26,62 +35,52 @@ def game_seed(seed: int, game: int) -> int:
 # ---- one game -----------------------------------------------------------------------------------
 
 
-def _pick(options: list[int], u: float) -> int:
-    # u in [0, 1): the option at position floor(u * n); min() guards the float edge u*n == n
-    return options[min(int(u * len(options)), len(options) - 1)]
-
-
 def play(game: Any, rule_error: type[BaseException], stream_seed: int, max_steps: int,
          record: list[Any] | None = None) -> tuple[Outcome, int]:
     """One game on the engine ``game``: its result and its length in decisions; ``record``, when
-    given, receives every action applied (a list of one per seat at a simultaneous node).
+    given, receives every action taken (a list of one per seat at a simultaneous node), the one
+    the rules stop at included.
 
-    Node k of the game takes the k-th number u of the stream (a simultaneous node takes one per
-    seat, in seat order, even for seats that can only pass): a player takes legal_actions()[⌊u·n⌋];
-    chance takes the first outcome whose cumulative probability exceeds u."""
+    Every choice, chance's included, is a coupled random choice (dsl/coupling.py): it depends on
+    the seed, the chooser, the decision's label, how often the chooser met that label before and
+    the options, never on how many decisions came before; a forced move takes no number."""
     log = record if record is not None else []
-    rand = random.Random(stream_seed).random
+    pick = Coupled(stream_seed)
     decisions = 0
     try:
         state = game.new_initial_state()
         n = game.num_players()
         for _ in range(max_steps):
             if state.is_terminal():
-                return tuple(state.returns()), decisions
+                return result(state), decisions
             if state.is_chance_node():
                 outcomes = state.chance_outcomes()
                 if not outcomes:
                     return ERROR, decisions
-                u = rand()
-                chosen = outcomes[-1][0]  # when rounding leaves the cumulative sum just below 1
-                acc = 0.0
-                for action, p in outcomes:
-                    acc += p
-                    if u < acc:
-                        chosen = action
-                        break
+                chosen = pick.chance(state.decision_label(), outcomes)
+                log.append(chosen)  # before it is applied: a move the rules stop at is part of the game
                 state.apply_action(chosen)
-                log.append(chosen)
             elif state.is_simultaneous_node():
                 decisions += 1
+                label = state.decision_label()
                 joint = []
                 for q in range(n):
                     options = state.legal_actions(q)
                     if not options:
                         return ERROR, decisions
-                    joint.append(_pick(options, rand()))
-                state.apply_actions(joint)
+                    joint.append(pick.choose(q, label, options))
                 log.append(joint)
+                state.apply_actions(joint)
             else:
                 decisions += 1
                 options = state.legal_actions()
                 if not options:
                     return ERROR, decisions
-                action = _pick(options, rand())
-                state.apply_action(action)
+                action = pick.choose(state.current_player(), state.decision_label(), options)
                 log.append(action)
+                state.apply_action(action)
         if state.is_terminal():
-            return tuple(state.returns()), decisions
+            return result(state), decisions
         return CAPPED, decisions
     except rule_error:
         return ERROR, decisions

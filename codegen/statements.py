@@ -354,8 +354,11 @@ that resume after a decision."""
     def s_End(self, s: ir.End, after: bool) -> None:
         self.comment(s, "end")
         self.tick(s.span)
-        w = self.materialize(self.ex(s.winners, "mask"))
-        self.emit(f"S.w = {w}")
+        if s.draw:
+            self.emit("S.w = -1")  # a draw: nobody wins, nobody loses
+        else:
+            w = self.materialize(self.ex(s.winners, "mask"))
+            self.emit(f"S.w = {w}")
         self.emit("S.pc = -1")
         self.emit("S.cp = -4")
         self.emit("S.o = None")

@@ -246,6 +246,7 @@ class Choose(Stmt):
     chooser: Expr
     label: str | None
     secret: bool
+    secret_if: tuple[str, Span] | None = None  # `secret when P`: secret while the bool parameter P is true
 
 
 @dataclass
@@ -258,6 +259,7 @@ class ChooseEach(Stmt):
     options: Expr
     label: str | None
     secret: bool
+    secret_if: tuple[str, Span] | None = None
 
 
 @dataclass
@@ -297,7 +299,8 @@ class While(Stmt):
 
 @dataclass
 class End(Stmt):
-    winners: Expr
+    winners: Expr | None  # None for a draw
+    draw: bool = False
 
 
 @dataclass
@@ -360,6 +363,8 @@ class Game(Decl):
     players_span: Span | None = None
     order: str = "clockwise"
     sources: list[Source] = field(default_factory=list)
+    returns: str = "winners"
+    returns_span: Span | None = None
 
 
 @dataclass
@@ -421,6 +426,15 @@ class TableDecl(Decl):
 
 
 @dataclass
+class VisIf:
+    """`V1 when P else V2`: visibility V1 while the bool parameter P is true, V2 while it is false."""
+
+    param: str
+    param_span: Span
+    otherwise: str
+
+
+@dataclass
 class ZoneDecl(Decl):
     name: str
     index: TypeExpr | None
@@ -428,6 +442,7 @@ class ZoneDecl(Decl):
     visibility: str
     desc: str | None
     source: Source | None
+    vis_if: VisIf | None = None
 
 
 @dataclass
@@ -440,6 +455,7 @@ class VarDecl(Decl):
     visibility: str
     desc: str | None
     source: Source | None
+    vis_if: VisIf | None = None
 
 
 @dataclass

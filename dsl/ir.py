@@ -233,6 +233,7 @@ class Choose(Stmt):
     label: str
     secret: bool
     type: Type
+    secret_if: str | None = None  # `secret when P`: secret only while the bool parameter P is true
 
 
 @dataclass(eq=False)
@@ -244,6 +245,7 @@ class ChooseEach(Stmt):
     label: str
     secret: bool
     type: Type
+    secret_if: str | None = None
 
 
 @dataclass(eq=False)
@@ -288,7 +290,8 @@ class CallProc(Stmt):
 
 @dataclass(eq=False)
 class End(Stmt):
-    winners: Expr
+    winners: Expr  # for a draw, no player
+    draw: bool = False  # `end draw`: nobody wins and nobody loses
 
 
 @dataclass(eq=False)
@@ -343,6 +346,12 @@ class GameInfo:
     max_players: int
     order: str
     sources: list[Source]
+    returns: str = "winners"  # RETURNS: what each player's return is at the end
+
+
+#: How a game's end becomes each player's return (``returns`` in the game declaration): a winner's
+#: return and a loser's, and in a draw everyone's; "score": each player's score variable.
+RETURNS = {"winners": (1.0, 0.0, 0.0), "win_loss": (1.0, -1.0, 0.0), "score": None}
 
 
 @dataclass
@@ -393,10 +402,11 @@ class ZoneInfo:
     name: str
     index: Type | None
     kinds: list[str]
-    visibility: str  # "public", "owner", "hidden"
+    visibility: str  # "public", "owner", "hidden"; with vis_if, while its parameter is true
     desc: str | None
     source: Source | None
     span: Span
+    vis_if: tuple[str, str] | None = None  # `V when P else W`: (P, W), W while the bool parameter P is false
 
 
 @dataclass
@@ -410,6 +420,7 @@ class VarInfo:
     desc: str | None
     source: Source | None
     span: Span
+    vis_if: tuple[str, str] | None = None
 
 
 @dataclass
@@ -585,6 +596,18 @@ class Program:
     procs: dict[str, Procedure]
 
 
+def visibility_in(info: ZoneInfo | VarInfo, params: dict[str, Any]) -> str:
+    """Who sees a zone or variable in a game with these parameter values (resolved ones)."""
+    if info.vis_if is None or params[info.vis_if[0]]:
+        return info.visibility
+    return info.vis_if[1]
+
+
+def secret_in(s: Choose | ChooseEach, params: dict[str, Any]) -> bool:
+    """Whether a decision is secret in a game with these parameter values."""
+    return s.secret and (s.secret_if is None or bool(params[s.secret_if]))
+
+
 # Names of the places where a rule applies, shared by the interpreter's coverage and the
 # verifier's dead-rule check, so that a game played in one is a game of the other.
 def label_if(sid: int, then: bool) -> str:
@@ -601,6 +624,16 @@ def label_end(sid: int) -> str:
 
 def label_case(definition: str, case: str, reading: tuple[str, str] | None) -> str:
     return f"case:{definition}:{case}:{reading}"
+
+
+def decision_label(s: Stmt) -> str:
+    """What a decision is about, the same in every back end and every reading: a choice's label,
+    or the zone a chance draw is from. Random players key their choices by it (dsl/coupling.py)."""
+    if isinstance(s, (Choose, ChooseEach)):
+        return s.label
+    if isinstance(s, Draw):
+        return f"draw from {s.src}"
+    return ""
 
 
 class ReadingError(Exception):

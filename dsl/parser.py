@@ -209,6 +209,8 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
                 g.players_span = span
             elif tag == "order":
                 g.order = value
+            elif tag == "returns":
+                g.returns, g.returns_span = value, span
             elif tag == "source":
                 g.sources.append(value)
         return g
@@ -227,6 +229,9 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def g_order(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
         return ("order", ch[0], _span(meta))
+
+    def g_returns(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
+        return ("returns", str(ch[0]), _span(meta))
 
     def g_source(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
         return ("source", ch[0], _span(meta))
@@ -335,7 +340,15 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def zone_decl(self, meta: Any, ch: list[Any]) -> ast.ZoneDecl:
         name, index, kinds, vis, desc, src = ch
-        return ast.ZoneDecl(_span(meta), str(name), index, kinds, vis, self._str(desc) if desc else None, src)
+        first, cond = vis if isinstance(vis, tuple) else (vis, None)
+        return ast.ZoneDecl(_span(meta), str(name), index, kinds, first, self._str(desc) if desc else None, src, cond)
+
+    def visibility(self, meta: Any, ch: list[Any]) -> str:
+        return str(ch[0])
+
+    def vis_cond(self, meta: Any, ch: list[Any]) -> tuple[str, ast.VisIf]:
+        first, param, otherwise = ch
+        return str(first), ast.VisIf(str(param), _tok_span(param), str(otherwise))
 
     def public(self, meta: Any, ch: list[Any]) -> str:
         return "public"
@@ -352,12 +365,15 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
     def var_decl(self, meta: Any, ch: list[Any]) -> ast.VarDecl:
         name, index, typ, init = ch[0], ch[1], ch[2], ch[3]
         rest = ch[4:]
-        flags = [c for c in rest if isinstance(c, str)]
+        flags = [c for c in rest if isinstance(c, str) and not isinstance(c, Token)]
         desc = next((c for c in rest if isinstance(c, Token) and c.type == "STRING"), None)
         vis = next((f for f in flags if f in ("public", "owner", "hidden")), "public")
+        cond = next((c for c in rest if isinstance(c, tuple)), None)
+        if cond is not None:
+            vis = cond[0]
         return ast.VarDecl(
             _span(meta), str(name), index, typ, init, "score" in flags, vis,
-            self._str(desc) if desc else None, _sources(rest),
+            self._str(desc) if desc else None, _sources(rest), cond[1] if cond else None,
         )
 
     def param_decl(self, meta: Any, ch: list[Any]) -> ast.ParamDecl:
@@ -381,6 +397,12 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def t_int(self, meta: Any, ch: list[Any]) -> ast.TypeExpr:
         return ast.TInt(_span(meta))
+
+    def sint_pos(self, meta: Any, ch: list[Any]) -> int:
+        return int(ch[0])
+
+    def sint_neg(self, meta: Any, ch: list[Any]) -> int:
+        return -int(ch[0])
 
     def t_range(self, meta: Any, ch: list[Any]) -> ast.TypeExpr:
         return ast.TRange(_span(meta), int(ch[0]), int(ch[1]))
@@ -473,18 +495,22 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
             _span(meta), source, count, src, dst, str(bind) if bind else None, _tok_span(bind) if bind else None
         )
 
-    def _opts(self, opts: list[Any]) -> tuple[str | None, bool, ast.Source | None]:
+    def _opts(self, opts: list[Any]) -> tuple[str | None, bool, ast.Source | None, tuple[str, Span] | None]:
         label = None
         secret = False
+        secret_if = None
         src = None
         for o in opts:
             if isinstance(o, tuple) and o[0] == "label":
                 label = o[1]
+            elif isinstance(o, tuple) and o[0] == "secret_if":
+                secret = True
+                secret_if = (o[1], o[2])
             elif o == "secret":
                 secret = True
             elif isinstance(o, ast.Source):
                 src = o
-        return label, secret, src
+        return label, secret, src, secret_if
 
     def opt_label(self, meta: Any, ch: list[Any]) -> tuple[str, str]:
         return ("label", self._str(ch[0]))
@@ -492,14 +518,17 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
     def opt_secret(self, meta: Any, ch: list[Any]) -> str:
         return "secret"
 
+    def opt_secret_if(self, meta: Any, ch: list[Any]) -> tuple[str, str, Span]:
+        return ("secret_if", str(ch[0]), _tok_span(ch[0]))
+
     def s_choose(self, meta: Any, ch: list[Any]) -> ast.Stmt:
-        label, secret, src = self._opts(ch[3:])
-        return ast.Choose(_span(meta), src, str(ch[0]), _tok_span(ch[0]), ch[1], ch[2], label, secret)
+        label, secret, src, secret_if = self._opts(ch[3:])
+        return ast.Choose(_span(meta), src, str(ch[0]), _tok_span(ch[0]), ch[1], ch[2], label, secret, secret_if)
 
     def s_choose_each(self, meta: Any, ch: list[Any]) -> ast.Stmt:
-        label, secret, src = self._opts(ch[4:])
+        label, secret, src, secret_if = self._opts(ch[4:])
         return ast.ChooseEach(
-            _span(meta), src, str(ch[0]), _tok_span(ch[0]), ch[1], str(ch[2]), _tok_span(ch[2]), ch[3], label, secret
+            _span(meta), src, str(ch[0]), _tok_span(ch[0]), ch[1], str(ch[2]), _tok_span(ch[2]), ch[3], label, secret, secret_if
         )
 
     def if_stmt(self, meta: Any, ch: list[Any]) -> ast.Stmt:
@@ -528,6 +557,9 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def s_end(self, meta: Any, ch: list[Any]) -> ast.Stmt:
         return ast.End(_span(meta), ch[1], ch[0])
+
+    def s_end_draw(self, meta: Any, ch: list[Any]) -> ast.Stmt:
+        return ast.End(_span(meta), ch[0], None, draw=True)
 
     def s_say(self, meta: Any, ch: list[Any]) -> ast.Stmt:
         return ast.Say(_span(meta), None, self._str(ch[0]), str(ch[0]), _tok_span(ch[0]))

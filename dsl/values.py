@@ -6,7 +6,9 @@ tests check that both spell every value the same way.
 
 from __future__ import annotations
 
-from .ir import Ruleset, Value
+from collections.abc import Mapping
+
+from .ir import Expr, Ruleset, Value
 from .types import TBool, TComp, TEnum, TInt, TMap, TPlayer, TRecord, TSet, TText, Type
 
 
@@ -51,13 +53,34 @@ def encode_action(value: Value) -> int:
     return int(value)  # type: ignore[arg-type]
 
 
-def num_distinct_actions(rules: Ruleset) -> int:
+def num_distinct_actions(rules: Ruleset, params: Mapping[str, Value] | None = None) -> int:
     """The size of the action space: every decision value is below it, and the last action (the
-    value itself) is PASS, played by the players a simultaneous decision does not include."""
+    value itself) is PASS, played by the players a simultaneous decision does not include.
+
+    With ``params`` (the value of every parameter), a number choice whose options are written with
+    parameters (``0..limit``) counts with their values; without, with the values the checker
+    typed the options with (the parameters' defaults)."""
+    top = max(len(rules.components), rules.game.max_players, 2)
+    for bound in choice_bounds(rules):
+        if isinstance(bound, int):
+            top = max(top, bound + 1)
+        else:
+            value = eval_bound(bound, params) if params is not None else None
+            if value is None:
+                assert isinstance(bound.type, TSet) and isinstance(bound.type.elem, TInt) and bound.type.elem.hi is not None
+                value = bound.type.elem.hi
+            top = max(top, value + 1)
+    return top + 1
+
+
+def choice_bounds(rules: Ruleset) -> list[int | Expr]:
+    """For every decision of the rules (every reading's too), the most options it can have: an
+    int, or for a choice among numbers written with parameters the options' expression whose
+    largest member bounds them (see eval_bound)."""
     from .ir import Choose, ChooseEach, Observe
     from .walk import walk_stmts
 
-    top = max(len(rules.components), rules.game.max_players, 2)
+    out: list[int | Expr] = []
     bodies = [rules.flow] + [p.body for p in rules.procs.values() if p.body]
     for a in rules.ambiguities.values():
         for r in a.readings:
@@ -65,11 +88,104 @@ def num_distinct_actions(rules: Ruleset) -> int:
     for body in bodies:
         for s in walk_stmts(body):
             if isinstance(s, Observe) and s.mode == "within":
-                top = max(top, 2 * s.amount + 1)  # the chance outcomes of a perception's error
+                out.append(2 * s.amount)  # the chance outcomes of a perception's error
             if isinstance(s, (Choose, ChooseEach)):
                 t = s.type
                 if isinstance(t, TEnum):
-                    top = max(top, len(rules.enums[t.name].values))
+                    out.append(len(rules.enums[t.name].values) - 1)
                 elif isinstance(t, TInt) and t.hi is not None:
-                    top = max(top, t.hi + 1)
-    return top + 1
+                    out.append(s.options if _params_in(s.options) else t.hi)
+    return out
+
+
+def _params_in(e: Expr) -> bool:
+    from .ir import Agg, BinOp, IntRange, Local, ParamRef, SetOf, Unary
+
+    if isinstance(e, ParamRef):
+        return True
+    if isinstance(e, IntRange):
+        return _params_in(e.hi)
+    if isinstance(e, Unary):
+        return _params_in(e.operand)
+    if isinstance(e, BinOp):
+        return _params_in(e.left) or _params_in(e.right)
+    if isinstance(e, SetOf):
+        return any(_params_in(i) for i in e.items)
+    if isinstance(e, Agg) and e.op == "set" and isinstance(e.elem, Local) and e.elem.name == e.var:
+        return _params_in(e.coll)
+    return False
+
+
+def eval_bound(e: Expr, params: Mapping[str, Value]) -> int | None:
+    """The largest member a set of numbers can have, from the parameters' values: a range's end,
+    the largest item of a set written out, the bound of the set a comprehension filters, of the
+    left side of a difference, the larger of a union's; None where it is not written so."""
+    from .ir import Agg, BinOp, IntRange, Local, SetOf
+
+    if isinstance(e, IntRange):
+        return _number(e.hi, params)
+    if isinstance(e, SetOf):
+        items = [_number(i, params) for i in e.items]
+        return max([i for i in items if i is not None], default=None) if all(i is not None for i in items) else None
+    if isinstance(e, Agg) and e.op == "set" and isinstance(e.elem, Local) and e.elem.name == e.var:
+        return eval_bound(e.coll, params)
+    if isinstance(e, BinOp) and e.op == "diff":
+        return eval_bound(e.left, params)
+    if isinstance(e, BinOp) and e.op == "union":
+        a, b = eval_bound(e.left, params), eval_bound(e.right, params)
+        return None if a is None or b is None else max(a, b)
+    return None
+
+
+def _number(e: Expr, params: Mapping[str, Value]) -> int | None:
+    """The value of a number written with constants and parameters, or None."""
+    from .ir import BinOp, Const, ParamRef, Unary
+
+    if isinstance(e, Const):
+        return e.value if isinstance(e.value, int) and not isinstance(e.value, bool) else None
+    if isinstance(e, ParamRef):
+        v = params.get(e.name)
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+    if isinstance(e, Unary) and e.op == "neg":
+        v = _number(e.operand, params)
+        return None if v is None else -v
+    if isinstance(e, BinOp) and e.op in ("+", "-", "*"):
+        a, b = _number(e.left, params), _number(e.right, params)
+        if a is None or b is None:
+            return None
+        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
+    return None
+
+
+def param_spec(t: Type, rules: Ruleset) -> tuple[str, int | None, int | None]:
+    """What a parameter (or an unspecified column) accepts, as (kind, low, high): "bool"; "int"
+    within low..high (None: unbounded); "enum" an ordinal below high; "set" of ordinals below high.
+    One rule for the interpreter, the generated engines and the command line."""
+    if isinstance(t, TBool):
+        return "bool", None, None
+    if isinstance(t, TInt):
+        return "int", t.lo, t.hi
+    if isinstance(t, TEnum):
+        return "enum", 0, len(rules.enums[t.name].values) - 1
+    if isinstance(t, TSet) and isinstance(t.elem, TEnum):
+        return "set", 0, len(rules.enums[t.elem.name].values) - 1
+    return "any", None, None
+
+
+def spec_problem(spec: tuple[str, int | None, int | None], value: object) -> str | None:
+    """Why a value does not fit a parameter's spec (param_spec), or None when it does."""
+    kind, lo, hi = spec
+
+    def number(x: object) -> bool:
+        return type(x) is int and (lo is None or x >= lo) and (hi is None or x <= hi)
+
+    if kind == "bool":
+        return None if type(value) is bool else "true or false"
+    if kind == "int":
+        return None if number(value) else ("a whole number" + (f" from {lo}" if lo is not None else "") + (f" to {hi}" if hi is not None else ""))
+    if kind == "enum":
+        return None if number(value) else f"the ordinal of a value, 0 to {hi}"
+    if kind == "set":
+        ok = isinstance(value, (set, frozenset, list, tuple)) and all(number(x) for x in value)
+        return None if ok else f"a set of ordinals, 0 to {hi}"
+    return None

@@ -1,11 +1,14 @@
-"""`rulecheck play`: one game between uniformly random players, told as a readable log."""
+"""`rulecheck play`: one game between uniformly random players, told as a readable log.
+
+The players' choices are coupled between readings (dsl/coupling.py): the same seed under two
+readings makes the same choices wherever the readings offer the same ones."""
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
 from rulecheck.dsl import ir
+from rulecheck.dsl.coupling import Coupled
 from rulecheck.dsl.values import player_name
 
 from .semantics import RuleError
@@ -19,21 +22,23 @@ class PlayResult:
     state: State
 
 
-def random_step(state: State, rng: random.Random) -> None:
-    """One uniformly random move: a chance outcome, one player's choice, or everybody's at once."""
+def random_step(state: State, pick: Coupled) -> None:
+    """One uniformly random move: a chance outcome, one player's choice, or everybody's at once
+    (coupled between readings: dsl/coupling.py)."""
+    label = state.decision_label()
     if state.is_chance_node():
-        state.apply_action(rng.choice(state.legal_actions()))
+        state.apply_action(pick.chance(label, state.chance_outcomes()))
     elif state.is_simultaneous_node():
         n = state.game.num_players()
-        state.apply_actions([rng.choice(state.legal_actions(q)) for q in range(n)])
+        state.apply_actions([pick.choose(q, label, state.legal_actions(q)) for q in range(n)])
     else:
-        state.apply_action(rng.choice(state.legal_actions()))
+        state.apply_action(pick.choose(state.current_player(), label, state.legal_actions()))
 
 
 def play_random(program: ir.Program, players: int, seed: int, params: dict[str, ir.Value] | None = None, max_steps: int = 10_000) -> PlayResult:
     rules = program.rules
     game = Game(program, players, params)
-    rng = random.Random(seed)
+    pick = Coupled(seed)
     head = [f"{rules.game.title}: {players} players, seed {seed}"]
     changed = {a: r for a, r in program.readings.items() if r != rules.ambiguities[a].default.name}
     if changed:
@@ -47,7 +52,7 @@ def play_random(program: ir.Program, players: int, seed: int, params: dict[str, 
         state = game.new_initial_state(log=True)
         steps = 0
         while not state.is_terminal() and steps < max_steps:
-            random_step(state, rng)
+            random_step(state, pick)
             steps += 1
         finished = state.is_terminal()
         if not finished:

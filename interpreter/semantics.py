@@ -53,8 +53,9 @@ class Pending:
 
 
 class _EndGame(Exception):
-    def __init__(self, winners: frozenset[int]) -> None:
+    def __init__(self, winners: frozenset[int], draw: bool = False) -> None:
         self.winners = winners
+        self.draw = draw
 
 
 Env = ChainMap[str, Any]
@@ -64,8 +65,11 @@ class Machine:
     """One game in progress under one Program, player count and parameter values."""
 
     def __init__(self, program: ir.Program, num_players: int, params: dict[str, ir.Value] | None = None, log: bool = False,
-                 covered: set[str] | None = None) -> None:
+                 covered: set[str] | None = None, heads: dict[int, list[Any]] | None = None) -> None:
         self.covered = covered  # when given, receives the label of every rule that applies (ir.label_*)
+        # when given, receives the state at the start of every pass of an open loop, by loop
+        # (the verifier compares them to tell whether a round repeats)
+        self.heads = heads
         rules = program.rules
         if not rules.game.min_players <= num_players <= rules.game.max_players:
             raise ValueError(
@@ -96,6 +100,7 @@ class Machine:
             else:
                 self.vars[v.name] = {i: v.init for i in self.domain(v.index)}
         self.winners: frozenset[int] | None = None
+        self.draw = False  # the game ended in a draw (`end draw`)
         self.error: RuleError | None = None
         # what players learnt by observations since the last decision: (number, observer, label,
         # what the observer learnt); the number counts every observation of the game
@@ -126,6 +131,7 @@ class Machine:
             yield from self.block(self.rules.flow, ChainMap())
         except _EndGame as end:
             self.winners = end.winners
+            self.draw = end.draw
             return
         raise RuleError("incomplete", "the flow ended without a result: no 'end winners' was reached", self.rules.flow[-1].span if self.rules.flow else Span(1, 1, 1, 1))
 
@@ -133,6 +139,11 @@ class Machine:
         self.steps += 1
         if self.steps > STEP_BUDGET:
             raise RuleError("nontermination", f"{STEP_BUDGET:,} steps without a decision or an end", span)
+
+    def snapshot(self) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]]:
+        """The whole state of the table: every variable's value and every component's place."""
+        values = {k: tuple(sorted(v.items())) if isinstance(v, dict) else v for k, v in self.vars.items()}
+        return values, tuple(self.loc)
 
     def say(self, text: str) -> None:
         if self.logging:
@@ -171,7 +182,7 @@ class Machine:
                 if not options:
                     raise RuleError("exhaustion", f"cannot draw from {self.zone_label(src)}: it is empty", s.span)
                 self.steps = 0  # the budget counts statements between two decisions
-                cid = yield Pending("chance", s, options=options)
+                cid = yield Pending("chance", s, options=options, label=ir.decision_label(s))
                 self.move(cid, dst)
                 drawn.append(cid)
                 if s.bind is not None:
@@ -185,7 +196,7 @@ class Machine:
             if not options:
                 raise RuleError("incomplete", f"{show(chooser, TPlayer(), self.rules)} must choose ({s.label}) but has no option", s.span)
             self.steps = 0
-            value = yield Pending("player", s, player=chooser, options=sorted(int(v) for v in options), type=s.type, label=s.label, secret=s.secret)
+            value = yield Pending("player", s, player=chooser, options=sorted(int(v) for v in options), type=s.type, label=s.label, secret=ir.secret_in(s, self.params))
             value = self.decode(value, s.type)
             env[s.bind] = value
             if self.logging:
@@ -201,7 +212,7 @@ class Machine:
                 per[q] = sorted(int(v) for v in opts)
             if per:
                 self.steps = 0
-                joint = yield Pending("simultaneous", s, per_player=per, type=s.type, label=s.label, secret=s.secret)
+                joint = yield Pending("simultaneous", s, per_player=per, type=s.type, label=s.label, secret=ir.secret_in(s, self.params))
             else:
                 joint = [None] * self.n
             result = tuple(self.decode(joint[q], s.type) if q in per else None for q in range(self.n))
@@ -224,13 +235,12 @@ class Machine:
         elif isinstance(s, ir.Repeat):
             for _ in range(max(0, self.ev(s.count, env))):
                 yield from self.block(s.body, env)
-        elif isinstance(s, ir.RepeatUntil):
-            while not self.ev(s.cond, env):
+        elif isinstance(s, (ir.RepeatUntil, ir.While)):
+            until = isinstance(s, ir.RepeatUntil)
+            while bool(self.ev(s.cond, env)) != until:
                 self.tick(s.span)
-                yield from self.block(s.body, env)
-        elif isinstance(s, ir.While):
-            while self.ev(s.cond, env):
-                self.tick(s.span)
+                if self.heads is not None:
+                    self.heads.setdefault(s.sid, []).append(self.snapshot())
                 yield from self.block(s.body, env)
         elif isinstance(s, ir.CallProc):
             proc = self.program.procs[s.name]
@@ -244,7 +254,9 @@ class Machine:
             winners = self.ev(s.winners, env)
             if self.covered is not None:
                 self.covered.add(ir.label_end(s.sid))
-            if self.logging:
+            if self.logging and s.draw:
+                self.say("The game is a draw")
+            elif self.logging:
                 names = show(winners, ir_set_of_players(), self.rules)
                 self.say(f"Winner{'s' if len(winners) != 1 else ''}: {names}")
                 # the outermost definition finishes last: list it first, each case once
@@ -256,7 +268,7 @@ class Machine:
                     quote = f' — "{why.text}"' if why is not None else ""
                     self.say(f"  by {dname}, case {case}{quote}")
             self.trace = None
-            raise _EndGame(winners)
+            raise _EndGame(winners, s.draw)
         elif isinstance(s, ir.Say):
             if self.logging:
                 self.say("".join(p if isinstance(p, str) else show(self.ev(p, env), p.type, self.rules) for p in s.parts))
@@ -575,23 +587,33 @@ def resolve_params(rules: ir.Ruleset, params: dict[str, Any] | None) -> tuple[di
     ``params`` maps a parameter name to its value, and ``"Kind.attr"`` (an unspecified column) to
     one value for every component of the kind or a dict from component id to value; what it does
     not give takes the ruleset's default."""
+    from rulecheck.dsl.values import param_spec, spec_problem
+
     values = {name: p.value for name, p in rules.params.items()}
     attrs = [dict(c.attrs) for c in rules.components]
     for name, value in (params or {}).items():
         if name in values:
+            problem = spec_problem(param_spec(rules.params[name].type, rules), value)
+            if problem is not None:
+                raise ValueError(f"parameter '{name}' is {problem}, not {value!r}")
             values[name] = value
             continue
         kind, _, attr = name.partition(".")
         k = rules.kinds.get(kind)
         prov = k.provenance.get(attr) if k is not None else None
-        if prov is None or prov.kind != "unspecified":
+        if k is None or prov is None or prov.kind != "unspecified":
             raise ValueError(f"no parameter named '{name}'")
+        spec = param_spec(k.attrs[attr], rules)
         for c in rules.components_of(kind):
+            cell = value.get(c.cid, attrs[c.cid][attr]) if isinstance(value, dict) else value
+            problem = spec_problem(spec, cell)
+            if problem is not None:
+                raise ValueError(f"'{name}' of {c.display} is {problem}, not {cell!r}")
             if isinstance(value, dict):
                 if c.cid in value:
-                    attrs[c.cid][attr] = value[c.cid]
+                    attrs[c.cid][attr] = frozenset(cell) if spec[0] == "set" else cell
             else:
-                attrs[c.cid][attr] = value
+                attrs[c.cid][attr] = frozenset(cell) if spec[0] == "set" else cell
     return values, attrs
 
 

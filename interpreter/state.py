@@ -27,8 +27,8 @@ class Game:
         self.rules = program.rules
         self._n = num_players
         self.params = dict(params or {})
-        Machine(program, num_players, self.params)  # validates the player count and parameters
-        self._actions = num_distinct_actions(self.rules)
+        m = Machine(program, num_players, self.params)  # validates the player count and parameters
+        self._actions = num_distinct_actions(self.rules, m.params)
 
     def num_players(self) -> int:
         return self._n
@@ -45,9 +45,10 @@ class Game:
 
 
 class State:
-    def __init__(self, game: Game, log: bool = False, covered: set[str] | None = None) -> None:
+    def __init__(self, game: Game, log: bool = False, covered: set[str] | None = None,
+                 heads: dict[int, list[Any]] | None = None) -> None:
         self.game = game
-        self.machine = Machine(game.program, game.num_players(), game.params, log=log, covered=covered)
+        self.machine = Machine(game.program, game.num_players(), game.params, log=log, covered=covered, heads=heads)
         self._gen: Generator[Pending, Any, None] = self.machine.run()
         self.pending: Pending | None = None
         self._history: list[int | tuple[int, ...]] = []
@@ -133,6 +134,10 @@ class State:
         self.machine.percepts = []
         self._advance(list(actions))
 
+    def decision_label(self) -> str:
+        """What the node decides (ir.decision_label): "" when the game is over."""
+        return self.pending.label if self.pending is not None else ""
+
     def action_to_string(self, player: int, action: int) -> str:
         p = self.pending
         if p is None:
@@ -140,10 +145,27 @@ class State:
         return describe_action(self.game.rules, p, player, action, self.game.pass_action)
 
     def returns(self) -> list[float]:
-        w = self.machine.winners
-        if w is None:
-            return [0.0] * self.game.num_players()
-        return [1.0 if q in w else 0.0 for q in range(self.game.num_players())]
+        """Each player's return at the end (the game's ``returns``: ir.RETURNS); 0 before the end
+        and where the rules stopped the game."""
+        m = self.machine
+        n = self.game.num_players()
+        if m.winners is None:
+            return [0.0] * n
+        mode = ir.RETURNS[self.game.rules.game.returns]
+        if mode is None:  # each player's score
+            (score,) = [v for v in self.game.rules.vars.values() if v.score]
+            return [float(m.vars[score.name][q]) for q in range(n)]
+        win, lose, draw = mode
+        if m.draw:
+            return [draw] * n
+        return [win if q in m.winners else lose for q in range(n)]
+
+    def winners(self) -> list[int]:
+        """The players who won (share the victory), in seat order; none in a draw or before the end."""
+        return sorted(self.machine.winners or ())
+
+    def is_draw(self) -> bool:
+        return self.machine.draw
 
     def observation_string(self, player: int) -> str:
         return observation(self.machine, player)
@@ -183,16 +205,17 @@ def describe_action(rules: ir.Ruleset, p: Pending, player: int, action: int, pas
     return f"{p.label}: {show(value, p.type, rules)}"
 
 
-def _sees(z: ir.ZoneInfo, idx: Any, player: int | None) -> bool:
+def _sees(z: ir.ZoneInfo, idx: Any, player: int | None, params: dict[str, Any]) -> bool:
     """Does a player see the faces of a zone's components (``player`` None: everything)?"""
-    return player is None or z.visibility == "public" or (z.visibility == "owner" and idx == player)
+    vis = ir.visibility_in(z, params)
+    return player is None or vis == "public" or (vis == "owner" and idx == player)
 
 
 def seen(m: Machine, player: int | None) -> dict[int, str]:
     """The components whose faces a player sees at the table now, each with its zone's label
     (``player`` None: every component)."""
     return {c: m.zone_label((z.name, idx)) for z in m.rules.zones.values() for idx in m.zone_indexes(z)
-            if _sees(z, idx, player) for c in m.contents[(z.name, idx)]}
+            if _sees(z, idx, player, m.params) for c in m.contents[(z.name, idx)]}
 
 
 def observation(m: Machine, player: int | None) -> str:
@@ -203,18 +226,19 @@ def observation(m: Machine, player: int | None) -> str:
         for idx in m.zone_indexes(z):
             items = sorted(m.contents[(z.name, idx)])
             label = m.zone_label((z.name, idx))
-            if _sees(z, idx, player):
+            if _sees(z, idx, player, m.params):
                 lines.append(f"{label}: {', '.join(rules.components[c].display for c in items) or 'empty'}")
             else:
                 lines.append(f"{label}: {len(items)} hidden")
     for v in rules.vars.values():
-        if v.visibility == "hidden" and player is not None:
+        vis = ir.visibility_in(v, m.params)
+        if vis == "hidden" and player is not None:
             continue
         if v.index is None:
             lines.append(f"{v.name}: {show(m.vars[v.name], v.type, rules)}")
             continue
         for idx in m.domain(v.index):
-            if v.visibility == "owner" and player is not None and idx != player:
+            if vis == "owner" and player is not None and idx != player:
                 continue
             value = m.vars[v.name][idx]
             if value != v.init:

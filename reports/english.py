@@ -10,7 +10,7 @@ text: the templates escape it for Markdown and HTML.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from rulecheck.dsl import ir
@@ -584,11 +584,15 @@ class English:
         if isinstance(s, ir.Choose):
             noun = "yes or no" if isinstance(s.type, TBool) else article(self.noun_of(s.type))
             secret = " in secret (the others do not see it)" if s.secret else ""
+            if s.secret and s.secret_if is not None:
+                secret = f" in secret when {human(s.secret_if)} is on (the others do not see it then)"
             text = f"{self.who(s.chooser)} chooses {noun}, called {s.bind}, from {self.noun(s.options)}{secret} — {quoted(s.label)}."
             return [Line(depth, text, src)]
         if isinstance(s, ir.ChooseEach):
             noun = "yes or no" if isinstance(s.type, TBool) else article(self.noun_of(s.type))
             seen = "the choices stay secret" if s.secret else "then everyone sees the choices"
+            if s.secret and s.secret_if is not None:
+                seen = f"the choices stay secret when {human(s.secret_if)} is on, and everyone sees them otherwise"
             who = self.binder(s.pvar, s.players)
             text = (
                 f"At the same time, every {who} chooses {noun}, called {s.bind}, from {self.noun(s.options)} — "
@@ -627,6 +631,8 @@ class English:
                 args = f" for {join([self.noun(a) for a in s.args])}" if s.args else ""
                 text = f"Carry out {quoted(human(p.name))}{args}."
             return [Line(depth, text, src)]
+        if isinstance(s, ir.End) and s.draw:
+            return [Line(depth, "The game ends in a draw: nobody wins and nobody loses.", src)]
         if isinstance(s, ir.End):
             w = s.winners
             if isinstance(w, ir.SetOf) and len(w.items) == 1:
@@ -843,11 +849,12 @@ class English:
         heading = capital(z.desc) if z.desc else capital(human(z.name))
         holds = join([f"{self.noun_of(TComp(k))}s" for k in z.kinds])
         each = f", one for each {self.noun_of(z.index)}" if z.index is not None else ""
-        seen = {
+        says = {
             "public": "Everyone can see what is in it.",
             "owner": "Only its owner can see what is in it; the others see how many there are.",
             "hidden": "Nobody can see what is in it; everyone sees how many there are.",
-        }.get(z.visibility, z.visibility)
+        }
+        seen = self.when_param(z.vis_if, says.get(z.visibility, z.visibility), lambda vis: says.get(vis, vis))
         lines = [Line(0, f"A place that holds {holds}{each}.", z.source), Line(0, seen)]
         return Block(anchor("zone", z.name), "zone", heading, z.name, z.span, [], lines)
 
@@ -891,15 +898,22 @@ class English:
         each = f", one for each {self.noun_of(v.index)}" if v.index is not None else ""
         init = "empty" if v.init == frozenset() else self.value(v.init, v.type)
         lines = [Line(0, f"The game remembers {self.type_phrase(v.type)}{each}; at the start it is {init}.", v.source)]
-        seen = {
+        says = {
             "public": "Everyone knows it.",
             "owner": "Only the player it belongs to knows it.",
             "hidden": "Nobody knows it during play.",
-        }.get(v.visibility, v.visibility)
-        lines.append(Line(0, seen))
+        }
+        lines.append(Line(0, self.when_param(v.vis_if, says.get(v.visibility, v.visibility), lambda vis: says.get(vis, vis))))
         if v.score:
             lines.append(Line(0, "It is the player's score."))
         return Block(anchor("var", v.name), "variable", heading, v.name, v.span, [], lines)
+
+    def when_param(self, vis_if: tuple[str, str] | None, first: str, say: Callable[[str], str]) -> str:
+        """A sentence about visibility, for both values of the parameter it depends on."""
+        if vis_if is None:
+            return first
+        param, otherwise = vis_if
+        return f"When {human(param)} is on: {first} Otherwise: {say(otherwise)}"
 
     def parameter(self, p: ir.ParamInfo) -> Block:
         heading = capital(p.desc) if p.desc else capital(human(p.name))

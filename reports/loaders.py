@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from rulecheck.dsl.source import Span
-from rulecheck.verifier.findings import KINDS, SEVERITIES, STATUSES, Finding, Play, Quote, Witness
+from rulecheck.verifier.findings import DECLARED_KINDS, KINDS, SEVERITIES, STATUSES, VERDICTS, Finding, Play, Position, Quote, Witness
 
 from . import simulate
 from .model import SimulationResults
@@ -95,12 +95,44 @@ def _play(d: Any, where: str) -> Play:
     )
 
 
+def _rows(d: Any, key: str, where: str) -> list[list[str]]:
+    rows = _need(d, key, list, where)
+    if not all(isinstance(r, list) and len(r) == 2 and all(isinstance(x, str) for x in r) for r in rows):
+        raise LoadError(f"{where}: '{key}' must be a list of [text, text] pairs")
+    return [[str(a), str(b)] for a, b in rows]
+
+
+def _ints(d: Any, key: str, where: str, optional: bool = False) -> list[int] | None:
+    value = d.get(key) if isinstance(d, dict) else None
+    if value is None and optional:
+        return None
+    if not (isinstance(value, list) and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in value)):
+        raise LoadError(f"{where}: '{key}' must be a list of whole numbers")
+    return value
+
+
+def _position(d: Any, where: str) -> Position:
+    note = d.get("note") if isinstance(d, dict) else None
+    if note is not None and not isinstance(note, str):
+        raise LoadError(f"{where}: 'note' has the wrong type")
+    marks = _ints(d, "marks", where)
+    assert marks is not None
+    kind = d.get("where", "parting")
+    if kind not in ("parting", "deal"):
+        raise LoadError(f"{where}: 'where' is 'parting' or 'deal', not {kind!r}")
+    return Position(_need(d, "step", int, where), _rows(d, "table", where), _rows(d, "draws", where), _rows(d, "cards", where),
+                    marks, _need(d, "longest", int, where), note, _ints(d, "ends", where, optional=True), kind)
+
+
 def _witness(d: Any, where: str) -> Witness:
     setup = _need(d, "setup", list, where)
     if not all(isinstance(s, str) for s in setup):
         raise LoadError(f"{where}: 'setup' must be a list of text")
     plays = [_play(p, f"{where}, play {i + 1}") for i, p in enumerate(_need(d, "plays", list, where))]
-    return Witness(_need(d, "players", int, where), setup, plays, _need(d, "divergence", str, where))
+    pos = _position(d["position"], f"{where}, position") if isinstance(d, dict) and d.get("position") is not None else None
+    if pos is not None and (len(pos.marks) != len(plays) or (pos.ends is not None and len(pos.ends) != len(plays))):
+        raise LoadError(f"{where}, position: one mark per play")
+    return Witness(_need(d, "players", int, where), setup, plays, _need(d, "divergence", str, where), pos)
 
 
 def _finding(d: Any, where: str) -> Finding:
@@ -121,6 +153,11 @@ def _finding(d: Any, where: str) -> Finding:
     }
     if not isinstance(args["details"], dict):
         raise LoadError(f"{where}: 'details' has the wrong type")
+    verdict, declared = d.get("verdict", ""), d.get("declared")
+    if not isinstance(verdict, str) or (verdict and VERDICTS.get((d["kind"], verdict)) != (d["status"], d["severity"])):
+        raise LoadError(f"{where}: verdict {verdict!r} is not one of a {d['kind']} finding with status {d['status']} and severity {d['severity']}")
+    if declared is not None and declared not in DECLARED_KINDS:
+        raise LoadError(f"{where}: unknown declared kind {declared!r}")
     # fields the verifier adds later (with defaults) are carried over as they are
     for f in dataclasses.fields(Finding):
         if f.name not in args and f.name in d and f.name != "seconds":

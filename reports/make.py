@@ -16,13 +16,14 @@ from rulecheck.verifier.findings import Finding
 
 from .loaders import LoadError, load_findings_json, read_simulation_json
 from .model import SimulationResults, build_report
-from .render import render_html, render_markdown
+from .questions import to_csv
+from .render import render_html, render_markdown, render_questions_markdown
 
-FORMATS = {".md": "md", ".html": "html", ".htm": "html"}
+FORMATS = {".md": "md", ".html": "html", ".htm": "html", ".csv": "csv"}
 
 
 def report_format(path: Path | str) -> str | None:
-    """'md' or 'html' from the file's extension, or None when it names neither."""
+    """'md', 'html' or 'csv' (the questions only) from the file's extension, or None when it names none."""
     return FORMATS.get(Path(path).suffix.lower())
 
 
@@ -33,8 +34,14 @@ def report_text(
     simulation: SimulationResults | None = None,
     rulebook: str | None = None,
     rulebook_name: str | None = None,
+    rules_text: str | None = None,
 ) -> str:
-    report = build_report(rules, findings, simulation=simulation, rulebook=rulebook, rulebook_name=rulebook_name)
+    report = build_report(rules, findings, simulation=simulation, rulebook=rulebook, rulebook_name=rulebook_name,
+                          rules_text=rules_text if fmt == "html" else None)
+    if fmt == "csv":
+        return to_csv(report.questions)
+    if fmt == "questions-md":
+        return render_questions_markdown(report)
     # both renderers escape every value (render.py): HTML by autoescaping, Markdown by the md filter
     return render_html(report) if fmt == "html" else render_markdown(report)
 
@@ -79,12 +86,21 @@ def read_input(path: str, what: str) -> str:
         raise InputError(f"cannot read the {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
-def _same_ruleset(header: dict[str, Any], rules: ir.Ruleset, path: str, rerun: str) -> None:
-    """Results made from another version of the ruleset would put old findings beside new rules."""
+def _same_ruleset(header: dict[str, Any], rules: ir.Ruleset, path: str, rerun: str, option: str) -> None:
+    """Results made from another version of the ruleset would put old findings beside new rules.
+
+    The hint names ``path`` as the file to write only when it holds results of this very game:
+    results of another game are never to be overwritten with this one's."""
     made_from = str(header["ruleset"]["sha256"])
-    if made_from != rules.text_hash:
-        raise InputError(f"{path} is stale: it was made from a text of {rules.name} with sha256 {made_from[:12]}…, "
-                         f"and the ruleset's is now {rules.text_hash[:12]}…", f"re-run {rerun}")
+    if made_from == rules.text_hash:
+        return
+    game, file = header["ruleset"].get("game"), header["ruleset"].get("file")
+    if game != rules.game.title:
+        raise InputError(f"{path} holds results for {game or 'another game'} ({file or 'another ruleset'}), "
+                         f"not for {rules.game.title} ({rules.name})",
+                         f"give {option} the results of {rules.name}: {rerun} > NEW.json, then {option} NEW.json")
+    raise InputError(f"{path} is stale: it was made from a text of {rules.name} with sha256 {made_from[:12]}…, "
+                     f"and the ruleset's is now {rules.text_hash[:12]}…", f"re-run {rerun} > {path}")
 
 
 def findings_file(path: str, rules: ir.Ruleset, rules_path: str) -> list[Finding]:
@@ -93,7 +109,7 @@ def findings_file(path: str, rules: ir.Ruleset, rules_path: str) -> list[Finding
         header, findings = load_findings_json(read_input(path, "findings file"))
     except LoadError as exc:
         raise InputError(f"{path}: {exc}", "give the output of rulecheck verify --format json") from None
-    _same_ruleset(header, rules, path, f"rulecheck verify {rules_path} --format json > {path}")
+    _same_ruleset(header, rules, path, f"rulecheck verify {rules_path} --format json", "--findings")
     return findings
 
 
@@ -103,5 +119,5 @@ def simulation_file(path: str, rules: ir.Ruleset, rules_path: str) -> Simulation
         header, results = read_simulation_json(read_input(path, "simulation file"))
     except LoadError as exc:
         raise InputError(f"{path}: {exc}", "give the output of rulecheck simulate --format json") from None
-    _same_ruleset(header, rules, path, f"rulecheck simulate {rules_path} --format json > {path}")
+    _same_ruleset(header, rules, path, f"rulecheck simulate {rules_path} --format json", "--simulation")
     return results

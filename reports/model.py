@@ -16,17 +16,19 @@ from rulecheck.dsl import ir
 from rulecheck.dsl.quotes import all_sources, coverage, normalize
 from rulecheck.verifier.findings import KINDS, SEVERITIES, Finding, Play
 
-from . import english
+from . import english, wording
 from .english import language_name
+from .highlight import FormalRule, formal_rules
+from .questions import Question, build_questions
 
 # ---- simulation results (filled by the simulate command) -------------------------------------------
 
 
 @dataclass(frozen=True)
 class ReadingFrequency:
-    """How often one reading of an ambiguity changes the result of a random game, compared with the
-    default reading: ``changed`` of ``games`` games, ``share`` = changed / games, and the
-    confidence interval [low, high] of that share."""
+    """How often one reading of an ambiguity changes the result of a random game of ``players``
+    players, compared with the default reading: ``changed`` of ``games`` games, ``share`` =
+    changed / games, and the confidence interval [low, high] of that share."""
 
     ambiguity: str
     reading: str
@@ -35,6 +37,7 @@ class ReadingFrequency:
     share: float
     low: float
     high: float
+    players: int
 
 
 @dataclass(frozen=True)
@@ -42,13 +45,17 @@ class SimulationResults:
     """Random play under every reading: the seed and the number of games make it reproducible."""
 
     seed: int
-    games: int
-    players: int
+    games: int  # per player count
+    players: tuple[int, ...]
     readings: tuple[ReadingFrequency, ...]
     level: float = 0.95  # the confidence level of every interval
 
     def for_ambiguity(self, name: str) -> list[ReadingFrequency]:
         return [r for r in self.readings if r.ambiguity == name]
+
+    def for_reading(self, ambiguity: str, reading: str) -> list[ReadingFrequency]:
+        """One reading's frequencies, one per player count (ascending)."""
+        return sorted((r for r in self.readings if r.ambiguity == ambiguity and r.reading == reading), key=lambda r: r.players)
 
 
 # ---- the report --------------------------------------------------------------------------------------
@@ -91,6 +98,7 @@ class Summary:
     assumptions: int
     coverage: str | None
     simulation: str | None
+    impacts: list[tuple[str, int]] = field(default_factory=list)  # how many questions matter how much
 
 
 @dataclass
@@ -114,11 +122,17 @@ class PlayColumn:
 @dataclass
 class WitnessView:
     players: int
-    setup: list[tuple[str, str]]  # (who or what, holds what)
-    common: list[str]  # the moves every reading shares
+    setup: list[tuple[str, str]]  # (who or what, holds what) before the first move
+    common: list[str]  # the moves every reading shares (before the position, when there is one)
     columns: list[PlayColumn]
-    rows: list[list[str]]  # the moves after the readings part ways, one column per play
+    rows: list[list[str]]  # the moves after the readings part ways (after the position), one column per play
     divergence: str
+    position: list[tuple[str, str]] = field(default_factory=list)  # the table where the readings part: (place, holds)
+    step: int = 0  # moves of the game before the position
+    draws: list[tuple[str, str]] = field(default_factory=list)  # (zone, what is drawn from it after the position, in order)
+    cards: list[tuple[str, str]] = field(default_factory=list)  # (component, its assumed data)
+    note: str | None = None  # why more than a few moves follow the position
+    heading: str = ""  # what the position is (reports/wording.py: position_heading)
 
 
 @dataclass
@@ -143,6 +157,7 @@ class FindingView:
     bound: str | None
     details: list[tuple[str, str]]
     simulation: str | None  # the seed, games and players of the frequencies shown
+    part: str = "evidence"  # "evidence" for the questions, or "checks" of the formal model (the appendix)
 
 
 @dataclass
@@ -194,27 +209,40 @@ class Report:
     title: str
     lang: str  # the code of the rulebook's language
     summary: Summary
-    findings: list[FindingView]
+    questions: list[Question]  # part one: for the publisher
+    findings: list[FindingView]  # the evidence for the questions (part two), then the checks of the model (appendix)
     open_questions: list[OpenQuestion]
     assumptions: list[AssumptionView]
     glossary: list[GlossaryEntry]
     rules: list[english.Section]
     coverage: CoverageView | None
+    #: block anchor -> its declaration in the rules file, highlighted (HTML only; given the rules text)
+    formal: dict[str, FormalRule] = field(default_factory=dict)
 
 
 # ---- labels --------------------------------------------------------------------------------------
 
+#: What each kind of finding asks, worded so that it is true whatever the answer (a proven
+#: invariant is not "a fact that does not hold").
 KIND_LABELS = {
+    "ambiguity": "Ambiguity: can the readings of the rulebook give different games?",
+    "incompleteness": "Completeness: is there a situation no rule settles?",
+    "conflict": "Conflict: can two rules apply and disagree?",
+    "non-termination": "Termination: can play go on forever?",
+    "exhaustion": "Exhaustion: can a supply run out when a rule needs it?",
+    "dead-rule": "Dead rule: is there a rule that never applies?",
+    "sensitivity": "Sensitivity: does a result depend on data the rulebook does not give?",
+    "translation": "Translation: does the wording disagree with the rule?",
+    "edition-difference": "Edition difference: do two editions give different games?",
+    "invariant": "Invariant: does a fact the rules should guarantee always hold?",
+}
+
+#: The kind of a declared question, as the ruleset declares it (`kind K` of an ambiguity).
+DECLARED_LABELS = {
     "ambiguity": "Ambiguity: the rulebook can be read in several ways",
-    "incompleteness": "Gap: no rule says what happens",
-    "conflict": "Conflict: two rules apply and disagree",
-    "non-termination": "Endless play: the game can go on forever",
-    "exhaustion": "Exhaustion: a supply runs out when a rule needs it",
-    "dead-rule": "Dead rule: a rule that can never apply",
-    "sensitivity": "Sensitivity: the result depends on data the rulebook does not give",
-    "translation": "Translation: the wording disagrees with the rule",
-    "edition-difference": "Edition difference: two editions give different results",
-    "invariant": "Invariant: a fact the rules should guarantee does not hold",
+    "gap": "Gap: the rulebook does not say",
+    "contradiction": "Contradiction: two sentences of the rulebook disagree",
+    "translation": "Translation: the translation changes the rule",
 }
 
 AMBIGUITY_KINDS = {
@@ -226,27 +254,8 @@ AMBIGUITY_KINDS = {
 
 
 def verdict(f: Finding) -> str:
-    """The status in words; "unknown" is said to be no proof, so it is never read as one."""
-    bound = f" (checked: {f.bound})" if f.bound else ""
-    if f.status == "witness":
-        if f.kind == "ambiguity" and f.details.get("differs_in") == "moves":
-            return ("Confirmed by a concrete game: in the game below the readings offer a player different moves "
-                    "at the same point (the results may still agree).")
-        if f.kind == "ambiguity" and f.details.get("differs_in") == "information":
-            return ("Confirmed by a concrete game: in the game below a player sees a card or piece under one reading "
-                    "that the player never sees under the other (the results may still agree).")
-        if f.kind == "ambiguity":
-            return "Confirmed by a concrete game: the readings give different results in the game below."
-        return "Confirmed by a concrete game: the game below shows it."
-    if f.status == "proven":
-        if f.kind == "ambiguity":
-            return f"Proven harmless: no game within the bound gives different results or offers different moves under the readings{bound}."
-        return f"Proven not to happen{bound}."
-    if f.status == "unknown" and f.severity == "error":
-        return "Unknown: rulecheck could not decide this (see the explanation above). This is not a proof either way."
-    if f.status == "unknown":
-        return f"Unknown: the solver stopped before deciding. This is not a proof either way{bound}."
-    return "Found by reading the rules; no game is needed to show it."
+    """The status in words (reports/wording.py)."""
+    return wording.verdict_sentence(f)
 
 
 # ---- building ------------------------------------------------------------------------------------
@@ -258,18 +267,45 @@ def build_report(
     simulation: SimulationResults | None = None,
     rulebook: str | None = None,
     rulebook_name: str | None = None,
+    rules_text: str | None = None,
 ) -> Report:
-    """The report's data: the summary, every finding, the assumptions as questions, the glossary,
-    the rules in English and, given the rulebook text, which of its sentences no rule cites."""
-    ordered = sorted(findings, key=_finding_key)
-    views = [_finding(rules, f, n, simulation) for n, f in enumerate(ordered, start=1)]
+    """The report's data: the summary, the questions for the publisher, the findings (the evidence
+    for the questions first, then the checks of the formal model), the missing data, the
+    glossary, the rules in English (with, given the rules text, each declaration's formal rule)
+    and, given the rulebook text, which of its sentences no rule cites."""
+    evidence = sorted((f for f in findings if is_evidence(f)), key=_finding_key)
+    checks = sorted((f for f in findings if not is_evidence(f)), key=_finding_key)
+    ordered = evidence + checks
+    views = [_finding(rules, f, n, simulation, "evidence" if n <= len(evidence) else "checks") for n, f in enumerate(ordered, start=1)]
     covered = {f.subject for f in findings}
     open_qs = [_open_question(rules, a) for a in rules.ambiguities.values() if a.name not in covered]
     assumptions = _assumptions(rules)
+    questions = build_questions(rules, ordered, {id(f): v for f, v in zip(ordered, views)}, assumptions, simulation,
+                                KIND_LABELS, DECLARED_LABELS)
     cov = _coverage(rules, rulebook, rulebook_name) if rulebook is not None else None
     summary = _summary(rules, ordered, open_qs, assumptions, cov, simulation)
+    summary.impacts = impact_counts(questions)
     glossary = [_glossary_entry(rules, t) for t in rules.terms]
-    return Report(rules.game.title, rules.game.language, summary, views, open_qs, assumptions, glossary, english.sections(rules), cov)
+    formal = formal_rules(rules, rules_text) if rules_text is not None else {}
+    return Report(rules.game.title, rules.game.language, summary, questions, views, open_qs, assumptions, glossary,
+                  english.sections(rules), cov, formal)
+
+
+#: The questions' ranks (questions.IMPACT_RANK, PROBLEM_KINDS) in words, for the summary.
+IMPACT_WORDS = {0: "change who wins", 1: "show a situation the rules do not settle", 2: "change the moves a player may make",
+                3: "change what a player sees", 4: "break a fact the rules should guarantee", 5: "ask for missing data or wording",
+                6: "not decided", 7: "not verified", 8: "proven not to matter"}
+
+
+def impact_counts(questions: list[Question]) -> list[tuple[str, int]]:
+    counts = Counter(q.rank[0] for q in questions)
+    return [(IMPACT_WORDS[k], counts[k]) for k in sorted(counts)]
+
+
+def is_evidence(f: Finding) -> bool:
+    """A finding about the rulebook (a declared question, a problem a game shows, a translation),
+    as opposed to a check of the formal model (what is proven absent, invariants, dead rules)."""
+    return f.kind in ("ambiguity", "sensitivity", "translation", "edition-difference") or f.status == "witness"
 
 
 def _finding_key(f: Finding) -> tuple[int, int, int, int, str, str]:
@@ -321,12 +357,11 @@ def _quotes(rules: ir.Ruleset, f: Finding) -> list[Cited]:
 
 
 def _readings(amb: ir.Ambiguity, plays: list[Play], sim: SimulationResults | None) -> list[ReadingView]:
-    freq = {r.reading: r for r in sim.for_ambiguity(amb.name)} if sim else {}
     out = []
     for r in amb.readings:
         outcome = next((p.outcome for p in plays if p.readings.get(amb.name) == r.name), None)
-        fr = freq.get(r.name)
-        out.append(ReadingView(r.name, r.default, r.desc, r.clarify, outcome, _frequency(fr, sim) if fr and sim else None))
+        freqs = sim.for_reading(amb.name, r.name) if sim else []
+        out.append(ReadingView(r.name, r.default, r.desc, r.clarify, outcome, _frequency(freqs, sim) if freqs and sim else None))
     return out
 
 
@@ -334,11 +369,17 @@ def _percent(x: float) -> str:
     return f"{x * 100:.1f}%"
 
 
-def _frequency(fr: ReadingFrequency, sim: SimulationResults) -> str:
-    return (
-        f"changes the result in {fr.changed} of {fr.games} games ({_percent(fr.share)}; "
-        f"{sim.level * 100:g}% interval {_percent(fr.low)} to {_percent(fr.high)})"
-    )
+def _frequency(freqs: list[ReadingFrequency], sim: SimulationResults) -> str:
+    """How often the reading changes the result, per player count: a share that is 0 at one
+    count and not at another is the rule showing only with some numbers of players."""
+    parts = []
+    for fr in freqs:
+        if fr.changed == 0:
+            parts.append(f"{fr.players} players: never in {fr.games} games (at most {_percent(fr.high)} at {sim.level * 100:g}%)")
+        else:
+            parts.append(f"{fr.players} players: {fr.changed} of {fr.games} games ({_percent(fr.share)}; "
+                         f"{sim.level * 100:g}% interval {_percent(fr.low)} to {_percent(fr.high)})")
+    return "changes the result at " + "; at ".join(parts)
 
 
 def _actions(actions: list[Any]) -> str:
@@ -346,6 +387,9 @@ def _actions(actions: list[Any]) -> str:
 
 
 def _witness(f: Finding) -> WitnessView | None:
+    """A witness as a table situation: the position where its plays part (when the verifier gave
+    one), then the moves after it under each reading, side by side; the whole game stays in the
+    findings' JSON, for replay."""
     w = f.witness
     if w is None:
         return None
@@ -354,6 +398,16 @@ def _witness(f: Finding) -> WitnessView | None:
         who, sep, what = line.partition(": ")
         setup.append((who, what) if sep else ("", line))
     plays = w.plays
+    columns = [PlayColumn(p.label, p.outcome, p.replayed, _actions(p.actions)) for p in plays]
+    pos = w.position
+    if pos is not None and len(pos.marks) == len(plays):
+        ends = pos.ends or [len(p.steps) for p in plays]
+        tails = [p.steps[m:e] for p, m, e in zip(plays, pos.marks, ends)]
+        tail = max((len(t) for t in tails), default=0)
+        rows = [[t[i] if i < len(t) else "" for t in tails] for i in range(tail)]
+        return WitnessView(w.players, setup, [], columns, rows, w.divergence, [(a, b) for a, b in pos.table], pos.step,
+                           [(a, b) for a, b in pos.draws], [(a, b) for a, b in pos.cards], pos.note,
+                           english.capital(wording.position_heading(pos.where, pos.step)))
     shared = 0
     if plays:
         shortest = min(len(p.steps) for p in plays)
@@ -362,7 +416,6 @@ def _witness(f: Finding) -> WitnessView | None:
     common = plays[0].steps[:shared] if plays else []
     tail = max((len(p.steps) - shared for p in plays), default=0)
     rows = [[p.steps[shared + i] if shared + i < len(p.steps) else "" for p in plays] for i in range(tail)]
-    columns = [PlayColumn(p.label, p.outcome, p.replayed, _actions(p.actions)) for p in plays]
     return WitnessView(w.players, setup, common, columns, rows, w.divergence)
 
 
@@ -381,11 +434,15 @@ def _plain(v: Any) -> str:
     return str(v)
 
 
+#: The facts of a finding a report lists under "Details" (the rest are in its sentences).
+SHOWN_DETAILS = ("readings", "players", "differs_in", "found_by", "data", "under")
+
+
 def _details(d: dict[str, Any]) -> list[tuple[str, str]]:
-    return [(str(k), _plain(d[k])) for k in sorted(d, key=str)]
+    return [(k, _plain(d[k])) for k in SHOWN_DETAILS if d.get(k) not in (None, "", [])]
 
 
-def _finding(rules: ir.Ruleset, f: Finding, n: int, sim: SimulationResults | None) -> FindingView:
+def _finding(rules: ir.Ruleset, f: Finding, n: int, sim: SimulationResults | None, part: str = "evidence") -> FindingView:
     amb = rules.ambiguities.get(f.subject)
     plays = f.witness.plays if f.witness else []
     readings = _readings(amb, plays, sim) if amb else []
@@ -394,12 +451,12 @@ def _finding(rules: ir.Ruleset, f: Finding, n: int, sim: SimulationResults | Non
         quotes = [_cited_quotes(rules, s.quotes) for s in amb.sources]
     sim_note = None
     if amb and sim and sim.for_ambiguity(amb.name):
-        sim_note = f"{sim.games} random games with {sim.players} players per reading, seed {sim.seed}"
+        sim_note = f"{sim.games} random games per reading at each of {_counts(sim.players)}, seed {sim.seed}; random choices coupled between readings"
     return FindingView(
         number=n,
         anchor=f"finding-{n}",
         kind=f.kind,
-        kind_label=KIND_LABELS.get(f.kind, f.kind),
+        kind_label=DECLARED_LABELS[f.declared] if f.declared and f.kind == "ambiguity" else KIND_LABELS.get(f.kind, f.kind),
         severity=f.severity,
         status=f.status,
         verdict=verdict(f),
@@ -416,7 +473,14 @@ def _finding(rules: ir.Ruleset, f: Finding, n: int, sim: SimulationResults | Non
         bound=f.bound,
         details=_details(f.details),
         simulation=sim_note,
+        part=part,
     )
+
+
+def _counts(players: tuple[int, ...]) -> str:
+    if len(players) == 1:
+        return f"{players[0]} players"
+    return ", ".join(str(n) for n in players[:-1]) + f" and {players[-1]} players"
 
 
 def _rule_anchor(rules: ir.Ruleset, name: str) -> str | None:
@@ -484,7 +548,9 @@ def _assumptions(rules: ir.Ruleset) -> list[AssumptionView]:
             cols = english.join([english.human(a) for a in attrs])
             plural = f"{k.name} {k.word}s"
             if kind == "assumed":
-                question = f"What are the {cols} printed on each of the {len(comps)} {plural}? The table below shows the values assumed for now."
+                shape = english.join([_shape(en, english.human(a), k.attrs[a]) for a in attrs])
+                question = (f"What are the {cols} printed on each of the {len(comps)} {plural}? The table below shows the values "
+                            f"assumed for now. Its shape is assumed too: each card shows {shape}. Is that how the cards are printed?")
                 rows = [[c.display] + [en.value(c.attrs[a], k.attrs[a], quote_text=False) for a in attrs] for c in comps]
                 table: english.DataTable | None = english.DataTable([k.name] + [english.human(a) for a in attrs], [""] * (len(attrs) + 1), rows)
             else:
@@ -507,6 +573,21 @@ def _assumptions(rules: ir.Ruleset) -> list[AssumptionView]:
         out.append(AssumptionView(english.anchor("data", prm.name), prov.kind, f"Game option: {what}", question,
                                   prov.rationale or "", _location(rules, prov.span.line, prov.span.col), None, _cited_source(rules, prov.source)))
     return out + _board_assumptions(rules)
+
+
+def _shape(en: english.English, name: str, t: Any) -> str:
+    """How many values of an attribute one component has, as a table's columns assume it."""
+    from rulecheck.dsl.types import TBool, TEnum, TInt, TSet
+
+    if isinstance(t, TSet):
+        return f"any number of {name} (none, one or several, each at most once)"
+    if isinstance(t, TEnum):
+        return f"exactly one {name}"
+    if isinstance(t, TBool):
+        return f"{name} or not"
+    if isinstance(t, TInt):
+        return f"one {name}, {en.type_phrase(t)}"
+    return f"one {name}"
 
 
 def _coverage(rules: ir.Ruleset, rulebook: str, name: str | None) -> CoverageView:
@@ -543,7 +624,7 @@ def _summary(
         cov_text = f"{cov.cited} of {cov.total} rulebook sentences are cited by a rule ({cov.percent}); {len(cov.uncited)} are cited by none."
     sim_text = None
     if sim is not None:
-        sim_text = f"{sim.games} random games with {sim.players} players per reading (seed {sim.seed})."
+        sim_text = f"{sim.games} random games per reading at each of {_counts(sim.players)} (seed {sim.seed}), random choices coupled between readings."
     return Summary(
         title=g.title, edition=g.edition, language=lang, players=players, ruleset=rules.name, text_hash=rules.text_hash,
         findings=len(findings), severities=list(SEVERITIES), rows=rows, statuses=statuses, proven=proven, unknown=unknown,

@@ -64,6 +64,12 @@ def render_markdown(report: Report) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
 
 
+def render_questions_markdown(report: Report) -> str:
+    """The questions for the publisher alone, as Markdown (the evidence links point into the full report)."""
+    text = environment().get_template("questions.md.j2").render(r=report)
+    return re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
+
+
 def render_html(report: Report) -> str:
     return environment().get_template("report.html.j2").render(r=report)
 

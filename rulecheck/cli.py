@@ -9,13 +9,16 @@ is a bug in rulecheck (reported without a traceback unless RULECHECK_DEBUG=1).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import re
 import sys
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
+from rulecheck import __version__, terminal
 from rulecheck.dsl import ir
 from rulecheck.dsl.diagnostics import Severity, render_all
 from rulecheck.dsl.loader import Loaded, load_path
@@ -53,9 +56,7 @@ class BadInput(Exception):
 
 
 def _err(out: TextIO, message: str, hint: str | None = None) -> None:
-    out.write(f"rulecheck: error: {message}\n")
-    if hint:
-        out.write(f"  = help: {hint}\n")
+    terminal.write(out, f"rulecheck: error: {message}\n" + (f"  = help: {hint}\n" if hint else ""))
 
 
 # ---- loading with diagnostics -------------------------------------------------------------------
@@ -72,7 +73,7 @@ def load_or_report(path: str, err: TextIO, rulebook: str | None = None, quiet_wa
     if quiet_warnings:
         items = [d for d in items if d.is_error]
     if items:
-        err.write(render_all(items, loaded.source))
+        terminal.write(err, render_all(items, loaded.source))
     return loaded
 
 
@@ -204,10 +205,12 @@ def cmd_gen(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     players = args.players_default if args.players_default is not None else g.min_players
     if not g.min_players <= players <= g.max_players:
         raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
-    from rulecheck.codegen.engine import GenerationError, generate
+    from rulecheck.codegen.engine import GenerationError, adapter_source, generate
 
     try:
         text = generate(program, players_default=players)
+        if args.adapter:
+            text += adapter_source(args.adapter)
     except GenerationError as exc:
         _err(err, f"cannot generate an engine for {args.file}: {exc}", "this is a limit of the code generator, not an error in the ruleset")
         return EXIT_FINDINGS
@@ -219,7 +222,8 @@ def cmd_gen(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     changed = sum(1 for a, r in program.readings.items() if r != rules.ambiguities[a].default.name)
-    out.write(f"wrote {args.output}: an engine for {g.title}, {len(program.readings)} readings fixed ({changed} not the default)\n")
+    with_adapter = f", with the {args.adapter} adapter" if args.adapter else ""
+    out.write(f"wrote {args.output}: an engine for {g.title}{with_adapter}, {len(program.readings)} readings fixed ({changed} not the default)\n")
     return EXIT_OK
 
 
@@ -255,25 +259,27 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"--jobs must be at least 1, not {jobs}", "e.g. --jobs 2")
     if args.random_games < 0:
         raise UsageError(f"--random-games must be at least 0, not {args.random_games}", "0 turns random play off")
-    from rulecheck.verifier.output import exit_code, render_text, to_json, to_sarif
+    from rulecheck.verifier.output import exit_code, render_text, to_json, to_sarif, wall_stop_warning
     from rulecheck.verifier.verify import Options, ReplayMismatch, verify
 
     options = Options(timeout=timeout, readings=readings, players=players, loop_bound=args.loop_bound,
                       sensitivity=not args.no_sensitivity, jobs=jobs, checks=frozenset(args.check) if args.check else None,
                       params=parse_params(args.param, rules), param_labels=param_labels(args.param),
                       random_games=args.random_games)
-    progress = _progress(err) if err.isatty() and args.format == "text" else None
     try:
-        outcome = verify(rules, options, progress)
+        with _VerifyProgress(err, f"verify {rules.name}") as progress:
+            outcome = verify(rules, options, progress)
     except ReplayMismatch as exc:
         _err(err, f"a witness failed its replay: {exc}", "this is a bug in rulecheck: the solver and the engines disagree")
         return EXIT_INTERNAL
+    if outcome.wall_stops:
+        err.write("rulecheck: " + wall_stop_warning(outcome.wall_stops) + "\n")
     if args.format == "json":
         out.write(to_json(outcome))
     elif args.format == "sarif":
         out.write(to_sarif(outcome))
     else:
-        out.write(render_text(outcome, loaded.source, verbose=args.verbose))
+        terminal.write(out, render_text(outcome, loaded.source, verbose=args.verbose))
     return exit_code(outcome, args.fail_on)
 
 
@@ -287,9 +293,11 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     bind_program(rules, readings)  # reports an unknown reading as E0503
     params = parse_params(args.param, rules)
     g = rules.game
-    players = args.players if args.players is not None else g.max_players
-    if not g.min_players <= players <= g.max_players:
-        raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}", f"e.g. --players {g.max_players}")
+    players = sorted(set(args.players)) if args.players else list(range(g.min_players, g.max_players + 1))
+    for n in players:
+        if not g.min_players <= n <= g.max_players:
+            raise UsageError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {n}", f"e.g. --players {g.max_players}")
+    cluster = _cluster_args(args)
     jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
     for name, value, example in (("--games", args.games, 1000), ("--jobs", jobs, 2), ("--max-steps", args.max_steps, 10_000)):
         if value < 1:
@@ -299,12 +307,22 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from rulecheck.codegen.engine import GenerationError
     from rulecheck.reports import simulate as sim
 
-    note = "" if args.players is not None else " (the most the game allows; --players to change)"
+    note = "" if args.players else ": every count the game allows; --players to choose"
     labels = param_labels(args.param)
     try:
-        result = sim.simulate(rules, games=args.games, seed=args.seed, players=players, jobs=jobs, fixed=readings, params=params,
-                              param_labels=labels, level=args.level, max_steps=args.max_steps, players_note=note,
-                              progress=sim.progress_reporter(err, args.games))
+        with contextlib.ExitStack() as stack:
+            runner = None
+            if cluster is not None:
+                from rulecheck import cluster as dask_cluster
+
+                try:
+                    runner = dask_cluster.runner(stack.enter_context(dask_cluster.connect(*cluster)))
+                except dask_cluster.ClusterError as exc:
+                    raise UsageError(exc.message, exc.hint) from None
+            bar = stack.enter_context(terminal.Reporter(err, f"simulate {rules.name}", args.games * len(players), "games"))
+            result = sim.simulate(rules, games=args.games, seed=args.seed, players=players, jobs=jobs, fixed=readings, params=params,
+                                  param_labels=labels, level=args.level, max_steps=args.max_steps, players_note=note,
+                                  progress=bar.update, runner=runner)
     except GenerationError as exc:
         _err(err, f"cannot generate an engine for {args.file}: {exc}", "this is a limit of the code generator, not an error in the ruleset")
         return EXIT_FINDINGS
@@ -312,12 +330,44 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-def _progress(err: TextIO):  # type: ignore[no-untyped-def]
-    def show(step: str) -> None:
-        err.write(f"\r\x1b[Kverifying: {step} …")
-        err.flush()
+def _cluster_args(args: argparse.Namespace) -> tuple[str | None, int | None] | None:
+    """(--scheduler, --workers) when the work goes to a Dask cluster, else None; checked."""
+    if args.scheduler is None and args.workers is None:
+        return None
+    if args.scheduler is not None and args.workers is not None:
+        raise UsageError("--scheduler and --workers exclude each other",
+                         "--scheduler for a running cluster, --workers N to start a local one")
+    if args.jobs is not None:
+        raise UsageError("--jobs counts local worker processes; on a cluster the workers are the cluster's", "drop --jobs")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, not {args.workers}", "e.g. --workers 2")
+    if args.scheduler is not None and "://" not in args.scheduler:
+        raise UsageError(f"--scheduler takes a Dask scheduler address, not '{args.scheduler}'", "e.g. --scheduler tcp://127.0.0.1:8786")
+    return args.scheduler, args.workers
 
-    return show
+
+class _VerifyProgress:
+    """verify's progress, told as its checks end: the verifier reports "i/n task" after each."""
+
+    STEP = re.compile(r"(\d+)/(\d+)\s*(.*)")
+
+    def __init__(self, err: TextIO, action: str) -> None:
+        self.err, self.action = err, action
+        self.reporter: terminal.Reporter | None = None
+
+    def __enter__(self) -> Callable[[str], None]:
+        # the number of checks is known when the first ends; until then "started"
+        self.reporter = terminal.Reporter(self.err, self.action, None, "checks")
+        return self
+
+    def __call__(self, step: str) -> None:
+        m = self.STEP.fullmatch(step)
+        if m is not None and self.reporter is not None:
+            self.reporter.update(int(m.group(1)), m.group(3), total=int(m.group(2)))
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if self.reporter is not None:
+            self.reporter.close(finished=kind is None)
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -325,7 +375,11 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     fmt = report_format(args.output)
     if fmt is None:
-        raise UsageError(f"cannot tell the report format from '{args.output}'", "name the output NAME.html or NAME.md")
+        raise UsageError(f"cannot tell the report format from '{args.output}'", "name the output NAME.html, NAME.md or NAME.csv (the questions only)")
+    if args.questions:
+        if fmt == "html":
+            raise UsageError("--questions writes the questions for the publisher alone, as Markdown or CSV", "name the output NAME.md or NAME.csv")
+        fmt = "csv" if fmt == "csv" else "questions-md"
     folder = Path(args.output).parent
     if not folder.is_dir():
         raise UsageError(f"cannot write {args.output}: there is no directory {folder}", f"create it first (mkdir -p {folder})")
@@ -345,12 +399,14 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(exc.message, exc.hint) from None
     if findings is None:
         return EXIT_INTERNAL
-    text = report_text(rules, findings, fmt, simulation, rulebook, Path(args.rulebook).name if args.rulebook else None)
+    text = report_text(rules, findings, fmt, simulation, rulebook, Path(args.rulebook).name if args.rulebook else None,
+                       loaded.source.text if loaded.source is not None else None)
     try:
         write_atomic(args.output, text)
     except OSError as exc:
         raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-    out.write(f"wrote {args.output}: a clarification report on {rules.game.title}, {len(findings)} findings\n")
+    what = "the questions for the publisher" if fmt in ("csv", "questions-md") else "a clarification report"
+    out.write(f"wrote {args.output}: {what} on {rules.game.title}, from {len(findings)} findings\n")
     return EXIT_OK
 
 
@@ -363,21 +419,76 @@ def _verify_for_report(args: argparse.Namespace, rules: ir.Ruleset, err: TextIO)
     readings = parse_readings(args.reading)
     bind_program(rules, readings)  # reports an unknown reading as E0503
     players, timeout = _verify_limits(args, rules)
-    tty = err.isatty()
-
-    def progress(step: str) -> None:
-        err.write(f"\r\x1b[Kverifying {rules.name}: {step} …" if tty else f"rulecheck: verifying {rules.name}: {step} …\n")
-        err.flush()
-
-    start = time.monotonic()
     try:
-        outcome = verify(rules, Options(timeout=timeout, readings=readings, players=players), progress)
+        with _VerifyProgress(err, f"verify {rules.name}") as progress:
+            outcome = verify(rules, Options(timeout=timeout, readings=readings, players=players), progress)
     except ReplayMismatch as exc:
         _err(err, f"a witness failed its replay: {exc}", "this is a bug in rulecheck: the solver and the engines disagree")
         return None
-    err.write(("\r\x1b[K" if tty else "") + f"rulecheck: verified {rules.name} in {time.monotonic() - start:.0f} s\n")
+    if outcome.wall_stops:
+        from rulecheck.verifier.output import wall_stop_warning
+
+        err.write("rulecheck: " + wall_stop_warning(outcome.wall_stops) + "\n")
     # through the JSON, so that this report is the one made later from `verify --format json`
     return load_findings_json(to_json(outcome))[1]
+
+
+def cmd_fmt(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Lay rulesets out canonically (rulecheck/editor/format.py): in place, or say which are not."""
+    import difflib
+
+    from rulecheck.dsl.diagnostics import Diagnostics
+    from rulecheck.dsl.parser import decode_source, read_source
+    from rulecheck.editor.format import FormatError, format_text
+    from rulecheck.reports.make import write_atomic
+
+    bad = unformatted = 0
+    for path in args.files:
+        diags = Diagnostics()
+        if path == "-":
+            data = sys.stdin.buffer.read()
+            src = decode_source("<stdin>", data, diags)
+            original = data.decode("utf-8", errors="replace")
+        else:
+            src = read_source(Path(path), diags)
+            original = Path(path).read_text(encoding="utf-8", errors="replace") if src is not None else ""
+        if src is None or diags.has_errors:
+            terminal.write(err, render_all(diags.sorted(), src))
+            bad += 1
+            continue
+        try:
+            text = format_text(src.text, src.name)
+        except FormatError as exc:
+            terminal.write(err, render_all(exc.diagnostics, exc.source))
+            bad += 1
+            continue
+        if path == "-" and not args.check:
+            out.write(text)
+            continue
+        if text == original:
+            continue
+        unformatted += 1
+        if args.check:
+            err.write(f"rulecheck: {src.name} is not formatted (rulecheck fmt {src.name} formats it)\n")
+            if args.diff:
+                out.writelines(difflib.unified_diff(original.splitlines(keepends=True), text.splitlines(keepends=True),
+                                                    fromfile=src.name, tofile=f"{src.name} (formatted)"))
+            continue
+        try:
+            write_atomic(path, text)
+        except OSError as exc:
+            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        err.write(f"rulecheck: formatted {src.name}\n")
+    if bad:
+        return EXIT_BAD_INPUT
+    return EXIT_FINDINGS if args.check and unformatted else EXIT_OK
+
+
+def cmd_lsp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """The language server, over standard input and output until the client says exit."""
+    from rulecheck.editor.lsp import main as serve
+
+    return serve()
 
 
 # ---- parser -----------------------------------------------------------------------------------
@@ -388,12 +499,20 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message, f"see '{self.prog} --help'")
 
 
+def _cluster_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("on a Dask cluster (pip install 'rulecheck[cluster]'); the result does not depend on it")
+    g.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on the Dask cluster of this scheduler")
+    g.add_argument("--workers", type=int, metavar="N", help="run on a local Dask cluster of N worker processes")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="rulecheck",
         description="Formalize tabletop game rulebooks: check a ruleset, play it, generate an engine, verify it, report on it.",
-        epilog="Exit codes: 0 success, 1 problems found, 2 bad input or usage, 3 internal error.",
+        epilog="Exit codes: 0 success, 1 problems found (for verify: a finding at or above --fail-on, by default an error), "
+               "2 bad input or usage, 3 internal error.",
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     c = sub.add_parser("check", help="parse and check a ruleset; say what it contains")
@@ -439,6 +558,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--reading", action="append", metavar="NAME=READING", help="when verifying now: fix the reading of an ambiguity (repeatable)")
     rp.add_argument("--players", type=int, action="append", metavar="N", help="when verifying now: verify only this player count (repeatable)")
     rp.add_argument("--timeout", type=float, metavar="SECONDS", help=f"when verifying now: time limit of each solver call (default {DEFAULT_TIMEOUT:g})")
+    rp.add_argument("--questions", action="store_true", help="write only the questions for the publisher (NAME.md; NAME.csv always does)")
     rp.set_defaults(func=cmd_report)
 
     gn = sub.add_parser("gen", help="generate a standalone Python game engine for a ruleset")
@@ -446,19 +566,30 @@ def build_parser() -> argparse.ArgumentParser:
     gn.add_argument("-o", "--output", metavar="PATH", help="write the engine module here (default: standard output)")
     gn.add_argument("--reading", action="append", metavar="NAME=READING", help="the reading of an ambiguity the engine plays (repeatable; the default readings otherwise)")
     gn.add_argument("--players-default", type=int, metavar="N", help="player count when load_game() is not given one (default: the fewest the game allows)")
+    gn.add_argument("--adapter", choices=("openspiel", "pettingzoo"), help="append an adapter: importing the module registers its OpenSpiel game, or gives its PettingZoo environments (needs rulecheck[openspiel] or rulecheck[pettingzoo])")
     gn.set_defaults(func=cmd_gen)
     sm = sub.add_parser("simulate", help="random games under every reading: win rates, lengths, how often each reading changes the result")
     sm.add_argument("file", metavar="FILE")
     sm.add_argument("--games", type=int, default=1000, metavar="N", help="games to play under each reading (default 1000)")
     sm.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (the same seed prints the same result)")
-    sm.add_argument("--players", type=int, metavar="N", help="number of players (default: the most the game allows)")
+    sm.add_argument("--players", type=int, action="append", metavar="N", help="a player count to play (repeatable; default: every count the game allows)")
     sm.add_argument("--jobs", type=int, metavar="J", help="worker processes (default: one per CPU); the result does not depend on it")
     sm.add_argument("--reading", action="append", metavar="NAME=READING", help="fix the reading of an ambiguity and leave it out of the comparison (repeatable)")
     sm.add_argument("--param", action="append", metavar="NAME=VALUE", help="set a game parameter (repeatable)")
     sm.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     sm.add_argument("--level", type=float, default=0.95, metavar="L", help="confidence level of the intervals (default 0.95)")
     sm.add_argument("--max-steps", type=int, default=10_000, metavar="N", help="cut a game after N steps, chance draws included (default 10000)")
+    _cluster_options(sm)
     sm.set_defaults(func=cmd_simulate)
+
+    fm = sub.add_parser("fmt", help="lay rulesets out in the one canonical layout (in place; --check only says)")
+    fm.add_argument("files", nargs="+", metavar="FILE", help="a .rules file; - reads standard input and writes standard output")
+    fm.add_argument("--check", action="store_true", help="change nothing; exit 1 when a file is not formatted")
+    fm.add_argument("--diff", action="store_true", help="with --check: print what formatting would change, as a unified diff")
+    fm.set_defaults(func=cmd_fmt)
+
+    ls = sub.add_parser("lsp", help="a language server for editors, over standard input and output (docs/editor.md)")
+    ls.set_defaults(func=cmd_lsp)
     return p
 
 
@@ -467,9 +598,15 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     err = err or sys.stderr
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        try:
+            # --help and --version print to stdout (here: ``out``) and exit 0
+            with contextlib.redirect_stdout(out):
+                args = parser.parse_args(argv)
+        except SystemExit as exc:
+            return exc.code if isinstance(exc.code, int) else EXIT_OK
         if not getattr(args, "command", None):
-            parser.print_help(out)
+            # a usage error like any other: the help on stderr, so stdout stays empty
+            parser.print_help(err)
             return EXIT_BAD_INPUT
         code: int = args.func(args, out, err)
         return code
@@ -477,7 +614,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         _err(err, exc.message, exc.hint)
         return EXIT_BAD_INPUT
     except BadInput as exc:
-        err.write(exc.text)
+        terminal.write(err, exc.text)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         err.write("rulecheck: interrupted\n")

@@ -45,3 +45,10 @@ def seed_text(name: str) -> str:
     if not path.exists():
         pytest.skip(f"rulebook {name} is not available at {SEEDS}")
     return path.read_text(encoding="utf-8")
+
+
+@pytest.fixture(autouse=True)
+def _no_forced_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Output in tests is what a pipe gets: a FORCE_COLOR of the caller's must not colour it."""
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(name, raising=False)

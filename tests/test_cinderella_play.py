@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from rulecheck.cli import main
 from rulecheck.dsl import ir
+from rulecheck.dsl.coupling import Coupled
 from rulecheck.dsl.loader import load_path
 from rulecheck.interpreter.play import random_step
 from rulecheck.interpreter.state import Game
@@ -32,10 +33,10 @@ def play_checked(readings: dict[str, str], players: int, seed: int) -> list[str]
     """Play one random game; return every invariant broken along the way (empty when all hold)."""
     game = Game(ir.bind(rules(), readings), players)
     state = game.new_initial_state()
-    rng = random.Random(seed)
+    pick = Coupled(seed)
     broken: list[str] = []
     while not state.is_terminal():
-        random_step(state, rng)
+        random_step(state, pick)
         broken += state.machine.broken_invariants(at_end=False)
     broken += state.machine.broken_invariants(at_end=True)
     assert sum(state.returns()) == 1.0
@@ -79,9 +80,9 @@ def test_an_invariant_can_fail() -> None:
     """The invariant check is live: a game stopped half-way breaks the at-end invariants."""
     game = Game(ir.bind(rules(), {}), 4)
     state = game.new_initial_state()
-    rng = random.Random(0)
+    pick = Coupled(0)
     for _ in range(20):
-        random_step(state, rng)
+        random_step(state, pick)
     assert state.machine.broken_invariants(at_end=False) == []
     assert set(state.machine.broken_invariants(at_end=True)) >= {"informants", "one_winner"}
 

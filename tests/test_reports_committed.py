@@ -125,12 +125,12 @@ def verify_json(rules: ir.Ruleset, findings: list[Finding]) -> str:
 def simulate_json(rules: ir.Ruleset, sim: SimulationResults) -> str:
     """A `rulecheck simulate --format json` output in the agreed schema (docs/reports.md)."""
     return json.dumps({
-        "schema": "rulecheck-simulate", "schema_version": 1, "tool": {"name": "rulecheck", "version": "test"},
+        "schema": "rulecheck-simulate", "schema_version": 2, "tool": {"name": "rulecheck", "version": "test"},
         "ruleset": {"file": rules.name, "sha256": rules.text_hash, "game": rules.game.title},
-        "seed": sim.seed, "games": sim.games, "players": sim.players, "level": sim.level, "readings_fixed": {},
-        "seats": [], "length": {},
-        "readings": [{"ambiguity": r.ambiguity, "reading": r.reading, "games": r.games, "changed": r.changed,
-                      "share": r.share, "low": r.low, "high": r.high} for r in sim.readings],
+        "seed": sim.seed, "games": sim.games, "players": list(sim.players), "level": sim.level, "readings_fixed": {},
+        "by_players": [],
+        "readings": [{"ambiguity": r.ambiguity, "reading": r.reading, "players": r.players, "games": r.games,
+                      "changed": r.changed, "share": r.share, "low": r.low, "high": r.high} for r in sim.readings],
     })
 
 
@@ -190,10 +190,11 @@ def test_report_from_json_files(fmt: str, inputs: tuple[Path, Path], tmp_path: P
     out = tmp_path / f"report.{fmt}"
     code, stdout, err = run(["rulesets/cinderella.rules", "-o", str(out), "--findings", str(findings), "--simulation", str(sim)], monkeypatch)
     assert (code, err) == (0, "")
-    assert stdout == f"wrote {out}: a clarification report on Too Many Cinderellas, 4 findings\n"
+    assert stdout == f"wrote {out}: a clarification report on Too Many Cinderellas, from 4 findings\n"
     # the same bytes as rendering the findings themselves: nothing is lost on the way through JSON
     rules = cinderella()
-    report = build_report(rules, hand_written_findings(rules), hand_written_simulation())
+    text = (ROOT / "rulesets" / "cinderella.rules").read_text(encoding="utf-8") if fmt == "html" else None
+    report = build_report(rules, hand_written_findings(rules), hand_written_simulation(), rules_text=text)
     assert out.read_text(encoding="utf-8") == (render_html(report) if fmt == "html" else render_markdown(report))
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
 
@@ -211,6 +212,8 @@ def stale_copy(tmp_path: Path) -> Path:
     ("no folder", "there is no directory"),
     ("stale findings", "is stale: it was made from a text of"),
     ("stale simulation", "is stale: it was made from a text of"),
+    ("another game's findings", "holds results for Loving Penguin (rulesets/loving_penguin.rules), not for Too Many Cinderellas"),
+    ("another game's simulation", "holds results for Loving Penguin (rulesets/loving_penguin.rules), not for Too Many Cinderellas"),
     ("not findings", "not a rulecheck-verify file"),
     ("verify options with findings", "with --findings the verification is already done"),
 ])
@@ -233,6 +236,10 @@ def test_report_errors_are_one_line_and_exit_2(case: str, says: str, inputs: tup
         rules = str(stale_copy(tmp_path))
         findings.write_text(verify_json(load_path(rules).rules, []), encoding="utf-8")  # type: ignore[arg-type]
         extra = ["--simulation", str(sim)]
+    elif case == "another game's findings":
+        findings = ROOT / "docs" / "reports" / "loving_penguin.verify.json"
+    elif case == "another game's simulation":
+        extra = ["--simulation", str(ROOT / "docs" / "reports" / "loving_penguin.simulate.json")]
     elif case == "not findings":
         findings = sim
     elif case == "verify options with findings":
@@ -245,6 +252,9 @@ def test_report_errors_are_one_line_and_exit_2(case: str, says: str, inputs: tup
     assert not out.exists()
     if case.startswith("stale"):
         assert "re-run rulecheck" in err
+    if case.startswith("another game"):
+        # the hint must not write this game's results over the other game's file
+        assert "loving_penguin" not in lines[1] and "> NEW.json" in lines[1], err
 
 
 def test_report_keeps_hostile_text_escaped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -121,12 +121,12 @@ def hostile_report() -> Report:
     findings = [
         Finding("ambiguity", "warning", "witness", "evil_question", "Title " + EVIL, "Message " + EVIL, amb.span,
                 quotes=[Quote("Ambiguity source " + EVIL), Quote("Loose quote " + EVIL, "ja")],
-                witness=witness, details={"Key " + EVIL: "Value " + EVIL, "list": ["Item " + EVIL]}),
+                witness=witness, details={"readings": ["Value " + EVIL, "Item " + EVIL], "found_by": "Key " + EVIL}),
         Finding("incompleteness", "error", "unknown", "Subject " + EVIL, "Title two " + EVIL, "Message two " + EVIL,
                 Span(1, 1, 1, 2), bound="Bound " + EVIL),
     ]
-    sim = SimulationResults(3, 10, 2, (ReadingFrequency("evil_question", "second", 10, 1, 0.1, 0.01, 0.4),))
-    return build_report(rules, findings, sim, RULEBOOK, "Rulebook " + EVIL)
+    sim = SimulationResults(3, 10, (2,), (ReadingFrequency("evil_question", "second", 10, 1, 0.1, 0.01, 0.4, 2),))
+    return build_report(rules, findings, sim, RULEBOOK, "Rulebook " + EVIL, rules_text=RULES)
 
 
 class Texts(HTMLParser):
@@ -259,3 +259,17 @@ def test_markdown_table_rows_keep_their_cells() -> None:
 ])
 def test_md_escape(text: str, expected: str) -> None:
     assert md_escape(text) == expected
+
+
+def test_the_highlighted_formal_rules_are_the_rules_text_escaped() -> None:
+    """The formal rules (Pygments' HTML, put in without autoescaping) hold the rules text and
+    nothing else: the text of each block, tags removed and entities decoded, is the declaration."""
+    import html
+
+    doc = render_html(hostile_report())
+    blocks = re.findall(r'<pre class="highlight">(.*?)</pre>', doc, re.S)
+    assert blocks, "no formal rule in the report"
+    assert all(re.fullmatch(r'(?:[^<]|<span class="[a-z0-9]+">|</span>)*', b, re.S) for b in blocks), "a tag other than a span"
+    texts = [html.unescape(re.sub(r"<[^>]+>", "", b)) for b in blocks]
+    assert all(t in RULES for t in texts)
+    assert any(lit("Game " + EVIL) in t for t in texts)

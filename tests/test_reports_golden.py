@@ -107,17 +107,19 @@ def hand_written_findings(rules: ir.Ruleset, seconds: float = 0.0) -> list[Findi
 
 def hand_written_simulation() -> SimulationResults:
     return SimulationResults(
-        seed=7, games=2000, players=3,
+        seed=7, games=2000, players=(2, 3),
         readings=(
-            ReadingFrequency("inversion_presentation", "inverted", 2000, 0, 0.0, 0.0, 0.0019),
-            ReadingFrequency("inversion_presentation", "printed", 2000, 61, 0.0305, 0.0238, 0.0391),
+            ReadingFrequency("inversion_presentation", "printed", 2000, 0, 0.0, 0.0, 0.0019, 2),
+            ReadingFrequency("inversion_presentation", "printed", 2000, 61, 0.0305, 0.0238, 0.0391, 3),
         ),
     )
 
 
 def cinderella_report(rulebook: str | None = None, seconds: float = 0.0) -> Report:
     rules = cinderella()
-    return build_report(rules, hand_written_findings(rules, seconds), hand_written_simulation(), rulebook, SEED if rulebook else None)
+    text = (ROOT / "rulesets" / "cinderella.rules").read_text(encoding="utf-8")  # the HTML shows the formal rules
+    return build_report(rules, hand_written_findings(rules, seconds), hand_written_simulation(), rulebook, SEED if rulebook else None,
+                        rules_text=text)
 
 
 def test_markdown_report_of_cinderella(golden) -> None:  # type: ignore[no-untyped-def]

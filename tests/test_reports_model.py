@@ -95,10 +95,11 @@ def test_frequencies_come_from_the_simulation_results() -> None:
     rules = cinderella()
     report = build_report(rules, hand_written_findings(rules), hand_written_simulation())
     view = report.findings[0]
-    assert view.simulation == "2000 random games with 3 players per reading, seed 7"
+    assert view.simulation == "2000 random games per reading at each of 2 and 3 players, seed 7; random choices coupled between readings"
     assert [r.frequency for r in view.readings] == [
-        "changes the result in 0 of 2000 games (0.0%; 95% interval 0.0% to 0.2%)",
-        "changes the result in 61 of 2000 games (3.0%; 95% interval 2.4% to 3.9%)",
+        None,  # the default reading is what the others are compared with
+        "changes the result at 2 players: never in 2000 games (at most 0.2% at 95%); "
+        "at 3 players: 61 of 2000 games (3.0%; 95% interval 2.4% to 3.9%)",
     ]
     # an ambiguity the simulation did not cover shows no frequency at all
     assert all(r.frequency is None for r in report.findings[1].readings)
@@ -136,9 +137,11 @@ def test_source_coverage_lists_the_sentences_no_rule_cites() -> None:
 
 
 def test_details_are_words_in_a_stable_order() -> None:
+    """The facts a report lists are words, in a fixed order; the facts its sentences already say
+    (what, situation, how …) are not repeated."""
     rules = constructs()
     f = Finding("conflict", "error", "static", "worth", "t", "m", rules.defs["worth"].span,
-                details={"b": [1, 2], "a": {"y": True, "x": None}})
+                details={"players": 2, "readings": ["a", "b"], "data": {"y": True, "x": None}, "what": "said already"})
     view = build_report(rules, [f]).findings[0]
-    assert view.details == [("a", "x: none; y: yes"), ("b", "1, 2")]
+    assert view.details == [("readings", "a, b"), ("players", "2"), ("data", "x: none; y: yes")]
     assert view.subject_anchor == "def-worth"

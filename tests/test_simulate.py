@@ -62,6 +62,52 @@ flow source "Each player draws a token and calls a number." {
 }
 """
 
+# Two readings that add decisions to every game but mean the same as the default: one asks each
+# player a question nothing reads, one asks a question with a single answer. Coupled random
+# players (dsl/coupling.py) make the same choices under all three: no result may change. With
+# one random number per decision, as before, the extra decisions shifted every later choice.
+IDLE = """
+game "Idle" { players 2..4 source "Each player draws two tokens, keeps one, and the highest kept token wins." }
+card Token "token {n}" { n: 1..12 }
+table Token in bag {
+  given n source "Twelve tokens."
+  | n     |
+  | 1..12 |
+}
+zone bag: Token hidden "the bag"
+zone hand[player]: Token owner "a player's tokens"
+zone kept[player]: Token public "the token a player keeps"
+
+define top -> int "the highest kept token" = max(c.n for c in Token if any(c in kept[q] for q in players))
+  source "the highest kept token wins"
+
+procedure aside(p: player) "what a player does first" varies by small_talk
+
+ambiguity small_talk {
+  source "Players may chat."
+  reading none default "Nobody says anything." { procedure aside(p: player) { say "{p} is quiet" } }
+  reading hum "Each player hums a tune, which changes nothing." {
+    procedure aside(p: player) { choose tune from 1..5 by p label "hums" }
+  }
+  reading nod "Each player nods, the only thing to do." {
+    procedure aside(p: player) { choose yes from {true} by p label "nods" }
+  }
+}
+
+flow source "Each player draws two tokens, keeps one, and the highest kept token wins." {
+  shuffle bag
+  for each p in players {
+    draw 2 from bag to hand[p]
+  }
+  for each p in players {
+    aside(p)
+    choose t from hand[p] by p label "keeps"
+    move t to kept[p]
+  }
+  end winners {p for p in players if any(c.n == top for c in kept[p])}
+}
+"""
+
 ENDLESS = """
 game "Endless" { players 2..2 source "Call until the end of time." }
 flow source "Call until the end of time." {
@@ -99,7 +145,8 @@ def cli(args: list[str]) -> tuple[int, str, str]:
 
 
 def freq(s: sim.Simulation, ambiguity: str, reading: str) -> ReadingFrequency:
-    return next(f for f in s.frequencies() if (f.ambiguity, f.reading) == (ambiguity, reading))
+    (found,) = [f for f in s.frequencies() if (f.ambiguity, f.reading) == (ambiguity, reading)]
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +184,7 @@ def test_a_comparison_does_not_depend_on_the_others() -> None:
     assert [v.ambiguity for v in alone.variants] == ["call_counts", "call_counts"]
     for f in alone.frequencies():
         assert f == freq(full, f.ambiguity, f.reading)
-    assert alone.tally.wins == full.tally.wins
+    assert alone.tallies[3].wins == full.tallies[3].wins
 
 
 # ---- readings that agree, readings that differ ---------------------------------------------------------
@@ -151,7 +198,36 @@ def test_readings_the_verifier_proves_harmless_never_change_a_result() -> None:
     for f in s.frequencies():
         assert (f.changed, f.share, f.low) == (0, 0.0, 0.0), f
         assert 0 < f.high < 0.01
-    assert s.tally.ended == 2000
+    assert s.tallies[2].ended == 2000
+
+
+def test_readings_that_add_decisions_but_mean_the_same_change_nothing() -> None:
+    """The coupling: a reading with an extra free choice nothing reads, and one with an extra
+    forced choice, make exactly the same games as the default at every player count."""
+    s = sim.simulate(rules_of(IDLE), games=500, seed=3, jobs=1)
+    assert s.players == (2, 3, 4)
+    assert [(f.reading, f.players, f.changed) for f in s.frequencies()] == [
+        (r, n, 0) for r in ("hum", "nod") for n in (2, 3, 4)]
+    # the players do choose: the kept token varies, so a zero is not an empty test
+    assert all(0 < w < 500 for t in s.tallies.values() for w in t.wins)
+
+
+def test_a_coupled_choice_is_uniform() -> None:
+    """Each option of a coupled choice is about as likely as any other (chance's too)."""
+    from collections import Counter
+
+    from rulecheck.dsl.coupling import Coupled
+
+    picks: Counter[int] = Counter()
+    draws: Counter[int] = Counter()
+    for seed in range(6000):
+        c = Coupled(seed)
+        picks[c.choose(0, "keeps", [3, 5, 8])] += 1
+        draws[c.chance("draw from bag", [(a, 0.25) for a in range(4)])] += 1
+    assert set(picks) == {3, 5, 8} and all(1850 < k < 2150 for k in picks.values()), picks
+    assert all(1350 < k < 1650 for k in draws.values()), draws
+    skewed: Counter[int] = Counter(Coupled(seed).chance("d", [(0, 0.1), (1, 0.9)]) for seed in range(6000))
+    assert 480 < skewed[0] < 720, skewed
 
 
 def test_a_reading_that_matters_changes_some_results() -> None:
@@ -168,16 +244,18 @@ def test_synthetic_readings_identical_different_and_failing() -> None:
     assert freq(s, "spelling", "doubled_halved").changed == 0
     assert 0 < freq(s, "call_counts", "yes").changed < 400
     broken = freq(s, "call_counts", "broken")
+    t = s.tallies[3]
     # a rule error is a result of its own: every game it stops counts as changed
-    assert broken.changed >= s.tally.variant_errors[2] > 0 and s.tally.variant_capped == [0, 0, 0]
-    assert s.tally.errors == 0 and s.tally.ended == 400
-    assert sum(s.tally.wins) == 400 + s.tally.shared  # ties count for each winner
+    assert broken.changed >= t.variant_errors[2] > 0 and t.variant_capped == [0, 0, 0]
+    assert t.errors == 0 and t.ended == 400
+    assert sum(t.wins) == 400 + t.shared  # ties count for each winner
 
 
 def test_an_endless_game_is_cut_at_the_step_limit() -> None:
     s = sim.simulate(rules_of(ENDLESS), games=30, seed=0, players=2, jobs=1, max_steps=200)
-    assert (s.tally.capped, s.tally.ended, s.tally.wins) == (30, 0, [0, 0])
-    assert s.tally.length_min is None and "no game ended" in sim.render_text(s)
+    t = s.tallies[2]
+    assert (t.capped, t.ended, t.wins) == (30, 0, [0, 0])
+    assert t.length_min is None and "no game ended" in sim.render_text(s)
     assert "30 reached the limit of 200 steps" in sim.render_text(s)
 
 
@@ -200,14 +278,15 @@ def test_json_schema_and_round_trip(guess_file: str, tmp_path: Path) -> None:
                           "--format", "json", "--reading", "spelling=doubled_halved", "--level", "0.9"])
     assert code == 0, err
     data = json.loads(out)
-    assert (data["schema"], data["schema_version"], data["tool"]["name"]) == ("rulecheck-simulate", 1, "rulecheck")
+    assert (data["schema"], data["schema_version"], data["tool"]["name"]) == ("rulecheck-simulate", 2, "rulecheck")
     assert data["ruleset"]["game"] == "Guess" and len(data["ruleset"]["sha256"]) == 64
-    assert (data["seed"], data["games"], data["players"], data["level"]) == (1, 60, 2, 0.9)
+    assert (data["seed"], data["games"], data["players"], data["level"]) == (1, 60, [2], 0.9)
     assert data["readings_fixed"] == {"spelling": "doubled_halved"}
-    assert [s["seat"] for s in data["seats"]] == [1, 2]
-    assert data["length"] == {"unit": "decisions", "mean": 2.0, "min": 2, "max": 2}
-    assert [(r["ambiguity"], r["reading"]) for r in data["readings"]] == [("call_counts", "yes"), ("call_counts", "broken")]
-    assert set(data["readings"][0]) == {"ambiguity", "reading", "games", "changed", "share", "low", "high"}
+    (count,) = data["by_players"]
+    assert count["players"] == 2 and [s["seat"] for s in count["seats"]] == [1, 2]
+    assert count["length"] == {"unit": "decisions", "mean": 2.0, "min": 2, "max": 2}
+    assert [(r["ambiguity"], r["reading"], r["players"]) for r in data["readings"]] == [("call_counts", "yes", 2), ("call_counts", "broken", 2)]
+    assert set(data["readings"][0]) == {"ambiguity", "reading", "players", "games", "changed", "share", "low", "high"}
 
     rules = rules_of(GUESS)
     s = sim.simulate(rules, games=60, seed=1, players=2, jobs=1, fixed={"spelling": "doubled_halved"}, level=0.9)
@@ -220,29 +299,26 @@ def test_json_schema_and_round_trip(guess_file: str, tmp_path: Path) -> None:
     with pytest.raises(sim.SimulationFormatError):
         sim.load_simulation_json('{"schema": "rulecheck-verify"}')
     with pytest.raises(sim.SimulationFormatError):
-        sim.load_simulation_json(out.replace('"schema_version": 1', '"schema_version": 2'))
+        sim.load_simulation_json(out.replace('"schema_version": 2', '"schema_version": 1'))
 
 
 def test_progress_goes_to_stderr_only(guess_file: str) -> None:
     code, out, err = cli(["simulate", guess_file, "--games", "100", "--seed", "1", "--jobs", "1"])
     assert code == 0
-    assert "simulating" not in out and out.startswith("Guess: ")
-    assert err.count("simulating: ") == 4 and err.rstrip().endswith("100% (100 of 100 games)")
-
-    class Tty(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
-    tty = Tty()
-    sim.progress_reporter(tty, 100)(50)
-    assert tty.getvalue().startswith("\r") and "50/100 games" in tty.getvalue() and "\n" not in tty.getvalue()
+    assert "rulecheck:" not in out and out.startswith("Guess: ")
+    # not a terminal: a line at the start and one at the end (and one every few seconds between);
+    # 100 games at each of 2 and 3 players
+    lines = err.splitlines()
+    assert lines[0] == f"rulecheck: simulate {guess_file}: 200 games to go"
+    assert lines[-1].startswith(f"rulecheck: simulate {guess_file}: 200/200 games in ")
 
 
 def test_param_and_player_count_are_reported() -> None:
     code, out, _ = cli(["simulate", str(ROOT / "rulesets" / "loving_penguin.rules"), "--games", "4", "--seed", "1",
                         "--jobs", "1", "--param", "length=short", "--reading", "deal_style=mixed"])
     assert code == 0
-    assert "6 players (the most the game allows" in out and "parameters: length=short" in out
+    assert "2 to 6 players: every count the game allows" in out and "parameters: length=short" in out
+    assert all(f"-- {n} players --" in out for n in range(2, 7))
     assert "deal_style" not in out.split("interval")[-1]  # a fixed ambiguity is not compared
 
 

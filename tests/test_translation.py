@@ -376,8 +376,11 @@ def test_more_than_two_players_in_a_three_player_game() -> None:
     assert check_translations(loaded.rules) == []
 
 
-def test_cinderella_has_no_translation_finding() -> None:
-    assert check_translations(_load("rulesets/cinderella.rules")) == []
+def test_cinderella_has_one_translation_finding_the_moved_negation() -> None:
+    """No threshold of Cinderella's quotes disagrees with its rule; the one finding is the
+    quantifier of "If anyone did not present a NO! Chip", cited where no player presented one."""
+    (f,) = check_translations(_load("rulesets/cinderella.rules"))
+    assert f.details["check"] == "quantifier" and (f.details["said"], f.details["formal"]) == ("some-not", "none")
 
 
 def test_loving_penguin_rulebook_lines() -> None:

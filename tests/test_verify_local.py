@@ -628,7 +628,7 @@ invariant five_rounds "five rounds were played" at end:
 """
     o = verify(rules_of(text), Options(timeout=10.0, jobs=1, loop_bound=3, random_games=0, checks=frozenset({"invariant"})))
     got = {f.subject: f for f in o.findings if f.kind == "invariant"}
-    assert got["winners_lead"].status == "proven" and got["winners_lead"].bound == "every game of 2 players, any length"
+    assert got["winners_lead"].status == "proven" and got["winners_lead"].bound == "every game of 2 players, any length, under the default readings"
     assert got["five_rounds"].status == "unknown" and "no game ends within the bound" in got["five_rounds"].title
     # a final-state invariant the winners break is not proven by it
     broken = text.replace("all(p in leaders for p in winners)", "all(p in winners for p in players)")
@@ -646,8 +646,8 @@ invariant few_up "at most two tokens face up" always:
 """
     o = verify(rules_of(text), Options(timeout=10.0, jobs=1, random_games=0, checks=frozenset({"invariant"})))
     got = {f.subject: f for f in o.findings if f.kind == "invariant"}
-    assert got["tokens_placed"].status == "proven" and got["tokens_placed"].bound == "every game of 2 players, any length"
-    assert got["few_up"].status == "proven" and got["few_up"].bound == "every game of 2 players"
+    assert got["tokens_placed"].status == "proven" and got["tokens_placed"].bound == "every game of 2 players, any length, under the default readings"
+    assert got["few_up"].status == "proven" and got["few_up"].bound == "every game of 2 players, under the default readings"
 
 
 DRAIN = """

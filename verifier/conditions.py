@@ -110,6 +110,7 @@ def outcome_differs(a: Trace, b: Trace) -> Term:
     parts: list[Term] = [tm.ne(a.stopped, b.stopped), tm.ne(a.ended, b.ended)]
     both = tm.and_(a.ended, b.ended, tm.not_(a.stopped), tm.not_(b.stopped))
     parts.append(tm.and_(both, tm.not_(value_eq(a.winners, b.winners))))
+    parts.append(tm.and_(both, tm.ne(a.drawn, b.drawn)))
     for name, scores in a.scores.items():
         for x, y in zip(scores, b.scores.get(name, [])):
             parts.append(tm.and_(both, tm.not_(value_eq(x, y))))
@@ -118,17 +119,24 @@ def outcome_differs(a: Trace, b: Trace) -> Term:
 
 
 def _parting(x: Decision | None, y: Decision | None) -> Term:
-    """The readings' games part at this decision: one reaches it and the other does not, or both
-    do and offer different options."""
+    """The readings' games part at this decision: one offers a choice where the other offers none,
+    or both reach it and offer different options. A decision with a single option is no choice:
+    a forced move in one reading only, or different forced moves, part nothing here (what they
+    change shows in the results)."""
     if x is None or y is None:
         d = x or y
         assert d is not None
-        return d.active
+        return tm.and_(d.active, _choice(d.options))
     return tm.or_all([
-        tm.and_(x.active, y.active, tm.not_(_same_options(x.options, y.options))),
-        tm.and_(x.active, tm.not_(y.active)),
-        tm.and_(y.active, tm.not_(x.active)),
+        tm.and_(x.active, y.active, tm.not_(_same_options(x.options, y.options)), tm.or_(_choice(x.options), _choice(y.options))),
+        tm.and_(x.active, tm.not_(y.active), _choice(x.options)),
+        tm.and_(y.active, tm.not_(x.active), _choice(y.options)),
     ])
+
+
+def _choice(options: SymSet) -> Term:
+    """At least two options: a real choice."""
+    return tm.ge(tm.count_true(list(options.mem.values())), 2)
 
 
 def _is_move(d: Decision | None) -> bool:
@@ -136,9 +144,9 @@ def _is_move(d: Decision | None) -> bool:
 
 
 def moves_differ(a: Trace, b: Trace) -> Term:
-    """Somewhere the same history offers a player different legal moves: a decision the other
-    reading does not have (even a forced one: a move to make instead of none), or the same
-    decision with other options."""
+    """Somewhere the same history offers a player different legal moves: a choice the other
+    reading does not have, or the same decision with other options (see _parting: a decision
+    with one option is no choice)."""
     da = {d.key: d for d in a.decisions}
     db = {d.key: d for d in b.decisions}
     parts: list[Term] = []
@@ -372,3 +380,70 @@ def _inline(stmts: list[ir.Stmt], procs: dict[str, ir.Procedure], seen: set[str]
                 setattr(copy, f, inner)
         out.append(copy)
     return out
+
+
+def ranked_counter(loop: ir.RepeatUntil | ir.While, program: ir.Program, params: dict[str, object]) -> tuple[str, int, int, int] | None:
+    """A counter that ranks the loop: (name, step, limit, most passes). Every pass adds ``step``
+    (at least 1) to a variable that only ever counts up (:func:`counters`), at the top level of
+    the pass, and the loop goes on only while the variable is below ``limit``. As the variable
+    starts at its initial value and never falls, the loop makes at most
+    ceil((limit - initial) / step) passes, however the game goes."""
+    counting = counters(program, params)
+    body = _inline(loop.body, program.procs, set())
+    if body is None:
+        return None
+    steps: dict[str, int] = {}
+    for s in body:
+        if isinstance(s, ir.Assign) and not s.local and s.index is None and s.name in counting:
+            rhs = s.value
+            if isinstance(rhs, ir.BinOp) and rhs.op == "+":
+                for own, other in ((rhs.left, rhs.right), (rhs.right, rhs.left)):
+                    k = _static(other, params)
+                    if (isinstance(own, ir.VarRef) and own.name == s.name and own.index is None
+                            and isinstance(k, int) and not isinstance(k, bool) and k >= 1):
+                        steps[s.name] = steps.get(s.name, 0) + k
+    best: tuple[str, int, int, int] | None = None
+    for name, step in sorted(steps.items()):
+        limit = _exit_limit(loop.cond, name, params, isinstance(loop, ir.While), program.defs)
+        init = program.rules.vars[name].init
+        if limit is None or not isinstance(init, int):
+            continue
+        passes = max(0, -(-(limit - init) // step))
+        if best is None or passes < best[3]:
+            best = (name, step, limit, passes)
+    return best
+
+
+def _exit_limit(cond: ir.Expr, var: str, params: dict[str, object], going_on: bool,
+                defs: dict[str, ir.Definition], depth: int = 0) -> int | None:
+    """The least K such that ``var >= K`` settles ``cond``: makes it false when ``going_on`` (the
+    condition of a while), true otherwise (the condition of a repeat until); None if none is
+    seen in its form. A definition without arguments or cases is read through (so a reading that
+    redefines it changes the limit)."""
+    if isinstance(cond, ir.CallDef) and not cond.args and depth < 32:
+        d = defs.get(cond.name)
+        if d is None or d.body is None or d.cases:
+            return None
+        return _exit_limit(d.body, var, params, going_on, defs, depth + 1)
+    if isinstance(cond, ir.BinOp) and cond.op in ("and", "or"):
+        # a while goes on while both hold: either one failing stops it; a repeat until stops
+        # when either holds
+        if cond.op == ("and" if going_on else "or"):
+            found = [k for k in (_exit_limit(cond.left, var, params, going_on, defs, depth),
+                                 _exit_limit(cond.right, var, params, going_on, defs, depth)) if k is not None]
+            return min(found) if found else None
+        return None
+    if not (isinstance(cond, ir.BinOp) and cond.op in ("<", "<=", ">", ">=")):
+        return None
+    op, left, right = cond.op, cond.left, cond.right
+    if isinstance(right, ir.VarRef) and right.name == var and right.index is None:
+        op, left, right = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op], right, left
+    if not (isinstance(left, ir.VarRef) and left.name == var and left.index is None):
+        return None
+    k = _static(right, params)
+    if not isinstance(k, int) or isinstance(k, bool):
+        return None
+    # var OP k: which K makes "var >= K" settle it
+    if going_on:
+        return {"<": k, "<=": k + 1}.get(op)
+    return {">=": k, ">": k + 1}.get(op)

@@ -31,6 +31,48 @@ STATUSES = ("witness", "proven", "unknown", "static")
 
 SEVERITIES = ("error", "warning", "note")
 
+#: What the ruleset declares a question to be (`ambiguity … { kind K }`): kept through to every
+#: output, so a gap is never shown as an ambiguity.
+DECLARED_KINDS = ("ambiguity", "gap", "contradiction", "translation")
+
+_OBLIGATION = {"happens": ("witness", "error"), "coarse": ("unknown", "error"), "timeout": ("unknown", "warning"),
+               "never": ("proven", "note")}
+
+#: Every verdict a check can reach, by kind of finding: its status and severity. A check says
+#: which verdict it reached and the facts behind it; the sentences are made from the two in one
+#: place (reports/wording.py), tested verdict by verdict.
+VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
+    **{(kind, v): st for kind in ("incompleteness", "conflict", "exhaustion") for v, st in _OBLIGATION.items()},
+    ("invariant", "holds-any-length"): ("proven", "note"),  # no state of the table breaks it
+    ("invariant", "holds"): ("proven", "note"),  # no game within the bound breaks it
+    ("invariant", "broken"): ("witness", "error"),
+    ("invariant", "timeout"): ("unknown", "warning"),
+    ("invariant", "endless"): ("unknown", "warning"),  # no game ends within the bound
+    ("non-termination", "no-open-loop"): ("proven", "note"),
+    ("non-termination", "drains"): ("proven", "note"),  # the loop empties a zone nothing refills
+    ("non-termination", "within-bound"): ("proven", "note"),  # no game makes more passes than the bound
+    ("non-termination", "ranked"): ("proven", "note"),  # a measure progresses every pass
+    ("non-termination", "lasso"): ("witness", "error"),
+    ("non-termination", "timeout"): ("unknown", "warning"),
+    ("dead-rule", "dead"): ("proven", "warning"),
+    ("dead-rule", "not-reached"): ("unknown", "note"),
+    ("dead-rule", "other-reading"): ("witness", "note"),  # dead under the default readings only
+    ("ambiguity", "outcome"): ("witness", "warning"),
+    ("ambiguity", "moves"): ("witness", "warning"),
+    ("ambiguity", "information"): ("witness", "warning"),
+    ("ambiguity", "harmless"): ("proven", "note"),
+    ("ambiguity", "same-rule"): ("static", "error"),  # the readings formalize one rule: a modelling defect
+    ("ambiguity", "coarse"): ("unknown", "error"),
+    ("ambiguity", "timeout"): ("unknown", "warning"),
+    ("ambiguity", "endless"): ("unknown", "warning"),
+    ("translation", "threshold"): ("static", "warning"),  # a comparison's wording against the rule's, or another edition's
+    ("translation", "quantifier"): ("static", "warning"),  # a condition's quantifier or negation
+    ("translation", "count"): ("static", "warning"),  # a count of things or rounds
+    ("sensitivity", "any-table"): ("proven", "note"),
+    ("sensitivity", "depends"): ("witness", "note"),
+    ("sensitivity", "undecided"): ("unknown", "note"),
+}
+
 
 @dataclass
 class Quote:
@@ -52,11 +94,28 @@ class Play:
 
 
 @dataclass
+class Position:
+    """The table at the latest point the plays of a witness share: what a person lays out to see
+    the question, before the few moves that follow under each reading."""
+
+    step: int  # actions of the game (chance draws included) that lead here
+    table: list[list[str]]  # [place, what it holds] for every zone that holds something, then the variables
+    draws: list[list[str]]  # [zone, the components drawn from it from here on, in draw order] (the first play's)
+    cards: list[list[str]]  # [component, its data the ruleset assumes] for the components on the table here
+    marks: list[int]  # per play: how many of its steps (log lines) come before this point
+    longest: int  # the most moves (player and chance decisions) any play makes after this point
+    note: str | None = None  # why more than a few moves follow, when they do
+    ends: list[int] | None = None  # per play: where the steps worth showing end (a witness of different moves: at the parting)
+    where: str = "parting"  # "parting": where the plays of two readings part; "deal": a game of one reading, after its deal
+
+
+@dataclass
 class Witness:
     players: int
     setup: list[str]  # the deal and anything else a table needs before the first move
     plays: list[Play]
     divergence: str  # what differs between the plays, in one sentence
+    position: Position | None = None
 
 
 @dataclass
@@ -72,12 +131,16 @@ class Finding:
     witness: Witness | None = None
     bound: str | None = None  # for proven findings: what the proof covers
     seconds: float = 0.0  # solver time (excluded from the byte-stable outputs)
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)  # the facts behind the verdict
+    verdict: str = ""  # which of the kind's VERDICTS (empty: a finding made outside the checks)
+    declared: str | None = None  # for a declared question: its DECLARED_KINDS kind
 
     def __post_init__(self) -> None:
         assert self.kind in KINDS, self.kind
         assert self.status in STATUSES, self.status
         assert self.severity in SEVERITIES, self.severity
+        assert not self.verdict or VERDICTS.get((self.kind, self.verdict)) == (self.status, self.severity), (self.kind, self.verdict)
+        assert self.declared is None or self.declared in DECLARED_KINDS, self.declared
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)

@@ -13,12 +13,21 @@ from typing import Any
 from rulecheck import __version__
 from rulecheck.dsl.diagnostics import Diagnostic, Severity, render
 from rulecheck.dsl.source import SourceFile
+from rulecheck.reports import wording
 
 from .findings import Finding, Play
 from .verify import _KIND_ORDER, Outcome
 
 SEVERITY_RANK = {"error": 0, "warning": 1, "note": 2}
 SCHEMA_VERSION = 1
+
+
+def wall_stop_warning(stops: int) -> str:
+    """Said loudly whenever the wall-clock safety net, not a question's resource limit, stopped the
+    solver: those answers are "unknown" here and may be decided on another run."""
+    return (f"warning: the wall-clock safety net stopped {stops} solver question{'s' if stops != 1 else ''} before "
+            f"{'their' if stops != 1 else 'its'} resource limit (the machine was slower or busier than the calibration of "
+            "--timeout): their 'unknown' may differ on another run; verify again on a quieter machine or with a larger --timeout")
 
 
 def _span_text(n: list[int]) -> str:
@@ -35,6 +44,8 @@ def render_text(outcome: Outcome, source: SourceFile | None, verbose: bool = Fal
         out.append("readings: " + ", ".join(f"{a}={r}" for a, r in sorted(changed.items())))
     if outcome.params:
         out.append("parameters: " + ", ".join(f"{k}={v}" for k, v in outcome.params.items()) + " (the others at their defaults)")
+    if outcome.wall_stops:
+        out.append(wall_stop_warning(outcome.wall_stops))
     for kind in _KIND_ORDER:
         group = [f for f in outcome.findings if f.kind == kind]
         if not group:
@@ -85,10 +96,23 @@ def render_finding(f: Finding, source: SourceFile | None) -> str:
     if f.witness is not None:
         w = f.witness
         lines.append(f"   = witness, {w.players} players: {w.divergence}")
-        if w.setup:
-            lines.append("     table before the first move:")
-            lines.extend(f"       {s}" for s in w.setup)
-        lines.extend(_plays(w.plays))
+        pos = w.position
+        if pos is not None and len(pos.marks) == len(w.plays):
+            lines.append(f"     {wording.position_heading(pos.where, pos.step)} (the whole game: --format json):")
+            lines.extend(f"       {where}: {what}" for where, what in pos.table)
+            if pos.draws:
+                lines.append("       draws from here on: " + "; ".join(f"{zone}: {what}" for zone, what in pos.draws))
+            ends = pos.ends or [len(p.steps) for p in w.plays]
+            for p, m, e in zip(w.plays, pos.marks, ends):
+                lines.append(f"     {p.label}: {p.outcome}" + (" (replayed in the generated engine)" if p.replayed else ""))
+                lines.extend(f"       {step}" for step in p.steps[m:e])
+            if pos.note:
+                lines.append(f"     {pos.note}")
+        else:
+            if w.setup:
+                lines.append("     table before the first move:")
+                lines.extend(f"       {s}" for s in w.setup)
+            lines.extend(_plays(w.plays))
     return "\n".join(lines)
 
 
@@ -142,14 +166,15 @@ def to_json(outcome: Outcome) -> str:
             "by_severity": dict(sorted(Counter(f.severity for f in outcome.findings).items())),
         },
     }
+    if outcome.wall_stops:  # only then: the bytes of an undisturbed run never depend on the clock
+        doc["wall_clock_stops"] = outcome.wall_stops
     return json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
 
 
-_SARIF_KIND = {"witness": "fail", "unknown": "open", "proven": "pass", "static": "fail"}
 _KIND_TEXT = {
     "ambiguity": "Do the readings of a declared ambiguity ever give a different result?",
     "incompleteness": "Is there a reachable situation in which no rule says what happens?",
-    "conflict": "Is there one in which two rules apply and disagree?",
+    "conflict": "Is there a reachable situation in which two rules apply and disagree?",
     "non-termination": "Can play go on for ever?",
     "exhaustion": "Can a supply run out when a rule needs it?",
     "dead-rule": "Is there a rule that can never apply?",
@@ -158,43 +183,117 @@ _KIND_TEXT = {
     "edition-difference": "Where do two editions of one game give different results?",
     "invariant": "Does a declared invariant hold in every reachable state?",
 }
+#: SARIF rule names (reportingDescriptor.name): what a failing result of each kind says, in the
+#: PascalCase the spec's examples use; ids stay the kinds that --check and the JSON use.
+_RULE_NAME = {
+    "ambiguity": "ReadingsChangeTheResult",
+    "incompleteness": "NoRuleSaysWhatHappens",
+    "conflict": "RulesDisagree",
+    "non-termination": "PlayCanGoOnForEver",
+    "exhaustion": "SupplyRunsOut",
+    "dead-rule": "RuleNeverApplies",
+    "sensitivity": "ResultDependsOnAssumedData",
+    "translation": "TranslationDisagreesWithRule",
+    "edition-difference": "EditionsGiveDifferentResults",
+    "invariant": "InvariantBroken",
+}
+
+
+def sarif_kind_and_level(f: Finding) -> tuple[str, str]:
+    """SARIF's result.kind and result.level (SARIF 2.1.0, 3.27.9 and 3.27.10) of a finding.
+
+    A finding at error or warning severity is a problem whatever its status: a witness shows it, a
+    proof can show it too (a dead rule: proven never to apply), a static reading finds it. A proven
+    note is a check that passed (an ambiguity proven harmless, an invariant proven to hold). A note
+    with a witness is a fact worth knowing, not a problem (a result that depends on assumed data).
+    "unknown" is neither pass nor fail: "open". The spec requires level "none" for every kind but
+    "fail"."""
+    if f.status == "unknown":
+        return "open", "none"
+    if f.severity == "note":
+        return ("pass" if f.status == "proven" else "informational"), "none"
+    return "fail", f.severity
+
+
+def _documentation_uri() -> str | None:
+    """The project's documentation URL from its package metadata (pyproject's [project.urls]):
+    SARIF wants an absolute URI there, and none is invented when the project declares none."""
+    from importlib import metadata
+
+    try:
+        urls: list[str] = [str(u) for u in metadata.metadata("rulecheck").get_all("Project-URL") or []]
+    except metadata.PackageNotFoundError:
+        return None
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() in ("documentation", "homepage") and url.strip():
+            return url.strip()
+    return None
+
+
+def _artifact_uri(name: str) -> str:
+    """A ruleset's name as a URI reference (relative, forward slashes, percent-encoded)."""
+    from pathlib import PurePath
+    from urllib.parse import quote
+
+    return quote(PurePath(name).as_posix())
 
 
 def to_sarif(outcome: Outcome) -> str:
     rules_used = [k for k in _KIND_ORDER if any(f.kind == k for f in outcome.findings)]
+    uri = _artifact_uri(outcome.rules.name)
     results = []
     for f in outcome.findings:
         text = f"{f.title}. {f.message}"
         if f.witness is not None:
             text += f" Witness ({f.witness.players} players): {f.witness.divergence}."
+        if f.status == "proven" and f.bound:
+            text += f" Proven for {f.bound}."
+        kind, level = sarif_kind_and_level(f)
         results.append({
             "ruleId": f.kind,
             "ruleIndex": rules_used.index(f.kind),
-            "level": "none" if f.status == "proven" else f.severity,
-            "kind": _SARIF_KIND[f.status],
+            "kind": kind,
+            "level": level,
             "message": {"text": text},
             "locations": [{
                 "physicalLocation": {
-                    "artifactLocation": {"uri": outcome.rules.name},
+                    "artifactLocation": {"uri": uri, "index": 0},
                     "region": {
                         "startLine": f.span.line, "startColumn": f.span.col,
                         "endLine": f.span.end_line, "endColumn": f.span.end_col,
                     },
                 },
             }],
-            "properties": {"status": f.status, "subject": f.subject},
+            # rulecheck's own words: the severity holds for "open" results too, whose level is none
+            "properties": {"status": f.status, "severity": f.severity, "subject": f.subject},
         })
+    driver: dict[str, Any] = {
+        "name": "rulecheck",
+        "version": __version__,
+        "semanticVersion": __version__,
+        "fullDescription": {"text": "Checks a tabletop game's formalized rules (a .rules file) for ambiguities, gaps, "
+                                    "conflicts, endless play and more; each finding with a witness game, a proof or "
+                                    "an honest unknown. The checks are described in docs/verify.md of rulecheck."},
+        "rules": [{
+            "id": k,
+            "name": _RULE_NAME[k],
+            "shortDescription": {"text": _KIND_TEXT[k]},
+            "help": {"text": f"rulecheck's check `{k}`: see docs/verify.md, \"The checks\"; "
+                             f"`rulecheck verify FILE --check {k}` runs it alone."},
+        } for k in rules_used],
+    }
+    info = _documentation_uri()
+    if info is not None:
+        driver["informationUri"] = info
     doc = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {
-                "name": "rulecheck",
-                "version": __version__,
-                "informationUri": "https://example.invalid/rulecheck",
-                "rules": [{"id": k, "name": k, "shortDescription": {"text": _KIND_TEXT[k]}} for k in rules_used],
-            }},
-            "artifacts": [{"location": {"uri": outcome.rules.name}}],
+            "tool": {"driver": driver},
+            # columns count characters (code points), as rulecheck's diagnostics do
+            "columnKind": "unicodeCodePoints",
+            "artifacts": [{"location": {"uri": uri}, "sourceLanguage": "rulecheck-rules"}],
             "results": results,
         }],
     }

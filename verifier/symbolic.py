@@ -195,6 +195,7 @@ class Trace:
     abstract: list[AbstractCheck] = field(default_factory=list)
     data_constraints: int = 0  # the first constraints: the assumed data's domains, no game in them
     invariant_abstract: list[tuple[ir.Invariant, list[Term], Term]] = field(default_factory=list)
+    drawn: Term = False  # the game ends in a draw
 
     @property
     def legal(self) -> Term:
@@ -511,6 +512,7 @@ class SymExec:
             self.vars[v.name] = init if v.index is None else {i: init for i in self.domain(v.index)}
         self.adjacency = {b.name: [set(b.neighbours(k)) for k in range(len(b.spaces))] for b in self.rules.boards.values()}
         self.ended: Term = False
+        self.drawn: Term = False  # the game ended in a draw (`end draw`)
         self.stopped: Term = False
         # the definitions' cache is keyed by what each one reads: the components' locations, the
         # variables it names, the winners; each has a version of its own (``fresh`` numbers), so a
@@ -690,6 +692,7 @@ class SymExec:
             self.n, dict(self.p.readings), self.decisions, self.constraints, self.obligations, self.reach,
             self.ended, self.stopped, self.winners, scores, self.invariant_violations, self.loop_heads,
             self.truncated, list(self.attrs.vars), self.abstract, len(self.attrs.constraints), self.invariant_abstract,
+            self.drawn,
         )
 
     def check_always_invariants(self, g: Term) -> None:
@@ -852,6 +855,8 @@ class SymExec:
             assert isinstance(w, SymSet)
             self.winners = merge(ok, w, self.winners)
             self.ended = tm.or_(self.ended, ok)
+            if s.draw:
+                self.drawn = tm.or_(self.drawn, ok)
             self.reached(ir.label_end(s.sid), s.span, "end", "this end of the game", ok)
         elif isinstance(s, ir.Say):
             # a say statement only logs, but its expressions may still fail, as in the interpreter
@@ -1034,6 +1039,34 @@ class SymExec:
             lemmas, (ok, _) = self.over_abstract_state(f"fin|{inv.name}|{s.sid}", at_end, whole=True)
             out.append((lemmas, tm.not_(ok)))
         return out
+
+    def versions_differ_anywhere(self, names: list[str]) -> tuple[list[Term], Term]:
+        """Can the two versions of these definitions (the program's and ``shadow``'s) give
+        different values, or one fail where the other does not, in any state of the table at all
+        (see over_abstract_state, ``whole``) and for any arguments? Unsatisfiable: they are one
+        rule written twice, whatever the game."""
+        args_lemmas: list[Term] = []
+
+        def anywhere() -> Term:
+            parts: list[Term] = []
+            for name in names:
+                d = self.p.defs[name]
+                args = [self.free_value(t, f"same|{name}|{pname}", args_lemmas) for pname, t in d.formals]
+                saved_obl, saved_mode = self.obligations, self.mode
+                try:
+                    self.obligations, self.mode = [], 1
+                    mine = self.def_body(d, args)
+                    mine_err = tm.or_all(o.cond for o in self.obligations)
+                    self.obligations, self.mode = [], 2
+                    theirs = self.def_body(self.shadow[name], args)
+                    their_err = tm.or_all(o.cond for o in self.obligations)
+                finally:
+                    self.obligations, self.mode = saved_obl, saved_mode
+                parts.append(tm.or_(tm.ne(mine_err, their_err), tm.and_(tm.not_(mine_err), tm.not_(value_eq(mine, theirs)))))
+            return tm.or_all(parts)
+
+        lemmas, (differ, _) = self.over_abstract_state("same", anywhere, whole=True)
+        return lemmas + args_lemmas, differ
 
     def known_move(self, what: Value, dst: Value) -> tuple[int, Term] | None:
         """(source zone, number moved) when a move's effect on counts is known without the

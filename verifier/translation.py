@@ -26,6 +26,7 @@ from rulecheck.dsl.quotes import normalize
 from rulecheck.dsl.source import Span
 from rulecheck.dsl.types import TInt
 from rulecheck.dsl.walk import walk_stmts
+from rulecheck.reports import wording
 
 from .findings import Finding, Quote
 
@@ -613,18 +614,10 @@ def _quoted(lang: str, s: str) -> str:
     return f"「{s}」" if lang == "ja" else f"'{s}'"
 
 
-def _describe(r: _Read, quotes: tuple[ir.Quote, ...]) -> str:
-    p = r.phrase
-    lang = LANGUAGE_NAMES.get(p.lang, p.lang)
-    return f"the {lang} {_quoted(p.lang, _excerpt(quotes[r.quote].text, p))} means {meaning(p.op, p.number)}"
 
 
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _cap(s: str) -> str:
-    return s[:1].upper() + s[1:]
 
 
 def _unique(items: list[str]) -> list[str]:
@@ -695,41 +688,19 @@ def _check_site(rules: ir.Ruleset, site: Site) -> list[Finding]:
 
 
 def _finding(site: Site, rs: list[_Read], fs: list[FormalClaim], supported: dict[_Read, bool], odd: set[_Read]) -> Finding:
+    """A threshold finding: the facts its sentences are made from (reports/wording.py)."""
     quotes = site.source.quotes
     rs = sorted(rs, key=lambda r: (r.quote, r.phrase.start, r.phrase.lang))
     fs = sorted(fs, key=lambda f: (f.span.line, f.span.col, f.op, f.number))
-    formal_words = _unique([meaning(f.op, f.number) for f in fs])
-    agreeing = [r for r in rs if supported[r]]
     others = [r for r in rs if not supported[r]]
-    if fs and agreeing:
-        same = all(meaning(*r.claim) in formal_words for r in agreeing)
-        tail = "and so does the formal rule" if same else f"and the formal rule draws the same line ({_and(formal_words)})"
-        text = f"{_cap(_and([_describe(r, quotes) for r in agreeing]))}, {tail}; {_and([_describe(r, quotes) for r in others])}."
-    elif fs:
-        text = f"The formal rule says {_and(formal_words)}, but {_and([_describe(r, quotes) for r in others])}."
-    else:
-        # No comparison of the formal rule with this number: the editions disagree with each other.
-        first = [r for r in rs if same_line(r.claim, others[0].claim)]
-        rest = [r for r in rs if r not in first]
-        # ``rest`` is never empty: a phrase is only odd here for a near miss in another edition.
-        text = f"{_cap(_and([_describe(r, quotes) for r in first]))}, but {_and([_describe(r, quotes) for r in rest])}."
-    text += " Check which the game means and correct the other."
-
-    def short(r: _Read) -> str:
-        lang = LANGUAGE_NAMES.get(r.phrase.lang, r.phrase.lang)
-        return f"the {lang} {_quoted(r.phrase.lang, r.phrase.text)} ({r.phrase.op} {r.phrase.number})"
-
-    flagged = [r for r in rs if r in odd]
-    if fs:
-        title = f"{_and([short(r) for r in flagged])} {'disagrees' if len(flagged) == 1 else 'disagree'} with the formal rule ({_and(_unique([f.shown for f in fs]))})"
-    else:
-        title = f"{_and([short(r) for r in rs])} disagree"
     details = {
         "phrases": [
             {
                 "quote": r.quote, "lang": r.phrase.lang, "text": r.phrase.text, "start": r.phrase.start, "end": r.phrase.end,
                 "op": r.phrase.op, "number": r.phrase.number, "means": meaning(r.phrase.op, r.phrase.number),
-                "agrees_with_rule": supported[r],
+                "agrees_with_rule": supported[r], "excerpt": _excerpt(quotes[r.quote].text, r.phrase), "flagged": r in odd,
+                # with no formal comparison, the editions are told apart by where they draw the line
+                "side": 0 if not fs and others and same_line(r.claim, others[0].claim) else 1,
             }
             for r in rs
         ],
@@ -739,8 +710,8 @@ def _finding(site: Site, rs: list[_Read], fs: list[FormalClaim], supported: dict
         ],
     }
     return Finding(
-        kind="translation", severity="warning", status="static", subject=site.subject, title=_cap(title), message=text,
-        span=site.source.span, quotes=[Quote(q.text, q.lang) for q in quotes], details=details,
+        kind="translation", severity="warning", status="static", subject=site.subject, title="", message="",
+        span=site.source.span, quotes=[Quote(q.text, q.lang) for q in quotes], details=details, verdict="threshold",
     )
 
 
@@ -760,15 +731,24 @@ def check_translations(rules: ir.Ruleset) -> list[Finding]:
     for site in sorted(sites(rules), key=lambda s: s.whole):
         for f in _check_site(rules, site):
             # A sentence cited by several rules with no number in their IR: say it once.
-            key: tuple[object, ...] = (f.title, tuple((q.lang, q.text) for q in f.quotes)) if not f.details["formal"] else (id(site),)
+            said = tuple((p["lang"], p["text"], p["op"], p["number"]) for p in f.details["phrases"])
+            key: tuple[object, ...] = (said, tuple((q.lang, q.text) for q in f.quotes)) if not f.details["formal"] else (id(site),)
             if key in seen:
                 continue
             seen.add(key)
             names = _unique([n for q in f.quotes for n in declared.get(normalize(q.text), [])])
             if names:
                 f.details["ambiguities"] = names
-                f.message += " The ruleset declares this question as " + _and([f"ambiguity '{n}'" for n in names]) + "."
             out.append(f)
+    # quantifiers, negation and counts: each finding names the ambiguity that already asks it
+    from .quantifiers import check_conditions_and_counts
+
+    for f in check_conditions_and_counts(rules):
+        names = _unique([n for q in f.quotes for n in declared.get(normalize(q.text), [])])
+        if names:
+            f.details["ambiguities"] = names
+        out.append(f)
+    wording.apply(out)
     return sorted(out, key=lambda f: (f.span.line, f.span.col, f.subject, f.title))
 
 

@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulecheck.dsl import ir
+from rulecheck.dsl.coupling import Coupled
 from rulecheck.dsl.values import player_name, show
 from rulecheck.interpreter.semantics import RuleError
 from rulecheck.interpreter.state import Game, State, observation, seen
 
 from . import terms as tm
-from .findings import Play
+from .findings import Play, Position
 from .symbolic import Trace, decision_value
 
 
@@ -26,6 +27,7 @@ class Replay:
     error: str | None
     legal: bool
     scores: dict[str, list[int]] | None = None  # each score variable's final values, by seat
+    draw: bool = False  # the game ended in a draw
 
 
 def actions_of(trace: Trace, model: dict[str, bool | int], n: int, pass_action: int) -> list[Any]:
@@ -89,13 +91,159 @@ def replay_interpreter(program: ir.Program, n: int, actions: list[Any], params: 
             return Replay(actions, log, setup, None, UNFINISHED, False)
         w = state.machine.winners
         scores = {v.name: [state.machine.vars[v.name][q] for q in range(n)] for v in program.rules.vars.values() if v.score}
-        return Replay(actions, log, setup, sorted(w) if w is not None else None, None, True, scores)
+        return Replay(actions, log, setup, sorted(w) if w is not None else None, None, True, scores, state.machine.draw)
     except RuleError as err:
         st = err.state if err.state is not None else state
         log = st.machine.log if st is not None else []
         return Replay(actions, log, setup, None, f"{err.kind}: {err.message} (line {err.span.line})", True)
     except ValueError as err:
         return Replay(actions, state.machine.log if state else [], setup, None, f"illegal move: {err}", False)
+
+
+#: A witness whose plays make at most this many moves after their common position is short
+#: enough to lay out at a table; longer ones say why (Position.note).
+FEW_MOVES = 10
+
+
+def _node(state: State) -> tuple[Any, ...]:
+    """What a state waits for: the kind of decision, who takes it, what about, with which options."""
+    p = state.pending
+    if p is None:
+        return ("over",)
+    return (p.kind, p.player, p.label, tuple(p.options), tuple(sorted((q, tuple(o)) for q, o in p.per_player.items())))
+
+
+def _table(state: State) -> list[list[str]]:
+    rows = []
+    for line in observation(state.machine, None).splitlines():
+        head, _, rest = line.partition(": ")
+        if rest and rest != "empty":
+            rows.append([head, rest])
+    return rows
+
+
+def _moves_part(sa: State, sb: State, n: int) -> bool:
+    """Do the two states offer different moves now (the rule of first_difference: a decision with
+    one option is no choice)?"""
+    if sa.is_terminal() or sb.is_terminal():
+        return sa.is_terminal() != sb.is_terminal()
+    if not _same_node(sa, sb):
+        return forced(sa, n) is None or forced(sb, n) is None
+    if sa.is_chance_node():
+        return sorted(x for x, _ in sa.chance_outcomes()) != sorted(x for x, _ in sb.chance_outcomes())
+    who = range(n) if sa.is_simultaneous_node() else [sa.current_player()]
+    return any(sa.legal_actions(q) != sb.legal_actions(q) and (len(sa.legal_actions(q)) > 1 or len(sb.legal_actions(q)) > 1)
+               for q in who)
+
+
+def position(programs: list[ir.Program], n: int, plays: list[list[Any]], params: dict[str, Any] | None = None,
+             at_parting: bool = False) -> Position | None:
+    """The table a person lays out to see a witness: the latest point before the plays part (the
+    first decision where they offer different moves, or where their moves differ) at which both
+    tables are the same, when that is at most a few moves before the parting; otherwise the parting
+    itself, the other plays' differences listed. ``at_parting``: the witness is the parting itself
+    (different moves or views), so no move after it is shown. None when a play does not replay."""
+    try:
+        states = [Game(p, n, params).new_initial_state(log=True) for p in programs]
+    except RuleError:
+        return None
+    history: list[list[State]] = []  # the states after each common action (clones)
+    k = 0
+    try:
+        while True:
+            history.append([st.clone() for st in states])
+            if any(st.is_terminal() for st in states) or any(len(a) <= k for a in plays) or len({repr(a[k]) for a in plays}) > 1:
+                break
+            if any(_moves_part(states[0], st, n) for st in states[1:]):
+                break
+            for st, a in zip(states, plays):
+                apply(st, a[k])
+            k += 1
+    except (RuleError, ValueError):
+        pass  # the point before the failing action is the last one both share
+    parting = len(history) - 1
+
+    def same_table(i: int) -> bool:
+        return len({observation(st.machine, None) for st in history[i]}) == 1
+
+    # a position before the end: the last decision, not the table the end has already changed
+    while parting > 0 and any(st.is_terminal() for st in history[parting]):
+        parting -= 1
+    at = parting
+    if not same_table(parting):
+        equal = next((i for i in range(parting, -1, -1) if same_table(i)), None)
+        if equal is not None and parting - equal <= FEW_MOVES:
+            at = equal
+    here = history[at]
+    first = here[0]
+    table = _table(first)
+    # where the other plays' tables differ here
+    for st in here[1:]:
+        other = {row[0]: row[1] for row in _table(st)}
+        mine = {row[0]: row[1] for row in table}
+        for place in sorted(set(other) | set(mine)):
+            if other.get(place) != mine.get(place):
+                table.append([f"{place} under the other reading", other.get(place, "empty")])
+    marks = [len(st.machine.log) for st in here]
+    ends = [len(st.machine.log) for st in history[parting]] if at_parting else None
+    draws = _draws(programs[0], n, plays[0], at, params)
+    cards = _assumed_cards(first)
+    longest = (parting - at) if at_parting else max(len(a) - at for a in plays)
+    pos = Position(at, table, draws, cards, marks, longest)
+    if ends is not None:
+        pos.ends = ends
+    return pos
+
+
+def deal_position(program: ir.Program, n: int, actions: list[Any], params: dict[str, Any] | None = None) -> Position | None:
+    """The table after the deal of a one-play witness (a game that breaks a rule, a loop that
+    repeats): the moves that show it are all the moves after the deal."""
+    try:
+        state = Game(program, n, params).new_initial_state(log=True)
+        k = 0
+        while k < len(actions) and state.is_chance_node():
+            apply(state, actions[k])
+            k += 1
+    except (RuleError, ValueError):
+        return None
+    return Position(k, _table(state), _draws(program, n, actions, k, params), _assumed_cards(state), [len(state.machine.log)],
+                    len(actions) - k, where="deal")
+
+
+def _draws(program: ir.Program, n: int, actions: list[Any], k: int, params: dict[str, Any] | None) -> list[list[str]]:
+    """The components chance draws after action k, zone by zone, in the order they are drawn."""
+    rules = program.rules
+    out: dict[str, list[str]] = {}
+    try:
+        state = Game(program, n, params).new_initial_state()
+        for i, a in enumerate(actions):
+            if i >= k and state.is_chance_node():
+                zone = state.decision_label().removeprefix("draw from ")
+                out.setdefault(zone, []).append(rules.components[a].display)
+            apply(state, a)
+    except (RuleError, ValueError):
+        pass
+    return [[zone, ", ".join(names)] for zone, names in out.items()]
+
+
+def _assumed_cards(state: State) -> list[list[str]]:
+    """The components in view (not in a zone nobody sees) whose kind has data the ruleset assumes
+    or leaves unspecified, each with those values: they decide games and may not be the printed ones."""
+    m = state.machine
+    rules = m.rules
+    out: list[tuple[int, list[str]]] = []
+    for z in rules.zones.values():
+        if z.visibility == "hidden":
+            continue
+        for idx in m.zone_indexes(z):
+            for cid in sorted(m.contents[(z.name, idx)]):
+                comp = rules.components[cid]
+                kind = rules.kinds[comp.kind]
+                assumed = [a for a, pv in kind.provenance.items() if pv.kind != "given"]
+                if assumed:
+                    values = m.attr_values[cid]
+                    out.append((cid, [comp.display, "; ".join(f"{a} {show(values[a], kind.attrs[a], rules)}" for a in assumed)]))
+    return [row for _, row in sorted(out, key=lambda x: x[0])]  # in table order
 
 
 def table_situation(state: State) -> list[str]:
@@ -109,7 +257,7 @@ def table_situation(state: State) -> list[str]:
 
 
 def replay_engine(module: types.ModuleType, n: int, actions: list[Any], params: dict[str, Any] | None = None) -> tuple[list[int] | None, str | None]:
-    """Play the actions in a generated engine: (winners, error)."""
+    """Play the actions in a generated engine: (winners, error); a draw is the winners [-1]."""
     try:
         state = module.load_game({"players": n, **(params or {})}).new_initial_state()
         for a in actions:
@@ -118,8 +266,7 @@ def replay_engine(module: types.ModuleType, n: int, actions: list[Any], params: 
             apply(state, a)
         if not state.is_terminal():
             return None, UNFINISHED
-        returns = state.returns()
-        return [q for q in range(n) if returns[q] > 0], None
+        return ([-1] if state.is_draw() else list(state.winners())), None
     except module.RuleError as err:
         return None, f"{err.kind}: {err.message}"
     except ValueError as err:
@@ -144,6 +291,8 @@ def outcome_text(r: Replay) -> str:
         return f"the rules stop: {r.error}"
     if r.winners is None:
         return "no result"
+    if r.draw:
+        return "a draw"
     if not r.winners:
         return "nobody wins"
     names = ", ".join(player_name(q) for q in r.winners)
@@ -154,7 +303,7 @@ def make_play(label: str, readings: dict[str, str], r: Replay, engine: tuple[lis
     replayed = False
     if engine is not None:
         winners, error = engine
-        replayed = (error is None) == (r.error is None) and (error is not None or winners == r.winners)
+        replayed = (error is None) == (r.error is None) and (error is not None or winners == ([-1] if r.draw else r.winners))
     return Play(label, dict(sorted(readings.items())), r.actions, r.log, outcome_text(r), r.winners, replayed)
 
 
@@ -206,9 +355,7 @@ def continue_game(program: ir.Program, n: int, actions: list[Any], params: dict[
                   max_moves: int = CONTINUE_MOVES, covered: set[str] | None = None) -> list[Any]:
     """The actions as far as the game allows them, then random legal moves to the end: the other
     reading's side of a witness whose readings part at some decision."""
-    import random
-
-    rng = random.Random(seed)
+    pick = Coupled(seed)
     state = State(Game(program, n, params), covered=covered)
     out: list[Any] = []
     queue = list(actions)
@@ -216,23 +363,108 @@ def continue_game(program: ir.Program, n: int, actions: list[Any], params: dict[
         while not state.is_terminal() and len(out) < max_moves:
             a: Any = queue.pop(0) if queue else None
             if state.is_chance_node():
-                legal = [x for x, _ in state.chance_outcomes()]
-                a = a if isinstance(a, int) and a in legal else rng.choice(legal)
+                outcomes = state.chance_outcomes()
+                a = a if isinstance(a, int) and a in [x for x, _ in outcomes] else pick.chance(state.decision_label(), outcomes)
                 state.apply_action(a)
             elif state.is_simultaneous_node():
                 options = [state.legal_actions(q) for q in range(n)]
                 if not (isinstance(a, list) and all(x in o for x, o in zip(a, options))):
-                    a, queue = [rng.choice(o) for o in options], []
+                    label = state.decision_label()
+                    a, queue = [pick.choose(q, label, o) for q, o in enumerate(options)], []
                 state.apply_actions(a)
             else:
                 legal = state.legal_actions()
                 if not (isinstance(a, int) and a in legal):
-                    a, queue = rng.choice(legal), []
+                    a, queue = pick.choose(state.current_player(), state.decision_label(), legal), []
                 state.apply_action(a)
             out.append(a)
     except RuleError:
         pass
     return out
+
+
+def forced(state: State, n: int) -> Any | None:
+    """The one move a decision allows, when it allows one (a choice with a single option, or a
+    simultaneous node where every seat has a single one, passing included): no choice at all.
+    None at a chance node, at the end, or where someone has a choice."""
+    if state.is_terminal() or state.is_chance_node():
+        return None
+    if state.is_simultaneous_node():
+        options = [state.legal_actions(q) for q in range(n)]
+        return [o[0] for o in options] if all(len(o) == 1 for o in options) else None
+    legal = state.legal_actions()
+    return legal[0] if len(legal) == 1 else None
+
+
+def _same_node(sa: State, sb: State) -> bool:
+    pa, pb = sa.pending, sb.pending
+    if pa is None or pb is None:
+        return pa is pb
+    return (pa.kind, pa.player if pa.kind == "player" else -1, pa.label) == (pb.kind, pb.player if pb.kind == "player" else -1, pb.label)
+
+
+def _mapped(sa: State, sb: State, act: Any, n: int) -> Any | None:
+    """The other reading's move for the same choices at the same decision: each seat as in
+    ``act`` where that is legal there, a seat with a single option takes it; None where a choice
+    is not legal there (the games part)."""
+    if isinstance(act, list):
+        joint = []
+        for q in range(n):
+            options = sb.legal_actions(q)
+            if len(options) == 1:
+                joint.append(options[0])
+            elif act[q] in options:
+                joint.append(act[q])
+            else:
+                return None
+        return joint
+    legal = [x for x, _ in sb.chance_outcomes()] if sb.is_chance_node() else sb.legal_actions()
+    if act in legal:
+        return act
+    return legal[0] if len(legal) == 1 and not sb.is_chance_node() else None
+
+
+def follow(program: ir.Program, source: ir.Program, n: int, actions: list[Any], params: dict[str, Any] | None = None,
+           seed: int = 0, max_moves: int = 10_000) -> list[Any]:
+    """One reading's side of a game played under another (``source``, with ``actions``): the same
+    choices at the same decisions for as long as this reading allows them, its forced moves made
+    where it has them and the source's skipped where only the source has them; from where the
+    games part, coupled random moves (dsl/coupling.py) to the end."""
+    pick = Coupled(seed)
+    sa, sb = State(Game(source, n, params)), State(Game(program, n, params))
+    out: list[Any] = []
+    queue = list(actions)
+    parted = False
+    try:
+        while not sb.is_terminal() and len(out) < max_moves:
+            move: Any = None
+            if not parted and queue and not sa.is_terminal():
+                if _same_node(sa, sb):
+                    move = _mapped(sa, sb, queue[0], n)
+                    if move is not None:
+                        apply(sa, queue.pop(0))
+                elif forced(sa, n) is not None:
+                    apply(sa, queue.pop(0))  # a move only the source makes, and it is no choice
+                    continue
+                else:
+                    move = forced(sb, n)  # one only this reading makes, no choice either
+            if move is None:
+                parted = True
+                move = _random_move(sb, n, pick)
+            apply(sb, move)
+            out.append(move)
+    except (RuleError, ValueError):
+        pass
+    return out
+
+
+def _random_move(state: State, n: int, pick: Coupled) -> Any:
+    label = state.decision_label()
+    if state.is_chance_node():
+        return pick.chance(label, state.chance_outcomes())
+    if state.is_simultaneous_node():
+        return [pick.choose(q, label, state.legal_actions(q)) for q in range(n)]
+    return pick.choose(state.current_player(), label, state.legal_actions())
 
 
 def _asks(s: State) -> str:
@@ -248,33 +480,54 @@ def _asks(s: State) -> str:
 
 
 def first_difference(a: ir.Program, b: ir.Program, n: int, actions: list[Any], names: tuple[str, str], params: dict[str, Any] | None = None) -> str | None:
-    """Where the same history first offers different moves under two readings, in words. Decisions
-    are counted from the start of the game, chance draws included."""
+    """Where the same history first offers different moves under two readings, in words: a choice
+    one reading offers and the other does not, or other options at the same decision (a decision
+    with one option is no choice: a forced move one reading has and the other has not is made and
+    passed). Decisions are counted from the start of the game, chance draws included, as the
+    first reading makes them."""
     sa, sb = Game(a, n, params).new_initial_state(), Game(b, n, params).new_initial_state()
+    queue = list(actions)
+    step = 0
     try:
-        for step, act in enumerate(actions, start=1):
+        while queue:
             if sa.is_terminal() or sb.is_terminal():
+                going = sb if sa.is_terminal() else sa
+                if not going.is_terminal() and forced(going, n) is not None:
+                    apply(going, forced(going, n))
+                    continue
                 if sa.is_terminal() != sb.is_terminal():
-                    ended, going = (names[0], names[1]) if sa.is_terminal() else (names[1], names[0])
-                    return f"after decision {step - 1} the game is over under '{ended}' but goes on under '{going}'"
+                    ended, on = (names[0], names[1]) if sa.is_terminal() else (names[1], names[0])
+                    return f"after decision {step} the game is over under '{ended}' but goes on under '{on}'"
                 return None
-            if _asks(sa) != _asks(sb):
-                return f"at decision {step} the game asks for {_asks(sa)} under '{names[0]}' but {_asks(sb)} under '{names[1]}'"
+            if not _same_node(sa, sb):
+                if forced(sa, n) is not None:
+                    apply(sa, queue.pop(0))
+                    step += 1
+                    continue
+                if forced(sb, n) is not None:
+                    apply(sb, forced(sb, n))
+                    continue
+                return f"at decision {step + 1} the game asks for {_asks(sa)} under '{names[0]}' but {_asks(sb)} under '{names[1]}'"
             if sa.is_chance_node():
                 ca = sorted(x for x, _ in sa.chance_outcomes())
                 cb = sorted(x for x, _ in sb.chance_outcomes())
                 if ca != cb:
-                    return (f"at decision {step} the draw can give {_options(sa, -1, ca)} under '{names[0]}' "
+                    return (f"at decision {step + 1} the draw can give {_options(sa, -1, ca)} under '{names[0]}' "
                             f"but {_options(sb, -1, cb)} under '{names[1]}'")
             else:
                 who = range(n) if sa.is_simultaneous_node() else [sa.current_player()]
                 for q in who:
                     la, lb = sa.legal_actions(q), sb.legal_actions(q)
-                    if la != lb:
-                        return (f"at decision {step}, {player_name(q)} may choose "
+                    if la != lb and (len(la) > 1 or len(lb) > 1):
+                        return (f"at decision {step + 1}, {player_name(q)} may choose "
                                 f"{_options(sa, q, la)} under '{names[0]}' but {_options(sb, q, lb)} under '{names[1]}'")
-            for s in (sa, sb):
-                apply(s, act)
+            act = queue.pop(0)
+            other = _mapped(sa, sb, act, n)
+            if other is None:
+                return None
+            apply(sa, act)
+            apply(sb, other)
+            step += 1
     except (RuleError, ValueError):
         return None
     return None

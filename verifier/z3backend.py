@@ -36,9 +36,15 @@ NO_CONFLICT_LIMIT = 2**32 - 1
 #: Conflicts before the SAT solver's first inprocessing, for a batch's questions after its first.
 SKIP_INPROCESSING = 100_000
 
-#: The wall-clock limit, a multiple of the time limit: a guard for a machine far slower than that
-#: one, where it, not the resource limit, may stop a question (and the output may then vary).
-WALL_CLOCK_FACTOR = 4
+#: The wall-clock limit, a multiple of the time limit: only a safety net for a machine far slower
+#: or busier than that one, where it, not the resource limit, may stop a question. Then the answer
+#: could differ on another run, and the run says so (WALL_STOPS, reported by verify). Measured
+#: (benchmarks/rlimit.py): with six other jobs on the 2 cores z3 worked through 0.45 million units a
+#: second, a tenth of the idle rate, so the net is set well beyond that.
+WALL_CLOCK_FACTOR = 60
+
+#: Questions of this process the wall-clock safety net stopped (a description each).
+WALL_STOPS: list[str] = []
 
 
 @dataclass
@@ -359,7 +365,10 @@ class Session:
             return Result("sat", self._values(solver.model()))
         if r == z3.unsat:
             return Result("unsat")
-        return Result("unknown", reason=solver.reason_unknown())
+        reason = solver.reason_unknown()
+        if "timeout" in reason:  # the wall clock, not the resource limit: say so
+            WALL_STOPS.append(reason)
+        return Result("unknown", reason=reason)
 
 
 class Batch:

@@ -120,7 +120,7 @@ class Expressions(Names):
         if n in self.vars:
             v = self.vars[n]
             if self.in_init:
-                return self.err("E0302", "an initial value cannot read another variable", sp, hint="initial values are constants: literals, enum values, sets, ranges and parameters")
+                return self.err("E0302", "an initial value cannot read another variable", sp, hint="initial values are constants: literals, enum values, sets and ranges")
             self.used.add(("var", n))
             if isinstance(v.type, TRecord) and not self.record_ok:
                 return self.record_misuse(n, sp)
@@ -129,6 +129,11 @@ class Expressions(Names):
             return ir.VarRef(v.type, sp, n, None)
         if n in self.params:
             self.used.add(("param", n))
+            if self.in_init:
+                # a game may give the parameter another value (--param, load_game) after the initial
+                # values are fixed: the variable would silently keep the default's
+                return self.err("E0302", f"an initial value cannot read the parameter '{n}', whose value each game may change", sp,
+                                hint="start the variable at a constant and set it at the start of the flow")
             return ir.ParamRef(self.params[n].type, sp, n)
         if n in self.zones:
             z = self.zones[n]
@@ -342,7 +347,7 @@ class Expressions(Names):
             if n in self.vars:
                 v = self.vars[n]
                 if self.in_init:
-                    return self.err("E0302", "an initial value cannot read another variable", e.span, hint="initial values are constants: literals, enum values, sets, ranges and parameters")
+                    return self.err("E0302", "an initial value cannot read another variable", e.span, hint="initial values are constants: literals, enum values, sets and ranges")
                 self.used.add(("var", n))
                 if isinstance(v.type, TRecord) and not self.record_ok:
                     return self.record_misuse(n, e.span)

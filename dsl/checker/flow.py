@@ -41,6 +41,13 @@ class Flow(Names):
             index = self.expect(z.index, scope, info.index, f"the index of '{z.name}'")
         return z.name, index, info
 
+    def secret_param(self, s: ast.Choose | ast.ChooseEach) -> str | None:
+        """The parameter of `secret when P` (None: always or never secret, or a diagnostic)."""
+        if s.secret_if is None:
+            return None
+        name, span = s.secret_if
+        return self.bool_param(name, span, f"the secrecy of '{s.label or s.name}'")
+
     def stmt(self, s: ast.Stmt, scope: Scope) -> ir.Stmt | None:
         src = _src(s.source)
         if isinstance(s, ast.Let):
@@ -123,7 +130,7 @@ class Flow(Names):
                 self.d.error("E0301", f"players cannot choose among {tshow(elem)} values", s.options.span, hint="choices are among cards, pieces, players, enum values, booleans or ranges of non-negative numbers")
             chooser = self.expect(s.chooser, scope, PLAYER, "who chooses")
             self.bind_local(scope, s.name, elem, s.name_span)
-            return ir.Choose(s.span, src, s.name, options, chooser, s.label or s.name, s.secret, elem)
+            return ir.Choose(s.span, src, s.name, options, chooser, s.label or s.name, s.secret, elem, self.secret_param(s))
         if isinstance(s, ast.ChooseEach):
             players = self.expect(s.players, scope, TSet(PLAYER), "who chooses")
             inner = Scope(scope)
@@ -133,7 +140,7 @@ class Flow(Names):
             if not is_choosable(elem):
                 self.d.error("E0301", f"players cannot choose among {tshow(elem)} values", s.options.span, hint="choices are among cards, pieces, players, enum values, booleans or ranges of non-negative numbers")
             self.bind_local(scope, s.name, TMap(elem), s.name_span)
-            return ir.ChooseEach(s.span, src, s.name, s.pvar, players, options, s.label or s.name, s.secret, elem)
+            return ir.ChooseEach(s.span, src, s.name, s.pvar, players, options, s.label or s.name, s.secret, elem, self.secret_param(s))
         if isinstance(s, ast.If):
             cond = self.expect(s.cond, scope, BOOL, "the condition of an if")
             then = self.block(s.then, scope)
@@ -161,6 +168,8 @@ class Flow(Names):
             cond = self.expect(s.cond, scope, BOOL, "the condition of while")
             return ir.While(s.span, src, cond, self.block(s.body, scope))
         if isinstance(s, ast.End):
+            if s.winners is None:  # a draw: nobody wins, nobody loses
+                return ir.End(s.span, src, ir.Const(TSet(PLAYER), s.span, frozenset()), draw=True)
             winners = self.expect(s.winners, scope, TSet(PLAYER), "the winners")
             return ir.End(s.span, src, winners)
         if isinstance(s, ast.Say):

@@ -65,8 +65,13 @@ class Names(Types):
             self.d.error("E0405", f"players {lo}..{hi} is not a range of player counts from 1 to {MAX_PLAYERS}", g.players_span or g.span, hint="write the fewest and the most players, e.g. players 2..4 (at most 16)")
             lo, hi = max(1, min(lo, MAX_PLAYERS)), max(1, min(hi, MAX_PLAYERS))
             lo, hi = min(lo, hi), max(lo, hi)
+        returns = g.returns
+        if returns not in ir.RETURNS:
+            self.d.error("E0405", f"'returns {returns}' is not a way to end a game", g.returns_span or g.span,
+                         hint="write returns winners (1 for a winner, 0 otherwise), returns win_loss (1, -1, 0 in a draw) or returns score")
+            returns = "winners"
         return ir.GameInfo(
-            g.title, g.edition, g.language or "en", g.original, lo, hi, g.order, [s for s in (_src(s) for s in g.sources) if s]
+            g.title, g.edition, g.language or "en", g.original, lo, hi, g.order, [s for s in (_src(s) for s in g.sources) if s], returns
         )
 
     def collect_enum(self, e: ast.EnumDecl) -> None:
@@ -127,9 +132,34 @@ class Names(Types):
                 self.d.error("E0201", f"unknown card or piece type '{name}'", span, hint=self.suggest(name, self.kinds) or _listing("card and piece types", self.kinds))
                 continue
             kinds.append(name)
-        if z.visibility == "owner" and not isinstance(index, TPlayer):
+        if "owner" in (z.visibility, z.vis_if and z.vis_if.otherwise) and not isinstance(index, TPlayer):
             self.d.error("E0405", f"zone '{z.name}' is visible to its owner, but it is not indexed by player", z.span, hint=f"declare it as zone {z.name}[player]: ...")
         self.zones[z.name] = ir.ZoneInfo(z.name, index, kinds, z.visibility, z.desc, _src(z.source), z.span)
+
+    def bool_param(self, name: str, span: Span, what: str) -> str | None:
+        """The bool parameter a visibility or a secret decision depends on (None: a diagnostic)."""
+        p = self.params.get(name)
+        if p is None:
+            self.d.error("E0201", f"unknown parameter '{name}' in {what}", span, hint=self.suggest(name, self.params) or f"declare it: param {name}: bool = false")
+            return None
+        self.used.add(("param", name))
+        if not isinstance(p.type, (TBool, TError)):
+            self.d.error("E0301", f"{what} depends on '{name}', a parameter of type {tshow(p.type)}, not bool", span, hint="visibility and secrecy can depend on a bool parameter only")
+            return None
+        return name
+
+    def check_visibility_params(self, items: list[ast.Decl]) -> None:
+        """`V when P else W` of zones and variables, once the parameters are known."""
+        for i in items:
+            if isinstance(i, (ast.ZoneDecl, ast.VarDecl)) and i.vis_if is not None:
+                info = self.zones.get(i.name) if isinstance(i, ast.ZoneDecl) else self.vars.get(i.name)
+                if info is None or info.span != i.span:
+                    continue
+                if i.visibility == i.vis_if.otherwise:
+                    self.d.warning("W0601", f"'{i.name}' is {i.visibility} whatever '{i.vis_if.param}' is", i.vis_if.param_span, hint=f"write just {i.visibility}")
+                what = f"the visibility of '{i.name}'"
+                if self.bool_param(i.vis_if.param, i.vis_if.param_span, what) is not None:
+                    info.vis_if = (i.vis_if.param, i.vis_if.otherwise)
 
     def collect_param(self, p: ast.ParamDecl) -> None:
         if not self.declare(p.name, p.span, "parameter"):
@@ -151,7 +181,7 @@ class Names(Types):
         t = self.resolve_type(v.type)
         if isinstance(t, TComp):
             self.d.error("E0301", f"variable '{v.name}' cannot hold a single {tshow(t)}", v.type.span, hint=f"use a zone, or a variable of type set of {tshow(t)}")
-        if v.visibility == "owner" and not isinstance(index, TPlayer):
+        if "owner" in (v.visibility, v.vis_if and v.vis_if.otherwise) and not isinstance(index, TPlayer):
             self.d.error("E0405", f"variable '{v.name}' is visible to its owner, but it is not indexed by player", v.span, hint=f"declare it as var {v.name}[player]: … owner")
         if v.score and not (isinstance(index, TPlayer) and isinstance(t, TInt)):
             self.d.error("E0405", f"score variable '{v.name}' must be a number per player", v.span, hint=f"declare it as var {v.name}[player]: int = 0 score")

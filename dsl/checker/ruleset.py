@@ -74,6 +74,7 @@ class Checker(Definitions, Boards, Flow, Expressions):
                 if board is not None:
                     boards[board.name] = board
         outside = [o for o in (self.collect_outside(i) for i in items if isinstance(i, ast.OutsideDecl)) if o is not None]
+        self.check_visibility_params(items)
         for i in items:
             if isinstance(i, ast.DefineDecl):
                 if self.declare(i.name, i.name_span, "definition"):
@@ -107,6 +108,12 @@ class Checker(Definitions, Boards, Flow, Expressions):
             elif isinstance(i, ast.RecordDecl):
                 self.check_record_defaults(i)
 
+        if self.game is not None and self.game.returns == "score":
+            scores = [v for v in self.vars.values() if v.score]
+            if len(scores) != 1:
+                self.d.error("E0405", f"'returns score' needs exactly one score variable, and the ruleset has {len(scores)}",
+                             games[0].returns_span or games[0].span,
+                             hint="mark the one variable that is each player's return with score: var points[player]: int = 0 score")
         defs: dict[str, ir.Definition] = {}
         for name, decl in self.def_decls.items():
             defs[name] = self.check_define(decl, None)

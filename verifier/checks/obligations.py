@@ -1,0 +1,158 @@
+"""incompleteness, conflict and exhaustion: can play reach a point where no rule decides, where
+two cases disagree, or where a supply or a range runs out?
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulecheck.codegen.playout import game_seed, play
+from rulecheck.dsl.source import Span
+
+from ..conditions import (
+    Condition,
+    obligation_condition,
+    obligation_groups,
+)
+from ..context import RANDOM_MAX_STEPS, Context, _enclosing
+from ..findings import Finding
+
+#: Obligation kinds of the symbolic executor and the finding kind they become.
+OBLIGATION_KINDS = {"incomplete": "incompleteness", "conflict": "conflict", "exhaustion": "exhaustion", "range": "exhaustion"}
+
+#: Subjects of obligations that name a construct of the language, not a rule of the game.
+GENERIC_SUBJECTS = frozenset({"the", "choice", "match", "min", "max", "player"})
+
+
+#: Random games under each other reading, per player count, looking for a situation no rule
+#: settles (or a conflict, or an exhaustion) that the default readings never reach.
+OTHER_READING_GAMES = 50
+
+
+class ObligationCheck(Context):
+    """incompleteness, conflict and exhaustion: a situation no rule settles, two rules that
+    disagree, a supply or range that runs out; under the default readings by the solver, under
+    the other readings by random games."""
+
+    def check_other_readings(self) -> None:
+        """Random games (coupled, on the generated engines) under each reading one ambiguity away
+        from the default: the first game in which the rules stop at each place, replayed and
+        checked like every witness. A claim that something never happens is made for the default
+        readings; this says where another reading makes it happen (see merge_other_readings)."""
+        if self.o.random_games <= 0:
+            return
+        g = self.rules.game
+        seen: set[tuple[str, int, int]] = set()
+        for alt in self.other_readings():
+            module = self.engine(alt)
+            if module is None:
+                continue
+            under = ", ".join(f"{a}={r}" for a, r in sorted(alt.items()) if r != self.base_readings[a])
+            for n in range(g.min_players, g.max_players + 1):
+                game = module.load_game({"players": n, **self.o.params})
+                for k in range(OTHER_READING_GAMES):
+                    actions: list[Any] = []
+                    try:
+                        play(game, _Never, game_seed(0, k), RANDOM_MAX_STEPS, actions)
+                    except module.RuleError as err:
+                        key = (err.kind, err.line, err.column)
+                        if err.kind not in OBLIGATION_KINDS or key in seen:
+                            continue
+                        seen.add(key)
+                        span = Span(err.line, err.column, err.line, err.column)
+                        p, _ = self.play_actions(alt, actions, n, f"reading {under}")
+                        what = _obligation_what(err.kind, _enclosing(self.rules, span) or err.kind, "", None)
+                        self.found(OBLIGATION_KINDS[err.kind], "happens", _enclosing(self.rules, span) or err.kind, span,
+                                   witness=self.witness([p], n, f"the rules stop: {err.message}"),
+                                   what=what, situation=err.message, obligation=err.kind, players=n, under=under)
+
+
+    def check_obligations(self) -> None:
+        merged: dict[tuple[str, int, int, str], dict[str, Any]] = {}
+        for n in self.players:
+            t = self.base(n)
+            asked: list[tuple[dict[str, Any], Condition]] = []
+            for grp in obligation_groups(t):
+                key = (grp.kind, grp.span.line, grp.span.col, grp.subject)
+                entry = merged.setdefault(key, {"group": grp, "proven": [], "unknown": [], "unconfirmed": [], "witness": None})
+                if entry["witness"] is None:
+                    asked.append((entry, obligation_condition(t, grp)))
+            for (entry, _), r in zip(asked, self.solve_all([cond for _, cond in asked])):
+                if r.status == "sat":
+                    assert r.model is not None
+                    play = self.play_of(t, r.model, n, "the game")
+                    if play.outcome.startswith("the rules stop"):
+                        entry["witness"] = (n, play)
+                    else:
+                        # the solver's game plays to the end in the interpreter and the engine:
+                        # the symbolic model over-approximates here, which is rulecheck's limit
+                        entry["unconfirmed"].append(n)
+                elif r.status == "unsat":
+                    entry["proven"].append(n)
+                else:
+                    entry["unknown"].append(n)
+        for entry in merged.values():
+            grp = entry["group"]
+            kind = OBLIGATION_KINDS[grp.kind]
+            what = _obligation_what(grp.kind, grp.subject, grp.part, _enclosing(self.rules, grp.span))
+            proven = self.span_line(entry["proven"]) if entry["proven"] else None
+            facts: dict[str, Any] = {"what": what, "situation": grp.message, "obligation": grp.kind}
+            if entry["witness"] is not None:
+                n, play = entry["witness"]
+                self.found(kind, "happens", grp.subject, grp.span, witness=self.witness([play], n, f"the rules stop: {grp.message}"),
+                           players=n, **facts)
+            elif entry["unconfirmed"]:
+                self.found(kind, "coarse", grp.subject, grp.span, bound=proven, unconfirmed=self.span_line(entry["unconfirmed"]),
+                           proven=proven, **facts)
+            elif entry["unknown"]:
+                self.found(kind, "timeout", grp.subject, grp.span, bound=proven, unknown=self.span_line(entry["unknown"]),
+                           proven=proven, **facts)
+            else:
+                self.found(kind, "never", grp.subject, grp.span, bound=self.bound(f"every game of {proven}"),
+                           proven=proven, scope=self.readings_scope(), **facts)
+
+
+class _Never(Exception):
+    """play() catches the rule errors of the engine it is given; here they are wanted."""
+
+
+def merge_other_readings(findings: list[Finding], others: int, games: int) -> list[Finding]:
+    """The findings of the default readings' obligations with what random games under the other
+    readings showed: a "never happens" claim says so, or names the reading under which it happens;
+    a failure another reading shows where the default's game shows one too is dropped."""
+    under: dict[tuple[int, int], list[Finding]] = {}
+    for f in findings:
+        if f.verdict == "happens" and f.details.get("under"):
+            under.setdefault((f.span.line, f.span.col), []).append(f)
+    default_happens = {(f.span.line, f.span.col) for f in findings if f.verdict == "happens" and not f.details.get("under")}
+    default_verdict = {(f.span.line, f.span.col): f.verdict for f in findings
+                       if f.kind in ("incompleteness", "conflict", "exhaustion") and not f.details.get("under")}
+    out = []
+    for f in findings:
+        key = (f.span.line, f.span.col)
+        if f.details.get("under") and key in default_happens:
+            continue
+        if f.details.get("under"):
+            f.details["default"] = default_verdict.get(key)
+        if f.verdict == "never":
+            shown = under.get(key, [])
+            if shown:
+                f.details["other_readings"] = "it happens under " + ", ".join(x.details["under"] for x in shown) + " (see that finding)"
+                for x in shown:
+                    x.details["default_bound"] = f.bound
+            elif others:
+                f.details["other_readings"] = (f"random games under each of the {others} other readings ({games} for each player count) "
+                                               "never reach it")
+        out.append(f)
+    return out
+
+
+def _obligation_what(kind: str, subject: str, part: str = "", where: str | None = None) -> str:
+    if subject in GENERIC_SUBJECTS and where is not None:
+        subject = f"{subject}' in '{where}"
+    if kind == "conflict":
+        # a definition can have several pairs of cases: the title names the pair
+        return f"'{subject}': {part or 'two cases'} disagree"
+    if kind in ("exhaustion", "range"):
+        return f"'{subject}' runs out"
+    return f"'{subject}': no rule decides"

@@ -1,0 +1,184 @@
+"""sensitivity: does a finding about an ambiguity hold for every value of the assumed data?
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from rulecheck.dsl import ir
+from rulecheck.dsl.types import TBool, TEnum, TInt, TSet
+from rulecheck.interpreter.semantics import resolve_params
+
+from .. import terms as tm
+from ..conditions import (
+    moves_differ,
+    outcome_differs,
+)
+from ..findings import Finding
+from ..symbolic import Trace, Unsupported
+from ..witness import (
+    replay_interpreter,
+)
+from .ambiguity import AmbiguityCheck
+from .local_proofs import _moved_only
+
+#: Random tables of the unspecified data a random-play witness is replayed with (besides each
+#: column's ends), to see whether the difference depends on the data.
+SENSITIVITY_TABLES = 20
+
+
+class SensitivityCheck(AmbiguityCheck):
+    """sensitivity: does a finding about an ambiguity hold for every value of the assumed data?"""
+
+    def check_sensitivity(self) -> None:
+        """For each ambiguity finding: does it hold for every value of the assumed and
+        unspecified data, or only for the values the ruleset assumes?"""
+        if not self.symbolic:
+            return
+        names = sorted(f"{k}.{a}" for k, a in self.symbolic)
+        # a difference in what players see is one of where components go, not of the data's values
+        for f in [f for f in self.findings if f.kind == "ambiguity" and f.status in ("witness", "proven")
+                  and f.details.get("differs_in") != "information"]:
+            amb = self.rules.ambiguities[f.subject]
+            base, other = f.details["readings"]
+            alt = dict(self.base_readings)
+            alt[amb.name] = other
+            if f.status == "witness" and id(f) not in self.models:
+                # found by random play, beyond the solver's traces: the same game replayed with
+                # other tables of the unspecified data
+                res = self.sensitivity_by_replay(alt, f)
+            elif f.status == "witness":
+                assert f.witness is not None
+                n = f.witness.players
+                res = self.sensitivity_of_witness(n, alt, f)
+            else:
+                res = self.sensitivity_of_proof(amb, alt)
+            if res is None:
+                continue
+            verdict, facts = res
+            self.found("sensitivity", verdict, amb.name, amb.span, declared=amb.kind,
+                       ambiguity=amb.name, readings=[base, other], data=names, **facts)
+
+    def _attr_traces(self, n: int, alt: dict[str, str]) -> tuple[Trace, Trace]:
+        return self.free_base(n), self.trace(n, alt, attrs=self.free_data())
+
+    def sensitivity_of_witness(self, n: int, alt: dict[str, str], f: Finding) -> tuple[str, dict[str, Any]] | None:
+        try:
+            ta, tb = self._attr_traces(n, alt)
+        except Unsupported:
+            return None
+        assert f.witness is not None
+        differs = outcome_differs(ta, tb) if f.details.get("differs_in") == "outcome" else moves_differ(ta, tb)
+        # the same choices wherever the same decision arises, but any table: can the difference vanish?
+        model, taken = self.models[id(f)]
+        fixed = _fix_decisions(ta, model, taken) + _fix_decisions(tb, model, taken)
+        r = self.session(ta.constraints + tb.constraints + fixed).check(tm.not_(differs))
+        if r.status == "unsat":
+            return "any-table", {"how": "witness"}
+        if r.status == "sat":
+            assert r.model is not None
+            return "depends", {"how": "witness", "table": self.table_of(r.model)}
+        return "undecided", {"how": "witness"}
+
+    def table_of(self, model: dict[str, bool | int]) -> str:
+        """The assumed or unspecified values of a solver's model that differ from the ruleset's
+        table, in words ("Person 3: age Adult (assumed Teen)")."""
+        from rulecheck.dsl.values import show
+
+        _, values = resolve_params(self.rules, self.o.params)
+        parts = []
+        for kind, attr in sorted(self.symbolic):
+            t = self.rules.kinds[kind].attrs[attr]
+            for comp in self.rules.components_of(kind):
+                name = f"attr|{kind}|{comp.cid}|{attr}"
+                if isinstance(t, TBool):
+                    got: Any = bool(model.get(name, False))
+                elif isinstance(t, TSet) and isinstance(t.elem, TEnum):
+                    got = frozenset(k for k in range(len(self.rules.enums[t.elem.name].values)) if model.get(f"{name}|{k}"))
+                else:
+                    picked = [int(key.rsplit("|", 1)[1]) for key, v in model.items() if v is True and key.startswith(name + "|")]
+                    if len(picked) != 1:
+                        continue
+                    got = picked[0]
+                assumed = values[comp.cid][attr]
+                if got != assumed:
+                    parts.append(f"{comp.display}: {attr} {show(got, t, self.rules)} (assumed {show(assumed, t, self.rules)})")
+        return "; ".join(parts) if parts else "the assumed values"
+
+    def sensitivity_by_replay(self, alt: dict[str, str], f: Finding) -> tuple[str, dict[str, Any]] | None:
+        """A witness game replayed, both readings, with other values of the unspecified data (the
+        ones a parameter can set): each column at the ends of its domain, then random tables. A
+        table with which the readings give the same winners shows the witness depends on the
+        data; none found is no proof, and said so."""
+        assert f.witness is not None
+        # (parameter name, kind, lowest, highest) of each column a parameter can set
+        columns = [(f"{k.name}.{a}", k.name, t.lo, t.hi) for k in self.rules.kinds.values() for a, t in sorted(k.attrs.items())
+                   if k.provenance.get(a) is not None and k.provenance[a].kind == "unspecified" and isinstance(t, TInt)
+                   and t.lo is not None and t.hi is not None and f"{k.name}.{a}" not in self.o.params]
+        if not columns:
+            return None
+        rng = random.Random(0)
+        tables: list[dict[str, Any]] = []
+        for name, _, lo, hi in columns:
+            tables += [{name: lo}, {name: hi}]
+        for _ in range(SENSITIVITY_TABLES):
+            tables.append({name: {c.cid: rng.randint(lo, hi) for c in self.rules.components_of(kind)} for name, kind, lo, hi in columns})
+        n = f.witness.players
+        pa, pb = f.witness.plays
+        names = ", ".join(name for name, *_ in columns)
+        tried = 0
+        program_a, program_b = self.program(self.base_readings), self.program(alt)
+        for table in tables:
+            params = {**self.o.params, **table}
+            ra = replay_interpreter(program_a, n, pa.actions, params)
+            rb = replay_interpreter(program_b, n, pb.actions, params)
+            if not (ra.legal and rb.legal) or ra.error or rb.error or None in (ra.winners, rb.winners):
+                continue  # with these values the game goes otherwise: it says nothing
+            tried += 1
+            if ra.winners == rb.winners:
+                return "depends", {"how": "replay", "table": _describe_table(self.rules, table)}
+        return "undecided", {"how": "replay", "columns": names, "tried": tried, "tables": len(tables)}
+
+    def sensitivity_of_proof(self, amb: ir.Ambiguity, alt: dict[str, str]) -> tuple[str, dict[str, Any]] | None:
+        moved = _moved_only(amb, self.base_readings[amb.name], alt[amb.name])
+        for n in self.players:
+            if (self.alike_any_table(moved, alt, amb.name, n) if moved else self.end_any_table(amb, alt, n)):
+                continue
+            try:
+                ta, tb = self._attr_traces(n, alt)
+            except Unsupported:
+                return None
+            both = ta.constraints + tb.constraints
+            r = self.session(both).check(tm.or_(outcome_differs(ta, tb), moves_differ(ta, tb)))
+            if r.status == "sat":
+                assert r.model is not None
+                return "depends", {"how": "proof", "players": n, "table": self.table_of(r.model)}
+            if r.status == "unknown":
+                return "undecided", {"how": "proof"}
+        return "any-table", {"how": "proof"}
+
+
+def _describe_table(rules: ir.Ruleset, table: dict[str, Any]) -> str:
+    parts = []
+    for column, value in table.items():
+        if isinstance(value, dict):
+            kind = column.split(".")[0]
+            names = {c.cid: c.display for c in rules.components_of(kind)}
+            parts.append(f"{column}: " + ", ".join(f"{names[cid]} = {v}" for cid, v in sorted(value.items())))
+        else:
+            parts.append(f"every {column} = {value}")
+    return "; ".join(parts)
+
+
+def _fix_decisions(trace: Trace, model: dict[str, bool | int], taken: set[str]) -> list[tm.Term]:
+    """Constraints that make a trace choose as a witness model did, wherever the same decision
+    (the same key) arises."""
+    out: list[tm.Term] = []
+    for d in trace.decisions:
+        if d.key not in taken:
+            continue
+        chosen = [b for k, b in d.sel.items() if model.get(f"d|{d.key}|{k}") is True]
+        if chosen:
+            out.append(tm.implies(d.active, tm.and_all(chosen)))
+    return out
