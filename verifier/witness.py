@@ -218,8 +218,14 @@ def _draws(program: ir.Program, n: int, actions: list[Any], k: int, params: dict
         state = Game(program, n, params).new_initial_state()
         for i, a in enumerate(actions):
             if i >= k and state.is_chance_node():
-                zone = state.decision_label().removeprefix("draw from ")
-                out.setdefault(zone, []).append(rules.components[a].display)
+                p = state.pending
+                if p is not None and isinstance(p.stmt, ir.Observe):
+                    # a perception's error, not a draw: "off by k" under its label
+                    label, _, what = state.action_to_string(state.current_player(), a).partition(": ")
+                    out.setdefault(label, []).append(what)
+                else:
+                    zone = state.decision_label().removeprefix("draw from ")
+                    out.setdefault(zone, []).append(rules.components[a].display)
             apply(state, a)
     except (RuleError, ValueError):
         pass
