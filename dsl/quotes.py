@@ -15,7 +15,7 @@ _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "「": 
 
 #: Characters of the scripts written without spaces between words (kana, kanji, their
 #: punctuation): a space beside one is a line break or an extraction break of the rulebook's
-#: layout, not part of the text, so quotes may leave it out ("君の硬 さ は" reads "君の硬さは").
+#: layout, not part of the text, so quotes may leave it out ("手 札 を引く" reads "手札を引く").
 _UNSPACED = "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _BREAK = re.compile(rf"\s+(?=[{_UNSPACED}])|(?<=[{_UNSPACED}])\s+")
 
