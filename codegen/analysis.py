@@ -38,7 +38,7 @@ class Analysis:
             if isinstance(t, TInt):
                 return True  # an index outside the declared range
             return e.index is not None and self.can_raise(e.index)
-        if isinstance(e, ir.AttrRef):
+        if isinstance(e, (ir.AttrRef, ir.SpaceAttr)):
             return self.can_raise(e.obj)
         if isinstance(e, ir.PlaceOf):
             if e.index is None:
@@ -55,6 +55,8 @@ class Analysis:
         if isinstance(e, ir.Builtin):
             if e.op == "player" and not self.fixed_seat(e):
                 return True
+            if e.op in ("distance", "steps"):
+                return True  # no path; a negative number of steps
             return any(self.can_raise(a) for a in e.args)
         if isinstance(e, ir.Cond):
             chain = match_chain(e)
@@ -122,7 +124,9 @@ class Analysis:
         if isinstance(e, ir.Builtin):
             if e.op == "player":
                 return self.fixed_seat(e)
-            return e.op in ("seat", "size", "abs", "min", "max") and all(self.pure(a) for a in e.args)
+            return e.op in ("seat", "size", "abs", "min", "max", *ir.BOARD_BUILTINS) and all(self.pure(a) for a in e.args)
+        if isinstance(e, ir.SpaceAttr):
+            return self.pure(e.obj)  # a board is fixed data
         if isinstance(e, ir.CallDef):
             return all(self.pure(a) for a in e.args) and self.def_pure(e.name)
         if isinstance(e, ir.Unary):

@@ -42,6 +42,7 @@ class CompilerBase(ABC):
         self.resumes: dict[int, tuple[list[str], BlockRec, int]] = {}  # point -> code after it, where
         self.loop_draws: set[int] = set()  # points of draws of more than one component
         self.chance_zones: dict[int, str] = {}  # the zone each chance point draws from
+        self.observe_points: dict[int, int] = {}  # chance points of a perception's error: how far off it can be
         self.fast: list[str] = []  # apply_action's own code for those draws
         self.cont_names: dict[Cont, str] = {}  # continuations written as functions
         self.cont_memo: dict[Cont, list[str]] = {}
@@ -70,6 +71,8 @@ class CompilerBase(ABC):
         n = 0
         if isinstance(s, (ir.Draw, ir.Choose, ir.ChooseEach)):
             n = 1
+        elif isinstance(s, ir.Observe):
+            n = 1 if s.mode == "within" and s.amount > 0 else 0
         elif isinstance(s, ir.If):
             n = self.block_points(s.then) + self.block_points(s.else_)
         elif isinstance(s, (ir.ForEach, ir.Repeat, ir.RepeatUntil, ir.While)):
@@ -191,3 +194,23 @@ class CompilerBase(ABC):
     @abstractmethod
     def zone_instance(self, zone: str, index: ir.Expr | None) -> str:
         """The number of a zone instance."""
+
+    @abstractmethod
+    def point(self, kind: str, s: ir.Stmt, label: str = "", secret: bool = False, t: Type | None = None) -> int:
+        """A new decision point (decisions.py)."""
+
+    @abstractmethod
+    def suspend(self, point: int, cp: str, options: str) -> None:
+        """Wait at a decision point (decisions.py)."""
+
+    @abstractmethod
+    def show(self, t: Type | None, x: str) -> str:
+        """The text of a value, as dsl/values.show gives it (compiler.py)."""
+
+    @abstractmethod
+    def board_builtin(self, e: ir.Builtin, args: list[str]) -> tuple[str, str | None]:
+        """adjacent, neighbours, distance, steps (boards.py)."""
+
+    @abstractmethod
+    def record_builtin(self, e: ir.Builtin, args: list[str]) -> tuple[str, str | None]:
+        """length and entries of a record (boards.py)."""

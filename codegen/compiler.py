@@ -39,10 +39,11 @@ import re
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.source import Span
-from rulecheck.dsl.types import TBool, TComp, TEnum, TMap, TPlace, TPlayer, TSet, Type
+from rulecheck.dsl.types import TBool, TComp, TEnum, TMap, TPlace, TPlayer, TRecord, TSet, Type
 from rulecheck.interpreter.semantics import STEP_BUDGET
 
 from .aggregates import Aggregates
+from .boards import Boards
 from .decisions import Decisions
 from .expressions import Expressions
 from .layout import SIMPLE, BlockRec, Cont, Fn, Loc, Scope, at, py_type, rep_of, zero_of
@@ -55,7 +56,7 @@ INLINE_CONT = 40
 _STATE_LIST = {"Z": "z", "V": "v", "L": "L", "loc": "loc", "C": "C"}
 
 
-class Compiler(Statements, Decisions, Expressions, Aggregates):
+class Compiler(Statements, Decisions, Expressions, Aggregates, Boards):
     """The whole compiler: ``compile_def`` for each definition the flow calls and ``compile_flow``
     for the flow; ``engine.py`` reads the rest of what it needs from the parts' state."""
 
@@ -175,6 +176,9 @@ class Compiler(Statements, Decisions, Expressions, Aggregates):
             return f"(', '.join([{self.show(t.elem, 'e')} for e in _BITS[{x}]]) if {x} else 'none')"
         if isinstance(t, TMap):
             return f"'; '.join([_pname(i) + ': ' + {self.show(t.elem, 'e')} for i, e in enumerate({x}) if e is not None])"
+        if isinstance(t, TRecord):
+            fields = " + ', ' + ".join(self.show(ft, f"r[{k}]") for k, (_, ft) in enumerate(t.fields)) or "''"
+            return f"('; '.join([{fields} for r in {x}]) if {x} else 'none')"
         return f"str({x})"
 
     def show_fn(self, t: Type | None) -> str:

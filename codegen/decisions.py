@@ -255,6 +255,8 @@ function takes over; and the bound on the statements run between two decisions."
         for s in stmts:
             if isinstance(s, (ir.Choose, ir.End)):
                 return True
+            if isinstance(s, ir.Observe) and s.mode == "within" and s.amount > 0:
+                return True
             if isinstance(s, ir.Draw) and isinstance(s.count, ir.Const) and not isinstance(s.count.value, bool) \
                     and isinstance(s.count.value, int) and s.count.value >= 1:
                 return True

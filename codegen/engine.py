@@ -16,8 +16,9 @@ import jinja2
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.checker import MAX_RANGE
-from rulecheck.dsl.types import MAX_INT, TBool, TComp, TEnum, TInt, TPlace, TPlayer, TSet, Type
+from rulecheck.dsl.types import MAX_INT, TBool, TComp, TEnum, TInt, TPlace, TPlayer, TRecord, TSet, Type
 from rulecheck.dsl.values import choice_bounds, mask_width, num_distinct_actions, param_spec, place_table, places_chosen, show
+from rulecheck.dsl.walk import walk_stmts
 from rulecheck.interpreter.semantics import STEP_BUDGET
 
 from .bounds import length_bound
@@ -70,8 +71,9 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
             "comp": isinstance(p.type, TComp),
             "show": c.show_fn(p.type) if p.type is not None else "None",
             "line": p.span.line,
+            "offset": c.observe_points.get(k, -1),
         }
-        for p in c.points
+        for k, p in enumerate(c.points, start=1)
     ]
     unspecified = []
     for kind, attr in c.unspecified:
@@ -102,7 +104,7 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "kind_of": tuple(list(rules.kinds).index(comp.kind) for comp in rules.components),
         "nzones": layout.nzones,
         "mask_bytes": mask_bytes(rules),
-        "chance_lists": chance_lists(rules, c.chance_zones),
+        "chance_lists": chance_lists(rules, c.chance_zones, c.observe_points),
         "start_loc": tuple(layout.zone_base[rules.kinds[comp.kind].start_zone] for comp in rules.components),
         "zones": zones,
         "zone_labels": tuple(zone_labels(rules, layout)),
@@ -120,6 +122,10 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "flow": flow,
         "fast": c.fast,
         "memos": list(c.memos.values()),
+        # the runtime of boards, records and observations only where the rules have them
+        "has_board": bool(rules.boards),
+        "has_records": any(isinstance(v.type, TRecord) for v in rules.vars.values()),
+        "has_observe": any(isinstance(s, ir.Observe) for body in bodies(program) for s in walk_stmts(body)),
         "returns": ir.RETURNS[g.returns],
         "score_slots": score_slots(rules, layout),
         "length_bound": length_bound(program),
@@ -137,6 +143,9 @@ def target_entry(c: Compiler, t: ir.Target) -> dict[str, Any]:
     return {"name": t.name, "fn": f"D_{ident(name)}", "mask": mask}
 
 
+def bodies(program: ir.Program) -> list[list[ir.Stmt]]:
+    """The flow and every procedure body the program can run."""
+    return [program.rules.flow, *(p.body for p in program.procs.values() if p.body)]
 def adapter_source(kind: str) -> str:
     """The lines `rulecheck gen --adapter KIND` appends to an engine: importing the module then
     registers its OpenSpiel game (GAME_NAME, openspiel_game()) or gives its PettingZoo
@@ -151,14 +160,16 @@ def mask_bytes(rules: ir.Ruleset) -> int:
     return (mask_width(rules) + 7) // 8
 
 
-def chance_lists(rules: ir.Ruleset, zones: dict[int, str]) -> list[tuple[tuple[int, ...], str]]:
+def chance_lists(rules: ir.Ruleset, zones: dict[int, str], observed: dict[int, int] | None = None) -> list[tuple[tuple[int, ...], str]]:
     """How legal_actions lists chance outcomes: for the chance points (grouped), the members of
-    the mask read from the bytes where the components of the zone drawn from can be; the group
-    with the most points last."""
+    the mask read from the bytes where the components of the zone drawn from can be (for a
+    perception's error, the first bytes); the group with the most points last."""
     by_bytes: dict[tuple[int, int], list[int]] = {}
     for point, zone in zones.items():
         ids = [c.cid for c in rules.components if c.kind in rules.zones[zone].kinds] or [0]
         by_bytes.setdefault((min(ids) // 8, max(ids) // 8), []).append(point)
+    for point, amount in (observed or {}).items():
+        by_bytes.setdefault((0, (2 * amount) // 8), []).append(point)
     if not by_bytes:
         by_bytes[(0, 0)] = []
     groups = sorted(by_bytes.items(), key=lambda kv: (len(kv[1]), kv[0]))

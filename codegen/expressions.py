@@ -210,6 +210,10 @@ class Expressions(Tables):
         if op == "winners":
             return "max(S.w or 0, 0)", "mask"  # a draw (-1) has no winners
         args = self.ex_seq([(a, None) for a in e.args])
+        if op in ir.BOARD_BUILTINS:
+            return self.board_builtin(e, args)
+        if op in ("length", "entries"):
+            return self.record_builtin(e, args)
         if op in ("next", "prev"):
             self.uses("n")
             step = self.order if op == "next" else -self.order

@@ -51,7 +51,7 @@ that resume after a decision."""
         self.rest = rest
         after = self.block_points(rest) > 0  # does a decision follow in this block?
         name = type(s).__name__
-        if isinstance(s, (ir.Draw, ir.Choose, ir.ChooseEach, ir.If, ir.ForEach, ir.Repeat, ir.RepeatUntil, ir.While, ir.CallProc)):
+        if isinstance(s, (ir.Draw, ir.Choose, ir.ChooseEach, ir.If, ir.ForEach, ir.Repeat, ir.RepeatUntil, ir.While, ir.CallProc, ir.Observe)):
             return bool(getattr(self, "s_" + name)(s, after, rec, i))
         getattr(self, "s_" + name)(s, after)
         return not isinstance(s, ir.End)

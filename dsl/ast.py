@@ -351,6 +351,29 @@ class Ask(Stmt):
     secret: bool
 
 
+@dataclass
+class Observe(Stmt):
+    """``observe E by p [as x] [within K | than R] [label "…"]``: p learns E, exactly, within K
+    either way, or only compared with R."""
+
+    what: Expr
+    observer: Expr
+    bind: str | None
+    bind_span: Span | None
+    mode: str  # "exact", "within", "than"
+    amount: Expr | None  # within: how far off the perception can be
+    ref: Expr | None  # than: what the value is compared with
+    label: str | None
+
+
+@dataclass
+class Append(Stmt):
+    """``append {field: E, …} to R[i]``: a new last entry of a record."""
+
+    fields: list[tuple[str, Span, Expr]]
+    target: ZoneRef
+
+
 # ---- declarations -----------------------------------------------------------------------------
 
 
@@ -567,6 +590,60 @@ class TermDecl(Decl):
     term: str
     translations: list[Quote]
     meaning: str
+    source: Source | None
+    reading: str | None = None  # how the original term is read aloud (a transcription)
+
+
+@dataclass
+class LinkDecl(Node):
+    """``link a - b - c``: a path of links between spaces of a board."""
+
+    names: list[tuple[str, Span]]
+    source: Source | None
+
+
+@dataclass
+class BoardDecl(Decl):
+    """A board: named spaces (a table of their attributes) and the links between them."""
+
+    name: str
+    name_span: Span
+    label: str | None
+    clauses: list[tuple[str, str | None, Source | None, Span]]  # (given / assumed, rationale, source, span)
+    attrs: list[AttrDecl]
+    rows: list[list[Cell]]
+    row_spans: list[Span]
+    links: list[LinkDecl]
+    source: Source | None
+
+
+@dataclass
+class RecordField(Node):
+    name: str
+    type: TypeExpr
+    default: Expr | None
+
+
+@dataclass
+class RecordDecl(Decl):
+    """A record players keep: a list of entries, each with the same fields, that only grows."""
+
+    name: str
+    index: TypeExpr | None
+    fields: list[RecordField]
+    visibility: str
+    desc: str | None
+    source: Source | None
+
+
+@dataclass
+class OutsideDecl(Decl):
+    """``outside NAME "what" because "why"``: a part of the real game the formal one leaves out."""
+
+    name: str
+    name_span: Span
+    what: str
+    reason: str
     source: Source | None
 
 

@@ -99,10 +99,33 @@ BUILTINS_1 = ("next", "prev", "seat", "player", "size", "abs", "where")
 BUILTINS_2 = ("min", "max")
 
 
+#: Builtins of boards (the board is the type of their first argument): adjacent(a, b),
+#: neighbours(a), distance(a, b, via), steps(a, n, stop, via); of records: length(R), entries(R).
+BOARD_BUILTINS = ("adjacent", "neighbours", "distance", "steps")
+
+
 @dataclass(eq=False)
 class Builtin(Expr):
     op: str
     args: list[Expr]
+
+
+@dataclass(eq=False)
+class SpaceAttr(Expr):
+    """An attribute of a space of a board (``s.kind``)."""
+
+    obj: Expr
+    board: str
+    attr: str
+
+
+@dataclass(eq=False)
+class RecordField(Expr):
+    """A field of the entry at a position (from 1) of a record: ``passbook[p][i].mark``."""
+
+    record: Expr  # a VarRef of a record
+    pos: Expr
+    field: str
 
 
 @dataclass(eq=False)
@@ -316,6 +339,34 @@ class Shuffle(Stmt):
     index: Expr | None
 
 
+#: How precisely an observation tells its value: "exact"; "within" (perceived up to ``amount``
+#: off either way, the error a chance outcome); "than" (only lower, equal or higher than ``ref``).
+OBSERVE_MODES = ("exact", "within", "than")
+
+
+@dataclass(eq=False)
+class Observe(Stmt):
+    """A player learns a value: the value, a perception of it, or how it compares with another;
+    ``bind`` names what the player learnt (the value, the perceived number, or -1 / 0 / 1)."""
+
+    what: Expr
+    observer: Expr
+    bind: str | None
+    mode: str
+    amount: int
+    ref: Expr | None
+    label: str
+
+
+@dataclass(eq=False)
+class Append(Stmt):
+    """A new last entry of a record; ``values`` in the order of the record's fields."""
+
+    name: str
+    index: Expr | None
+    values: list[Expr]
+
+
 # ---- declarations -----------------------------------------------------------------------------
 
 
@@ -509,6 +560,37 @@ class Term:
     meaning: str
     source: Source | None
     span: Span
+    reading: str | None = None
+
+
+@dataclass
+class BoardInfo:
+    """A board: its spaces (the values of the enum of the same name), their attributes, and the
+    links between them (each space's neighbours, in ascending order)."""
+
+    name: str
+    label: str | None
+    spaces: list[str]
+    attrs: dict[str, Type]
+    values: list[dict[str, Value]]  # per space, by ordinal
+    links: list[tuple[int, int]]  # each link once, the smaller ordinal first
+    provenance: Provenance
+    source: Source | None
+    span: Span
+
+    def neighbours(self, space: int) -> list[int]:
+        return sorted({b for a, b in self.links if a == space} | {a for a, b in self.links if b == space})
+
+
+@dataclass
+class Outside:
+    """A part of the real game the formal one leaves out, and why."""
+
+    name: str
+    what: str
+    reason: str
+    source: Source | None
+    span: Span
 
 
 @dataclass
@@ -611,6 +693,8 @@ class Ruleset:
     questions: dict[str, Question] = field(default_factory=dict)
     targets: list[Target] = field(default_factory=list)
     edition: Edition | None = None
+    boards: dict[str, BoardInfo] = field(default_factory=dict)
+    outside: list[Outside] = field(default_factory=list)
 
     def components_of(self, kind: str | None) -> list[Component]:
         return [c for c in self.components if kind is None or c.kind == kind]

@@ -24,7 +24,7 @@ MAX_NESTING = 64
 
 TOP_KEYWORDS = (
     "game", "enum", "card", "piece", "table", "zone", "var", "param", "define", "procedure", "flow",
-    "ambiguity", "invariant", "term", "question", "target", "edition",
+    "ambiguity", "invariant", "term", "question", "target", "edition", "board", "record", "outside",
 )
 
 #: How lark's terminal names read in an error message.
@@ -678,6 +678,48 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
     def ask_lie(self, meta: Any, ch: list[Any]) -> tuple[str, Any]:
         return ("lie", ch[0])
 
+    def s_observe(self, meta: Any, ch: list[Any]) -> ast.Stmt:
+        what, observer = ch[0], ch[1]
+        bind: Token | None = None
+        mode, amount, ref, label, src = "exact", None, None, None, None
+        for o in ch[2:]:
+            if isinstance(o, tuple) and o[0] == "as":
+                bind = o[1]
+            elif isinstance(o, tuple) and o[0] in ("within", "than"):
+                if mode != "exact":
+                    self.diags.error(
+                        "E0407", "an observation has one precision: 'within' or 'than', not both", o[2],
+                        hint="write 'within K' for a value perceived up to K off, or 'than R' for a comparison with R",
+                    )
+                mode = o[0]
+                amount, ref = (o[1], ref) if o[0] == "within" else (amount, o[1])
+            elif isinstance(o, tuple) and o[0] == "label":
+                label = o[1]
+            elif isinstance(o, ast.Source):
+                src = o
+        return ast.Observe(
+            _span(meta), src, what, observer, str(bind) if bind else None, _tok_span(bind) if bind else None,
+            mode, amount, ref, label,
+        )
+
+    def obs_as(self, meta: Any, ch: list[Any]) -> tuple[str, Any]:
+        return ("as", ch[0])
+
+    def obs_within(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
+        return ("within", ch[0], _span(meta))
+
+    def obs_than(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
+        return ("than", ch[0], _span(meta))
+
+    def s_append(self, meta: Any, ch: list[Any]) -> ast.Stmt:
+        fields = [c for c in ch if isinstance(c, tuple) and c and c[0] == "field"]
+        target = next(c for c in ch if isinstance(c, ast.ZoneRef))
+        src = ch[-1] if isinstance(ch[-1], ast.Source) else None
+        return ast.Append(_span(meta), src, [(f[1], f[2], f[3]) for f in fields], target)
+
+    def field_value(self, meta: Any, ch: list[Any]) -> tuple[str, str, Span, Any]:
+        return ("field", str(ch[0]), _tok_span(ch[0]), ch[1])
+
     def zone_ref(self, meta: Any, ch: list[Any]) -> ast.ZoneRef:
         return ast.ZoneRef(_span(meta), str(ch[0]), _tok_span(ch[0]), ch[1])
 
@@ -728,11 +770,55 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
         return "at_end"
 
     def term_decl(self, meta: Any, ch: list[Any]) -> ast.TermDecl:
-        term = ch[0]
-        translations = [c for c in ch[1:] if isinstance(c, ast.Quote)]
-        rest = [c for c in ch[1:] if not isinstance(c, ast.Quote)]
+        term, reading = ch[0], ch[1]
+        translations = [c for c in ch[2:] if isinstance(c, ast.Quote)]
+        rest = [c for c in ch[2:] if not isinstance(c, ast.Quote)]
         meaning, src = rest[0], rest[1]
-        return ast.TermDecl(_span(meta), self._str(term), translations, self._str(meaning), src)
+        return ast.TermDecl(
+            _span(meta), self._str(term), translations, self._str(meaning), src, self._str(reading) if reading else None
+        )
+
+    def outside_decl(self, meta: Any, ch: list[Any]) -> ast.OutsideDecl:
+        name, what, reason, src = ch
+        return ast.OutsideDecl(_span(meta), str(name), _tok_span(name), self._str(what), self._str(reason), src)
+
+    # -- boards and records --
+    def board_decl(self, meta: Any, ch: list[Any]) -> ast.BoardDecl:
+        name, label = ch[0], ch[1]
+        items = ch[2:-1]
+        clauses = [c[1] for c in items if isinstance(c, tuple) and c[0] == "clause"]
+        attrs = [c for c in items if isinstance(c, ast.AttrDecl)]
+        rows = [c for c in items if isinstance(c, tuple) and c[0] == "row"]
+        links = [c for c in items if isinstance(c, ast.LinkDecl)]
+        return ast.BoardDecl(
+            _span(meta), str(name), _tok_span(name), self._str(label) if label else None, clauses, attrs,
+            [r[1] for r in rows], [r[2] for r in rows], links, ch[-1],
+        )
+
+    def b_given(self, meta: Any, ch: list[Any]) -> tuple[str, Any]:
+        return ("clause", ("given", None, ch[0], _span(meta)))
+
+    def b_assumed(self, meta: Any, ch: list[Any]) -> tuple[str, Any]:
+        return ("clause", ("assumed", self._str(ch[0]), None, _span(meta)))
+
+    def b_attr(self, meta: Any, ch: list[Any]) -> ast.AttrDecl:
+        return ast.AttrDecl(_tok_span(ch[0]), str(ch[0]), ch[1], ch[2])
+
+    def link_decl(self, meta: Any, ch: list[Any]) -> ast.LinkDecl:
+        names = [(str(t), _tok_span(t)) for t in ch if isinstance(t, Token)]
+        src = ch[-1] if isinstance(ch[-1], ast.Source) else None
+        return ast.LinkDecl(_span(meta), names, src)
+
+    def record_decl(self, meta: Any, ch: list[Any]) -> ast.RecordDecl:
+        name, index = ch[0], ch[1]
+        fields = [c for c in ch[2:] if isinstance(c, ast.RecordField)]
+        rest = [c for c in ch[2:] if not isinstance(c, ast.RecordField)]
+        vis = next(c for c in rest if isinstance(c, str) and c in ("public", "owner", "hidden"))
+        desc = next((c for c in rest if isinstance(c, Token) and c.type == "STRING"), None)
+        return ast.RecordDecl(_span(meta), str(name), index, fields, vis, self._str(desc) if desc else None, _sources(rest))
+
+    def record_field(self, meta: Any, ch: list[Any]) -> ast.RecordField:
+        return ast.RecordField(_tok_span(ch[0]), str(ch[0]), ch[1], ch[2])
 
     # -- questions, targets, editions --
     def question_decl(self, meta: Any, ch: list[Any]) -> ast.QuestionDecl:
@@ -940,6 +1026,7 @@ _DECL_WORDS = {
     "zone": "zone", "var": "variable", "param": "parameter", "define": "definition", "procedure": "procedure",
     "flow": "flow", "ambiguity": "ambiguity", "invariant": "invariant", "term": "term",
     "question": "question", "target": "target", "edition": "edition mapping",
+    "board": "board", "record": "record", "outside": "out-of-scope declaration",
 }
 
 #: Operators that may follow a complete expression; summarized as "an operator" in messages.

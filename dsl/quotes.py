@@ -13,11 +13,19 @@ from .walk import walk_stmts
 
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "「": '"', "」": '"'})
 
+#: Characters of the scripts written without spaces between words (kana, kanji, their
+#: punctuation): a space beside one is a line break or an extraction break of the rulebook's
+#: layout, not part of the text, so quotes may leave it out ("手 札 を引く" reads "手札を引く").
+_UNSPACED = "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_BREAK = re.compile(rf"\s+(?=[{_UNSPACED}])|(?<=[{_UNSPACED}])\s+")
+
 
 def normalize(text: str) -> str:
-    """Compare quotes loosely: Unicode compatibility forms, curly quotes, case and white space."""
+    """Compare quotes loosely: Unicode compatibility forms, curly quotes, case and white space
+    (none at all beside a kana or kanji)."""
     t = unicodedata.normalize("NFKC", text).translate(_QUOTES)
-    return re.sub(r"\s+", " ", t).strip().casefold()
+    t = re.sub(r"\s+", " ", t).strip()
+    return _BREAK.sub("", t).casefold()
 
 
 def all_sources(rules: ir.Ruleset) -> Iterator[ir.Source]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from . import ir
+from .types import TRecord
 from .walk import walk_stmts
 
 
@@ -25,6 +26,12 @@ def summarize(rules: ir.Ruleset) -> str:
     comps = ", ".join(f"{kinds[k]} {k} {rules.kinds[k].word}{'s' if kinds[k] != 1 else ''}" for k in rules.kinds if kinds[k])
     lines.append(f"  components   {comps or 'none'}")
     lines.append(f"  zones        {', '.join(z.name + ('[' + z.index.show() + ']' if z.index else '') for z in rules.zones.values())}")
+    if rules.boards:
+        boards = ", ".join(f"{b.name} ({_plural(len(b.spaces), 'space')}, {_plural(len(b.links), 'link')})" for b in rules.boards.values())
+        lines.append(f"  boards       {boards}")
+    records = [v.name for v in rules.vars.values() if isinstance(v.type, TRecord)]
+    if records:
+        lines.append(f"  records      {', '.join(records)}")
     cases = sum(len(d.cases or []) for d in rules.defs.values())
     stmts = sum(1 for _ in walk_stmts(rules.flow)) + sum(sum(1 for _ in walk_stmts(p.body)) for p in rules.procs.values() if p.body)
     lines.append(
@@ -48,6 +55,9 @@ def summarize(rules: ir.Ruleset) -> str:
             data.append(f"parameter {p.name} ({p.provenance.kind})")
     if g.players_assumed:
         data.append("the player count (assumed)")
+    for b in rules.boards.values():
+        if b.provenance.kind != "given":
+            data.append(f"board {b.name}: the layout ({b.provenance.kind})")
     lines.append(f"  assumptions  {'; '.join(data) if data else 'none: every datum is given by the rulebook'}")
     lines.append(f"  invariants   {len(rules.invariants)}: {', '.join(i.name for i in rules.invariants) or '-'}")
     if rules.questions:
@@ -58,5 +68,7 @@ def summarize(rules: ir.Ruleset) -> str:
         mapped = len(rules.edition.same)
         lines.append(f"  edition of   \"{rules.edition.game}\" ({_plural(mapped, 'name')} mapped)")
     lines.append(f"  glossary     {_plural(len(rules.terms), 'term')}")
+    if rules.outside:
+        lines.append(f"  left out     {', '.join(o.name for o in rules.outside)}")
     lines.append("  (* marks the default reading)")
     return "\n".join(lines) + "\n"

@@ -100,6 +100,21 @@ class TMap(Type):
 
 
 @dataclass(frozen=True)
+class TRecord(Type):
+    """A record: the entries written so far, each with the same fields, read by position from 1.
+    Values are tuples of entries, an entry a tuple of its field values in declaration order."""
+
+    name: str
+    fields: tuple[tuple[str, Type], ...]
+
+    def show(self) -> str:
+        return f"record {self.name}"
+
+    def field(self, name: str) -> Type | None:
+        return next((t for f, t in self.fields if f == name), None)
+
+
+@dataclass(frozen=True)
 class TAny(Type):
     """The element type of ``{}``: fits any set."""
 

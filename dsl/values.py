@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .ir import Expr, Ruleset, Value
-from .types import TBool, TComp, TEnum, TInt, TMap, TPlace, TPlayer, TSet, TText, Type
+from .types import TBool, TComp, TEnum, TInt, TMap, TPlace, TPlayer, TRecord, TSet, TText, Type
 
 
 def player_name(seat: int) -> str:
@@ -41,6 +41,11 @@ def show(value: Value, typ: Type, rules: Ruleset) -> str:
         return "; ".join(
             f"{player_name(i)}: {show(v, typ.elem, rules)}" for i, v in enumerate(value) if v is not None
         )
+    if isinstance(typ, TRecord):
+        assert isinstance(value, tuple)
+        if not value:
+            return "none"
+        return "; ".join(", ".join(show(v, t, rules) for v, (_, t) in zip(entry, typ.fields)) for entry in value)
     if isinstance(typ, (TInt, TText)):
         return str(value)
     return str(value)
@@ -123,7 +128,7 @@ def choice_bounds(rules: Ruleset) -> list[int | Expr]:
     """For every decision of the rules (every reading's too), the most options it can have: an
     int, or for a choice among numbers written with parameters the options' expression whose
     largest member bounds them (see eval_bound)."""
-    from .ir import Choose, ChooseEach
+    from .ir import Choose, ChooseEach, Observe
     from .walk import walk_stmts
 
     out: list[int | Expr] = []
@@ -133,6 +138,8 @@ def choice_bounds(rules: Ruleset) -> list[int | Expr]:
             bodies += [p.body for p in r.procs.values() if p.body]
     for body in bodies:
         for s in walk_stmts(body):
+            if isinstance(s, Observe) and s.mode == "within":
+                out.append(2 * s.amount)  # the chance outcomes of a perception's error
             if isinstance(s, (Choose, ChooseEach)):
                 t = s.type
                 if isinstance(t, TEnum):

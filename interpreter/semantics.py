@@ -16,7 +16,7 @@ from typing import Any
 from rulecheck.dsl import ir
 from rulecheck.dsl.checker.base import MAX_RANGE
 from rulecheck.dsl.source import Span
-from rulecheck.dsl.types import MAX_INT, TComp, TEnum, TInt, TPlayer, TSet, Type
+from rulecheck.dsl.types import MAX_INT, TComp, TEnum, TInt, TPlayer, TRecord, TSet, Type
 from rulecheck.dsl.values import place_number, show
 
 #: Statements a game may execute between two decisions before it is stopped as non-terminating.
@@ -135,6 +135,11 @@ class Machine:
         self.winners: frozenset[int] | None = None
         self.draw = False  # the game ended in a draw (`end draw`)
         self.error: RuleError | None = None
+        # what players learnt by observations since the last decision: (number, observer, label,
+        # what the observer learnt); the number counts every observation of the game
+        self.percepts: list[tuple[int, int, str, str]] = []
+        self.observations = 0
+        self.adjacent = {b.name: [frozenset(b.neighbours(k)) for k in range(len(b.spaces))] for b in rules.boards.values()}
 
     # ---- domains ----------------------------------------------------------------------------
 
@@ -308,6 +313,19 @@ class Machine:
                 self.say("".join(p if isinstance(p, str) else show(self.ev(p, env), p.type, self.rules) for p in s.parts))
         elif isinstance(s, ir.Shuffle):
             pass  # draws are uniformly random, so a shuffle changes nothing that can be observed
+        elif isinstance(s, ir.Observe):
+            yield from self.observe(s, env)
+        elif isinstance(s, ir.Append):
+            entry = tuple(self.ev(v, env) for v in s.values)
+            t = self.rules.vars[s.name].type
+            assert isinstance(t, TRecord)
+            for (fname, ft), v in zip(t.fields, entry):
+                self.check_range(v, ft, s.span, f"{s.name}.{fname}")
+            if s.index is None:
+                self.vars[s.name] = self.vars[s.name] + (entry,)
+            else:
+                idx = self.ev(s.index, env)
+                self.vars[s.name][idx] = self.vars[s.name][idx] + (entry,)
         else:  # pragma: no cover
             raise AssertionError(f"unknown statement {type(s).__name__}")
 
@@ -327,6 +345,33 @@ class Machine:
         env[s.bind] = value
         if self.logging:
             self.say(f"{show(chooser, TPlayer(), self.rules)} {s.label}: {show(value, s.type, self.rules)}")
+
+    def observe(self, s: ir.Observe, env: Env) -> Generator[Pending, Any, None]:
+        """A player learns a value: exactly, up to ``amount`` off (the error is a chance outcome,
+        uniform over -amount..amount: the outcome k means k - amount), or only compared with
+        ``ref`` (-1 lower, 0 the same, 1 higher)."""
+        value = self.ev(s.what, env)
+        observer = self.ev(s.observer, env)
+        if s.mode == "within":
+            learnt = value
+            if s.amount > 0:
+                self.steps = 0
+                k = yield Pending("chance", s, options=list(range(2 * s.amount + 1)), label=s.label)
+                learnt = value + k - s.amount
+            text = f"{learnt} (within {s.amount})"
+        elif s.mode == "than":
+            ref = self.ev(s.ref, env) if s.ref is not None else 0
+            learnt = (value > ref) - (value < ref)
+            text = ("lower", "the same", "higher")[learnt + 1]
+        else:
+            learnt = value
+            text = show(value, s.what.type, self.rules)
+        self.observations += 1
+        self.percepts.append((self.observations, observer, s.label, text))
+        if s.bind is not None:
+            env[s.bind] = learnt
+        if self.logging:
+            self.say(f"{show(observer, TPlayer(), self.rules)} {s.label}: {text}")
 
     def decode(self, value: Any, t: Type | None) -> Any:
         from rulecheck.dsl.types import TBool
@@ -416,6 +461,10 @@ class Machine:
             return v
         if isinstance(e, ir.Fail):
             raise RuleError(e.kind, e.message, e.span)
+        if isinstance(e, ir.SpaceAttr):
+            return self.rules.boards[e.board].values[self.ev(e.obj, env)][e.attr]
+        if isinstance(e, ir.RecordField):
+            return self.record_field(e, env)
         raise AssertionError(f"unknown expression {type(e).__name__}")  # pragma: no cover
 
     def binop(self, e: ir.BinOp, env: Env) -> Any:
@@ -465,6 +514,12 @@ class Machine:
         if op == "winners":
             return self.winners if self.winners is not None else frozenset()
         args = [self.ev(a, env) for a in e.args]
+        if op in ir.BOARD_BUILTINS:
+            return self.board_builtin(e, args)
+        if op == "length":
+            return len(args[0])
+        if op == "entries":
+            return frozenset(range(1, len(args[0]) + 1))
         if op == "next":
             return self.step_seat(args[0], 1)
         if op == "prev":
@@ -487,6 +542,30 @@ class Machine:
         if op == "max":
             return max(args)
         raise AssertionError(op)  # pragma: no cover
+
+    def board_builtin(self, e: ir.Builtin, args: list[Any]) -> Any:
+        """adjacent(a, b), neighbours(a), distance(a, b, via), steps(a, n, stop, via)."""
+        t = e.args[0].type
+        assert isinstance(t, TEnum)
+        adj = self.adjacent[t.name]
+        if e.op == "adjacent":
+            return args[1] in adj[args[0]]
+        if e.op == "neighbours":
+            return adj[args[0]]
+        if e.op == "distance":
+            return board_distance(adj, args[0], args[1], args[2], self.rules.enums[t.name].labels, e.span)
+        if args[1] < 0:
+            raise RuleError("range", f"{args[1]} steps: a number of steps is at least 0", e.span)
+        return board_steps(adj, args[0], args[1], args[2], args[3])
+
+    def record_field(self, e: ir.RecordField, env: Env) -> Any:
+        entries = self.ev(e.record, env)
+        pos = self.ev(e.pos, env)
+        t = e.record.type
+        assert isinstance(t, TRecord)
+        if not 1 <= pos <= len(entries):
+            raise RuleError("range", f"record '{t.name}' has no entry {pos}: it has {len(entries)}", e.span)
+        return entries[pos - 1][[f for f, _ in t.fields].index(e.field)]
 
     def agg(self, e: ir.Agg, env: Env) -> Any:
         coll = sorted(self.ev(e.coll, env))
@@ -609,6 +688,41 @@ def resolve_params(rules: ir.Ruleset, params: dict[str, Any] | None) -> tuple[di
             else:
                 attrs[c.cid][attr] = frozenset(cell) if spec[0] == "set" else cell
     return values, attrs
+
+
+def board_distance(adj: list[frozenset[int]], a: int, b: int, via: frozenset[int], labels: list[str], span: Span) -> int:
+    """The fewest links from a to b, every space between them in ``via`` (breadth first)."""
+    if a == b:
+        return 0
+    seen = {a}
+    frontier = [a]
+    d = 0
+    while frontier:
+        d += 1
+        nxt: list[int] = []
+        for x in frontier:
+            for y in sorted(adj[x]):
+                if y == b:
+                    return d
+                if y not in seen and y in via:
+                    seen.add(y)
+                    nxt.append(y)
+        frontier = nxt
+    raise RuleError("incomplete", f"no path leads from {labels[a]} to {labels[b]} through the spaces allowed", span)
+
+
+def board_steps(adj: list[frozenset[int]], a: int, n: int, stop: frozenset[int], via: frozenset[int]) -> frozenset[int]:
+    """The spaces n steps from a: each step goes onto a space of ``stop`` that is linked to the
+    space before, or linked to a space of ``via`` that is (a step across it)."""
+    here = frozenset({a})
+    for _ in range(n):
+        nxt: set[int] = set()
+        for x in here:
+            nxt |= adj[x] & stop
+            for g in adj[x] & via:
+                nxt |= (adj[g] & stop) - {x}
+        here = frozenset(nxt)
+    return here
 
 
 def ir_set_of_players() -> Type:

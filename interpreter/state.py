@@ -118,6 +118,7 @@ class State:
         if action not in p.options:
             raise ValueError(f"illegal action {action}")
         self._history.append(action)
+        self.machine.percepts = []  # what was learnt is shown until the next decision
         self._advance(action)
 
     def apply_actions(self, actions: list[int]) -> None:
@@ -130,6 +131,7 @@ class State:
             if actions[q] not in self.legal_actions(q):
                 raise ValueError(f"illegal action {actions[q]} for {player_name(q)}")
         self._history.append(tuple(actions))
+        self.machine.percepts = []
         self._advance(list(actions))
 
     def decision_label(self) -> str:
@@ -209,6 +211,8 @@ def replay(game: Game, history: list[int | tuple[int, ...]], log: bool = False) 
 
 
 def describe_action(rules: ir.Ruleset, p: Pending, player: int, action: int, pass_action: int) -> str:
+    if p.kind == "chance" and isinstance(p.stmt, ir.Observe):
+        return f"{p.label}: off by {action - p.stmt.amount:+d}"
     if p.kind == "chance":
         return f"draw {rules.components[action].display}"
     if p.kind == "simultaneous" and action == pass_action and player not in p.per_player:
@@ -258,7 +262,20 @@ def observation(m: Machine, player: int | None) -> str:
             value = m.vars[v.name][idx]
             if value != v.init:
                 lines.append(f"{v.name}[{show(idx, v.index, rules)}]: {show(value, v.type, rules)}")
+    lines.extend(percept_lines(m.percepts, player))
     return "\n".join(lines)
+
+
+def percept_lines(percepts: list[tuple[int, int, str, str]], player: int | None) -> list[str]:
+    """What observations since the last decision told this player: an observer learns the value,
+    the others that the observation happened (``player`` None: everything)."""
+    out = []
+    for k, who, label, text in percepts:
+        if player is None or who == player:
+            out.append(f"observation {k}: {player_name(who)} {label}: {text}")
+        else:
+            out.append(f"observation {k}: {player_name(who)} {label}")
+    return out
 
 
 def information_state(game: Game, history: list[int | tuple[int, ...]], player: int) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.source import Span
-from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TMap, TPlace, TPlayer, TSet, TText, Type
+from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TMap, TPlace, TPlayer, TRecord, TSet, TText, Type
 from rulecheck.dsl.values import show
 
 
@@ -233,6 +233,12 @@ class English:
             return f"the {self.noun(e.map)} of {self.noun(e.index)}"
         if isinstance(e, ir.Fail):
             return "nothing: no rule decides here"
+        if isinstance(e, ir.SpaceAttr):
+            if isinstance(e.obj, ir.Local):
+                return f"{e.obj.name}'s {human(e.attr)}"
+            return f"the {human(e.attr)} of {self.noun(e.obj)}"
+        if isinstance(e, ir.RecordField):
+            return f"the {human(e.field)} of entry {self.noun(e.pos)} of {self.noun(e.record)}"
         raise AssertionError(f"no English for expression {type(e).__name__}")
 
     def operand(self, e: ir.Expr, op: str = "", right: bool = True) -> str:
@@ -289,6 +295,24 @@ class English:
             return f"the smaller of {self.noun(args[0])} and {self.noun(args[1])}"
         if op == "max":
             return f"the larger of {self.noun(args[0])} and {self.noun(args[1])}"
+        return self.board_builtin(e)
+
+    def board_builtin(self, e: ir.Builtin) -> str:
+        """The builtins of boards and records."""
+        op, args = e.op, e.args
+        if op == "adjacent":
+            return f"whether {self.cond(e)}"
+        if op == "neighbours":
+            return f"the spaces linked to {self.noun(args[0])}"
+        if op == "distance":
+            return f"the fewest links from {self.noun(args[0])} to {self.noun(args[1])}, passing only through {self.noun(args[2])}"
+        if op == "steps":
+            return (f"the spaces {self.noun(args[1])} step(s) away from {self.noun(args[0])}, each step onto one of "
+                    f"{self.noun(args[2])}, directly or across one of {self.noun(args[3])}")
+        if op == "length":
+            return f"the number of entries in {self.noun(args[0])}"
+        if op == "entries":
+            return f"the positions of the entries in {self.noun(args[0])}"
         raise AssertionError(f"no English for builtin {op}")
 
     def count_of(self, x: ir.Expr) -> str:
@@ -351,6 +375,8 @@ class English:
             return "always" if e.value else "never"
         if isinstance(e, ir.Unary) and e.op == "not":
             return self.neg(e.operand)
+        if isinstance(e, ir.Builtin) and e.op == "adjacent":
+            return f"{self.noun(e.args[0])} and {self.noun(e.args[1])} are linked"
         if isinstance(e, ir.BinOp):
             if e.op in ("and", "or"):
                 parts = [self._junct(p, e.op) for p in self._flatten(e, e.op)]
@@ -630,6 +656,14 @@ class English:
             return [Line(depth, f"Tell the table: {quoted(said)}.", src)]
         if isinstance(s, ir.Shuffle):
             return [Line(depth, f"Shuffle {self.zone_phrase(s.zone, s.index)}.", src)]
+        if isinstance(s, ir.Observe):
+            return [Line(depth, self.observe(s), src)]
+        if isinstance(s, ir.Append):
+            v = self.rules.vars[s.name]
+            target = self.indexed(v.desc or f"the {human(v.name)}", v.index, s.index)
+            assert isinstance(v.type, TRecord)
+            fields = join([f"{human(f)} {self.noun(x)}" for (f, _), x in zip(v.type.fields, s.values)])
+            return [Line(depth, f"Write a new entry in {target}: {fields}.", src)]
         raise AssertionError(f"no English for statement {type(s).__name__}")
 
     def ask(self, s: ir.Ask) -> str:
@@ -670,6 +704,18 @@ class English:
         for local, common, src in e.same:
             lines.append(Line(1, f"{local.show()} here is {common.show()} there.", src))
         return Block("edition", "edition", f"An edition of {e.game}", "edition", e.span, [], lines)
+
+    def observe(self, s: ir.Observe) -> str:
+        who, what = self.who(s.observer), self.noun(s.what)
+        bind = f" (call it {s.bind})" if s.bind else ""
+        if s.mode == "within" and s.amount > 0:
+            how = f"feels {what} only roughly: the value learnt{bind} may be off by up to {s.amount} either way, at random"
+        elif s.mode == "than":
+            assert s.ref is not None
+            how = f"learns only whether {what} is lower than, the same as or higher than {self.noun(s.ref)}{bind}"
+        else:
+            how = f"learns {what}{bind}"
+        return f"{who} {how}; the others see that it happens, not what is learnt — {quoted(s.label)}."
 
     def who(self, e: ir.Expr) -> str:
         """The subject of a sentence: a bare player variable is said as "Player p"."""
@@ -866,7 +912,42 @@ class English:
         lines = [Line(0, f"A place that holds {holds}{each}.", z.source), Line(0, seen)]
         return Block(anchor("zone", z.name), "zone", heading, z.name, z.span, [], lines)
 
+    def board(self, b: ir.BoardInfo) -> Block:
+        heading = capital(b.label) if b.label else capital(human(b.name))
+        lines = [Line(0, f"A board of {len(b.spaces)} spaces joined by {len(b.links)} links.", b.source)]
+        p = b.provenance
+        if p.kind == "assumed":
+            lines.append(Line(0, f"Assumed, because the rulebook does not give the layout: the spaces and their links. Why: {p.rationale}", p.source))
+        else:
+            lines.append(Line(0, "The rulebook gives the layout.", p.source))
+        labels = self.rules.enums[b.name].labels
+        rows = [[labels[k]] + [self.value(b.values[k][a], t, quote_text=False) for a, t in b.attrs.items()]
+                + [", ".join(labels[x] for x in b.neighbours(k)) or "none"] for k in range(len(b.spaces))]
+        note = p.kind if p.kind != "given" else ""
+        table = DataTable(["space", *[human(a) for a in b.attrs], "linked to"], [note] * (len(b.attrs) + 2), rows)
+        return Block(anchor("board", b.name), "board", heading, b.name, b.span, [], lines, table)
+
+    def record(self, v: ir.VarInfo) -> Block:
+        assert isinstance(v.type, TRecord)
+        heading = capital(v.desc) if v.desc else capital(human(v.name))
+        each = f", one for each {self.noun_of(v.index)}" if v.index is not None else ""
+        fields = join([f"{human(f)} ({self.type_phrase(t)})" for f, t in v.type.fields])
+        seen = {
+            "public": "Everyone can read it.",
+            "owner": "Only the player it belongs to can read it.",
+            "hidden": "Nobody reads it during play.",
+        }.get(v.visibility, v.visibility)
+        lines = [Line(0, f"A record kept during play{each}: entries are only added, each with {fields}; at the start it is empty.", v.source),
+                 Line(0, seen)]
+        return Block(anchor("var", v.name), "record", heading, v.name, v.span, [], lines)
+
+    def outside(self, o: ir.Outside) -> Block:
+        lines = [Line(0, f"Left out of the formal game: {o.what}.", o.source), Line(0, f"Why: {o.reason}")]
+        return Block(anchor("outside", o.name), "outside", capital(o.what), o.name, o.span, [], lines)
+
     def variable(self, v: ir.VarInfo) -> Block:
+        if isinstance(v.type, TRecord):
+            return self.record(v)
         heading = capital(v.desc) if v.desc else capital(human(v.name))
         each = f", one for each {self.noun_of(v.index)}" if v.index is not None else ""
         init = "empty" if v.init == frozenset() else self.value(v.init, v.type)
@@ -932,8 +1013,9 @@ def sections(rules: ir.Ruleset) -> list[Section]:
     en = English(rules)
     out = [Section("rules-game", "The game", "What is being played, and from which rulebook.", [en.game()])]
     comp = Section("rules-components", "Components", "The cards and pieces, what is printed on them, and which data the rulebook gives.")
-    comp.blocks += [en.enum(e) for e in rules.enums.values()]
+    comp.blocks += [en.enum(e) for e in rules.enums.values() if e.name not in rules.boards]
     comp.blocks += [en.kind(k) for k in rules.kinds.values()]
+    comp.blocks += [en.board(b) for b in rules.boards.values()]
     out.append(comp)
     out.append(Section("rules-zones", "Where things are", "The places a card or piece can be, and who may look at them.",
                        [en.zone(z) for z in rules.zones.values()]))
@@ -962,6 +1044,9 @@ def sections(rules: ir.Ruleset) -> list[Section]:
     if rules.invariants:
         out.append(Section("rules-invariants", "What must always hold", "Facts that the rules imply and the verifier checks in "
                            "every reachable situation.", [en.invariant(i) for i in rules.invariants]))
+    if rules.outside:
+        out.append(Section("rules-outside", "Left out of the formal game", "Parts of the real game the rules file does not "
+                           "formalize, each with the reason.", [en.outside(o) for o in rules.outside]))
     return out
 
 

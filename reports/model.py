@@ -285,10 +285,7 @@ def build_report(
     cov = _coverage(rules, rulebook, rulebook_name) if rulebook is not None else None
     summary = _summary(rules, ordered, open_qs, assumptions, cov, simulation)
     summary.impacts = impact_counts(questions)
-    glossary = [
-        GlossaryEntry(t.term, [_translation(rules, q) for q in t.translations], t.meaning, _cited_source(rules, t.source))
-        for t in rules.terms
-    ]
+    glossary = [_glossary_entry(rules, t) for t in rules.terms]
     formal = formal_rules(rules, rules_text) if rules_text is not None else {}
     return Report(rules.game.title, rules.game.language, summary, questions, views, open_qs, assumptions, glossary,
                   english.sections(rules), cov, formal)
@@ -511,6 +508,31 @@ def _open_question(rules: ir.Ruleset, a: ir.Ambiguity) -> OpenQuestion:
     )
 
 
+def _glossary_entry(rules: ir.Ruleset, t: ir.Term) -> GlossaryEntry:
+    """A glossary term; how it is read aloud first among its other spellings (a transcription of
+    the rulebook's language in Latin letters)."""
+    spellings = [_translation(rules, q) for q in t.translations]
+    if t.reading:
+        spellings.insert(0, ("Reading", f"{rules.game.language}-Latn", t.reading))
+    return GlossaryEntry(t.term, spellings, t.meaning, _cited_source(rules, t.source))
+
+
+def _board_assumptions(rules: ir.Ruleset) -> list[AssumptionView]:
+    """A board whose layout is assumed: the question for the publisher, with the layout used."""
+    out: list[AssumptionView] = []
+    for b in rules.boards.values():
+        p = b.provenance
+        if p.kind == "given":
+            continue
+        what = b.label or english.human(b.name)
+        question = (f"What is the layout of the board ({len(b.spaces)} spaces of type '{b.name}', {what}): which spaces "
+                    "there are, what each is, and which are linked? The table below shows the layout assumed for now.")
+        table = english.English(rules).board(b).table
+        out.append(AssumptionView(english.anchor("data", b.name), p.kind, f"Board: {what}", question, p.rationale or "",
+                                  _location(rules, p.span.line, p.span.col), table, _cited_source(rules, p.source)))
+    return out
+
+
 def _assumptions(rules: ir.Ruleset) -> list[AssumptionView]:
     """Data the rulebook does not give, each as a question for the publisher with what the rules use."""
     en = english.English(rules)
@@ -550,7 +572,7 @@ def _assumptions(rules: ir.Ruleset) -> list[AssumptionView]:
             question = f"What is {what}? The rulebook does not say; it is {en.type_phrase(prm.type)}. Engines use {value} until it is known."
         out.append(AssumptionView(english.anchor("data", prm.name), prov.kind, f"Game option: {what}", question,
                                   prov.rationale or "", _location(rules, prov.span.line, prov.span.col), None, _cited_source(rules, prov.source)))
-    return out
+    return out + _board_assumptions(rules)
 
 
 def _shape(en: english.English, name: str, t: Any) -> str:

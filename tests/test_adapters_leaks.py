@@ -54,7 +54,10 @@ def projection(rules: ir.Ruleset, s: Any, player: int, private: bool, params: di
         if vis == "hidden" or (vis == "owner" and not (private and index == player)):
             continue
         variables.append((name, index, value))
-    return tuple(zones), tuple(variables)
+    # observations since the last decision (engines of rules that observe): what was learnt is the
+    # observer's private part; that the observation happened is public
+    percepts = tuple((k, who, what, text if private and who == player else None) for k, who, what, text in getattr(s, "q", ()))
+    return tuple(zones), tuple(variables), percepts
 
 
 def decision(mod: ModuleType, s: Any, action: Any, player: int, private: bool, secrets: dict[int, bool]) -> tuple[Any, ...]:

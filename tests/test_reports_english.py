@@ -73,7 +73,8 @@ define kind_of(n: int) -> int "the kind of number n" = match n {
 define leader -> player "the leader" = the(p for p in players if all(points[q] <= points[p] for q in players if q != p))
 define spread -> int "the spread" = max(points[p] for p in players) - min(points[p] for p in players) + abs(-3) + max(1, 2) + min(3, 4)
 define tally -> int = sum(t.n for t in middle) + count(t for t in pile if big(t)) + size({1, 2} + {3} - {2}) + max({4, 5})
-define neighbours(p: player) -> set of player "the players beside p" = {next(p), prev(p)}
+define beside(p: player) -> set of player "the players beside p" = {next(p), prev(p)}
+define neighbours_of(p: player) -> set of Spot "the spots beside p" = neighbours(at[p])
 define seat_one -> player = player(seat(player(1)))
 define open_tiles -> set of Tile = if num_players > 2 then {t for t in Tile if t.n in 1..3} else {}
 define any_big -> bool "some tile in the middle is big" = any(big(t) for t in middle)
@@ -85,10 +86,35 @@ question holds(q: player) "What do you hold?" source "Ask what a player holds." 
   true when a in hand[q]
 }
 
+enum Ground { road, gate }
+
+board Spot "spot of the track" {
+  assumed because "The track is only pictured."
+  ground: Ground
+  | space | label      | ground |
+  | here  | "the start" | road  |
+  | door  | "the door"  | gate  |
+  | there | "the end"   | road  |
+  link here - door - there
+}
+
+var at[player]: Spot = here "where a player stands"
+
+record notes[player] { spot: Spot, felt: int = 0 } owner "what a player notes down"
+
 procedure deal(p: player) "deal to p" source "Deal one tile each."
 {
   draw 1 from pile to hand[p] as got
   say "{p} gets {got}"
+  observe sum(t.n for t in hand[p]) by p as rough within 1 label "feels the tiles"
+  observe points[p] by p than 3 label "compares the points"
+  observe at[p] by next(p) label "looks at the spot"
+  if adjacent(at[p], door) and door in neighbours_of(p) and distance(at[p], there, Spot) > 0 and size(steps(at[p], 1, {here, there}, {door})) > 0 and at[p].ground == road {
+    append {spot: at[p], felt: rough} to notes[p]
+  }
+  if size(notes[p]) > 0 and all(notes[p][i].felt >= -1 for i in entries(notes[p])) {
+    say "noted"
+  }
 }
 
 procedure round() "one round"
@@ -150,6 +176,9 @@ invariant bounded "rounds stay small" always: rounds <= 10
 invariant someone "somebody wins" at end: size(winners) >= 1 source "Someone wins."
 
 term "tile" @ja "タイル" means "a numbered piece" source "Tiles are numbered."
+term "扉" reading "tobira" @en "door" means "the gate of the track"
+
+outside knack "the knack of feeling tiles" because "a matter of the fingers"
 """
 
 

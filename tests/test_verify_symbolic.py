@@ -38,15 +38,16 @@ import pytest
 import z3
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.loader import load_path
-from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TPlayer, TSet, TText, Type
+from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TPlayer, TRecord, TSet, TText, Type
 from rulecheck.dsl.values import num_distinct_actions
 from rulecheck.interpreter.semantics import Machine, RuleError
 from rulecheck.interpreter.state import Game, State
 from rulecheck.verifier import terms as tm
-from rulecheck.verifier.symbolic import FD, SymExec, SymMap, SymSet, Trace, Unsupported
+from rulecheck.verifier.symbolic import FD, SymExec, SymMap, SymRecord, SymSet, Trace, Unsupported
 from rulecheck.verifier.witness import actions_of, model_of_actions
 from rulecheck.verifier.z3backend import Session, Translator
 
@@ -115,6 +116,9 @@ def concrete(v: Any, ev: Evaluate) -> Any:
         return v
     if isinstance(v, SymMap):
         raise TypeError("a per-player choice is not compared")
+    if isinstance(v, SymRecord):
+        assert v.slots is not None
+        return tuple(tuple(concrete(x, ev) for x in fields) for ex, fields in v.slots if ev(ex))
     return ev(v)
 
 
@@ -126,6 +130,8 @@ def normal(v: Any, t: Type) -> Any:
         return frozenset(int(x) for x in v)
     if isinstance(t, TText):
         return v
+    if isinstance(t, TRecord):
+        return tuple(tuple(normal(x, ft) for x, (_, ft) in zip(entry, t.fields)) for entry in v)
     return int(v)
 
 
@@ -298,16 +304,29 @@ def play(data: st.DataObject, program: ir.Program, n: int) -> tuple[State, RuleE
     return state, None, broken
 
 
+def note(text: str) -> None:
+    """A hypothesis event, when a hypothesis test is running (check_played also serves plain tests)."""
+    if currently_in_test_context():
+        event(text)
+
+
 def check_game(data: st.DataObject, path: Path, n: int, z3: bool = True) -> None:
     x = explored(path, n)
-    t = x.trace
     state, error, broken = play(data, x.program, n)
+    check_played(x, state, error, broken, z3)
+
+
+def check_played(x: Explored, state: State, error: RuleError | None, broken: set[str], z3: bool = True) -> bool:
+    """The symbolic trace against one game the interpreter played (to its end, or to a rule
+    error): False when the game is longer than the trace's loop bound, so not compared."""
+    n = x.n
+    t = x.trace
     history = state.history()
     ev, used = model_of(x, history)
     model = ev.model
     if ev(t.truncated):
-        event("longer than the loop bound")
-        return  # longer than the loop bound: the trace does not cover this game
+        note("longer than the loop bound")
+        return False  # longer than the loop bound: the trace does not cover this game
     if error is None or error.kind != "exhaustion":
         assert used == len(history), f"the game made {len(history)} moves, the trace used {used}"
     if z3:  # the verifier's own inverse of actions_of agrees (slow on big traces: small games only)
@@ -317,12 +336,12 @@ def check_game(data: st.DataObject, path: Path, n: int, z3: bool = True) -> None
     broken_constraints = [i for i, c in enumerate(t.constraints) if not ev(c)]
     assert not broken_constraints, f"the game played breaks legality constraints {broken_constraints} of the trace"
     raised = sorted({o.kind for o in t.obligations if ev(o.cond)})
-    event(f"the game: {error.kind if error is not None else 'ends'}")
+    note(f"the game: {error.kind if error is not None else 'ends'}")
     if error is not None:
         assert tm.evaluate(t.stopped, model), f"the interpreter stops ({error}) but the trace goes on"
         assert error.kind in raised, f"the interpreter stops with {error.kind}, the trace's obligations that hold: {raised}"
         assert not tm.evaluate(t.ended, model), "the interpreter stops, the trace ends the game"
-        return
+        return True
     assert not raised, f"the game ends normally, but the trace's obligations {raised} hold"
     assert tm.evaluate(t.ended, model) and not tm.evaluate(t.stopped, model), "the game ends, the trace does not"
     m = state.machine
@@ -351,6 +370,7 @@ def check_game(data: st.DataObject, path: Path, n: int, z3: bool = True) -> None
     for d, args, sym in x.defs:
         value, err = concrete_eval(m, call_expr(d, args))
         agree(f"{d.name}{args} at the end", sym, ev, value, err, d.ret)
+    return True
 
 
 GAMES = [(MIXED, 2), (MIXED, 3), *((p, n) for p in SMALL for n in (2, 3) if loaded(p).game.min_players <= n <= loaded(p).game.max_players)]

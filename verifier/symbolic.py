@@ -24,7 +24,7 @@ from typing import Any
 from rulecheck.dsl import ir
 from rulecheck.dsl.checker import MAX_RANGE
 from rulecheck.dsl.source import Span
-from rulecheck.dsl.types import MAX_INT, TBool, TComp, TEnum, TInt, TMap, TPlace, TPlayer, TSet, TText, Type
+from rulecheck.dsl.types import MAX_INT, TBool, TComp, TEnum, TInt, TMap, TPlace, TPlayer, TRecord, TSet, TText, Type
 from rulecheck.dsl.values import place_number
 from rulecheck.dsl.walk import walk_exprs, walk_stmts
 
@@ -115,7 +115,25 @@ class SymMap:
     val: list[Value]
 
 
-Value = Any  # bool | int | tm.T | FD | SymSet | SymMap | str | SymText
+@dataclass(frozen=True)
+class SymRecord:
+    """A record's entries: slot i is entry i + 1, as (whether it exists, its fields in
+    declaration order); the slots that exist are a prefix. Comparisons of the length with
+    numbers are then cardinality constraints, and reading entry i where it exists needs no
+    arithmetic. ``slots`` None: a record of any length and content (a state of a game of any
+    length), which cannot be read; ``free_length`` is then its length."""
+
+    slots: tuple[tuple[Any, tuple[Any, ...]], ...] | None
+    free_length: Any = 0
+
+    @property
+    def length(self) -> Any:
+        if self.slots is None:
+            return self.free_length
+        return tm.count_true(ex for ex, _ in self.slots)
+
+
+Value = Any  # bool | int | tm.T | FD | SymSet | SymMap | SymRecord | str | SymText
 Env = ChainMap[str, Value]
 
 
@@ -289,6 +307,9 @@ def merge(c: Term, a: Value, b: Value) -> Value:
     if isinstance(a, SymMap):
         assert isinstance(b, SymMap)
         return SymMap([tm.ite(c, x, y) for x, y in zip(a.part, b.part)], [merge(c, x, y) for x, y in zip(a.val, b.val)])
+    if isinstance(a, SymRecord):
+        assert isinstance(b, SymRecord)
+        return merge_records(c, a, b)
     if isinstance(a, (str, SymText)) or isinstance(b, (str, SymText)):
         if isinstance(a, str) and a == b:
             return a
@@ -325,6 +346,9 @@ def set_eq(a: SymSet, b: SymSet) -> Term:
 
 
 def value_eq(a: Value, b: Value) -> Term:
+    if isinstance(a, SymRecord) or isinstance(b, SymRecord):
+        assert isinstance(a, SymRecord) and isinstance(b, SymRecord)
+        return records_eq(a, b)
     if isinstance(a, SymSet) or isinstance(b, SymSet):
         assert isinstance(a, SymSet) and isinstance(b, SymSet)
         return set_eq(a, b)
@@ -346,7 +370,7 @@ def value_key(v: Value) -> Any:
         return ("text", tuple((k, _tk(m)) for k, m in sorted(v.mem.items())))
     if isinstance(v, tm.T):
         return ("t", v.id)
-    if isinstance(v, SymMap):
+    if isinstance(v, (SymMap, SymRecord)):
         return ("map", id(v))
     if isinstance(v, bool):
         return ("b", v)
@@ -449,6 +473,8 @@ def _ordinals(body: list[ir.Stmt]) -> dict[int, str]:
             out[s.sid] = bump("draw")
         elif isinstance(s, (ir.Choose, ir.ChooseEach)):
             out[s.sid] = bump(f"choose:{s.label}")
+        elif isinstance(s, ir.Observe):
+            out[s.sid] = bump(f"observe:{s.label}")
         for f in ("then", "else_", "body"):
             sub = getattr(s, f, None)
             if isinstance(sub, list):
@@ -526,8 +552,9 @@ class SymExec:
             self.counts[start] = tm.add(self.counts[start], 1)
         self.vars: dict[str, Any] = {}
         for v in self.rules.vars.values():
-            init = _const_value(v.init)
+            init = SymRecord(()) if isinstance(v.type, TRecord) else _const_value(v.init)
             self.vars[v.name] = init if v.index is None else {i: init for i in self.domain(v.index)}
+        self.adjacency = {b.name: [set(b.neighbours(k)) for k in range(len(b.spaces))] for b in self.rules.boards.values()}
         self.ended: Term = False
         self.drawn: Term = False  # the game ended in a draw (`end draw`)
         self.stopped: Term = False
@@ -925,6 +952,10 @@ class SymExec:
             self.ev(s.who, env, g)
             self.no_compare -= 1
             self.settle()
+        elif isinstance(s, ir.Observe):
+            self.observe(s, env, g)
+        elif isinstance(s, ir.Append):
+            self.append(s, env, g)
         else:  # pragma: no cover
             raise AssertionError(type(s).__name__)
 
@@ -1055,6 +1086,10 @@ class SymExec:
             return SymSet({k: tm.bool_var(f"{name}|{k}") for k in self.domain(t.elem)})
         if isinstance(t, TText):
             return _free_text(sorted(self.texts), name, lemmas)
+        if isinstance(t, TRecord):
+            n = tm.int_var(f"{name}|len", 0, None)
+            lemmas.append(tm.ge(n, 0))
+            return SymRecord(None, n)
         raise Unsupported(f"any value of type {t.show()}", hint="give the variable a range or a finite type")
 
     def whole_state_checks(self, inv: ir.Invariant) -> list[tuple[list[Term], Term]] | None:
@@ -1544,6 +1579,11 @@ class SymExec:
         if isinstance(e, ir.Fail):
             self.fail(e.kind, e.span, "match", e.message, g)
             return _default_of(e.type)
+        if isinstance(e, ir.SpaceAttr):
+            board = self.rules.boards[e.board]
+            return select({k: _const_value(v[e.attr]) for k, v in enumerate(board.values)}, self.ev(e.obj, env, g))
+        if isinstance(e, ir.RecordField):
+            return self.record_field(e, env, g)
         raise AssertionError(type(e).__name__)  # pragma: no cover
 
     def make_set(self, items: list[tuple[Term, Value]], t: Type) -> SymSet:
@@ -1629,6 +1669,16 @@ class SymExec:
         if op == "winners":
             return self.winners
         args = [self.ev(a, env, g) for a in e.args]
+        if op in ir.BOARD_BUILTINS:
+            return self.board_builtin(e, args, g)
+        if op in ("length", "entries"):
+            rec = args[0]
+            assert isinstance(rec, SymRecord)
+            if op == "length":
+                return rec.length
+            if rec.slots is None:
+                raise Unsupported("the entries of a record in a state of a game of any length")
+            return SymSet({i + 1: ex for i, (ex, _) in enumerate(rec.slots)})
         if op in ("next", "prev"):
             d = 1 if self.rules.game.order == "clockwise" else -1
             step = d if op == "next" else -d
@@ -1920,6 +1970,197 @@ class SymExec:
         return out
 
 
+    # ---- boards, records, observations ------------------------------------------------------------
+
+    def board_builtin(self, e: ir.Builtin, args: list[Value], g: Term) -> Value:
+        """adjacent, neighbours, distance and steps over the board's fixed links."""
+        t = e.args[0].type
+        assert isinstance(t, TEnum)
+        adj = self.adjacency[t.name]
+        spaces = list(range(len(adj)))
+        a = as_fd(args[0], spaces)
+        if e.op == "adjacent":
+            b = as_fd(args[1], spaces)
+            return tm.or_all(tm.and_(ca, b.mem.get(y, False)) for x, ca in sorted(a.mem.items()) for y in sorted(adj[x]))
+        if e.op == "neighbours":
+            return SymSet({y: tm.or_all(ca for x, ca in sorted(a.mem.items()) if y in adj[x]) for y in spaces})
+        if e.op == "distance":
+            return self.board_distance(e, adj, a, as_fd(args[1], spaces), args[2], g)
+        n = args[1]
+        if not isinstance(n, (bool, int)):
+            raise Unsupported("a number of steps on a board that depends on the game")
+        if int(n) < 0:
+            self.fail("range", e.span, "steps", "a number of steps is at least 0", g)
+            return SymSet({})
+        stop, via = args[2], args[3]
+        assert isinstance(stop, SymSet) and isinstance(via, SymSet)
+        here: dict[int, Term] = {x: c for x, c in a.mem.items() if c is not False}
+        for _ in range(int(n)):
+            nxt: dict[int, list[Term]] = {}
+            for x, cx in sorted(here.items()):
+                for y in sorted(adj[x]):
+                    nxt.setdefault(y, []).append(tm.and_(cx, stop.member(y)))
+                    for z in sorted(adj[y] - {x}):
+                        nxt.setdefault(z, []).append(tm.and_(cx, via.member(y), stop.member(z)))
+            here = {y: tm.or_all(cs) for y, cs in sorted(nxt.items())}
+        return SymSet({y: c for y, c in sorted(here.items()) if c is not False})
+
+    def board_distance(self, e: ir.Builtin, adj: list[set[int]], a: FD, b: FD, via: SymSet, g: Term) -> Value:
+        """The fewest links from a to b through spaces of ``via``: a table when ``via`` is known,
+        otherwise the rounds of a breadth-first search as terms."""
+        from rulecheck.interpreter.semantics import RuleError, board_distance
+
+        n = len(adj)
+        if all(not isinstance(m, tm.T) for m in via.mem.values()):
+            known = frozenset(k for k, m in via.mem.items() if m is True)
+            frozen = [frozenset(x) for x in adj]
+            out: Term = 0
+            none: list[Term] = []
+            for x, cx in sorted(a.mem.items()):
+                for y, cy in sorted(b.mem.items()):
+                    both = tm.and_(cx, cy)
+                    if both is False:
+                        continue
+                    try:
+                        d = board_distance(frozen, x, y, known, [str(k) for k in range(n)], e.span)
+                    except RuleError:
+                        none.append(both)
+                        continue
+                    out = tm.ite(both, d, out)
+            self.fail("incomplete", e.span, "distance", "no path leads between the spaces through the spaces allowed", tm.and_(g, tm.or_all(none)))
+            return out
+        result: Term = 0
+        found: Term = False
+        for x, cx in sorted(a.mem.items()):
+            reach: dict[int, Term] = {x: True}  # reached within k links, every space between in via
+            dist: Term = 0
+            got: Term = b.mem.get(x, False)  # a == b: distance 0
+            for k in range(1, n):
+                nxt = dict(reach)
+                for w, cw in sorted(reach.items()):
+                    through = cw if w == x else tm.and_(cw, via.member(w))
+                    for z in sorted(adj[w]):
+                        nxt[z] = tm.or_(nxt.get(z, False), through)
+                now = tm.or_all(tm.and_(cy, nxt.get(y, False)) for y, cy in sorted(b.mem.items()))
+                dist = tm.ite(tm.and_(tm.not_(got), now), k, dist)
+                got = tm.or_(got, now)
+                reach = nxt
+            result = tm.ite(cx, dist, result)
+            found = tm.or_(found, tm.and_(cx, got))
+        self.fail("incomplete", e.span, "distance", "no path leads between the spaces through the spaces allowed", tm.and_(g, tm.not_(found)))
+        return result
+
+    def record_field(self, e: ir.RecordField, env: Env, g: Term) -> Value:
+        rec = self.ev(e.record, env, g)
+        pos = as_int(self.ev(e.pos, env, g))
+        assert isinstance(rec, SymRecord)
+        t = e.record.type
+        assert isinstance(t, TRecord)
+        if rec.slots is None:
+            raise Unsupported("the entries of a record in a state of a game of any length")
+        k = [f for f, _ in t.fields].index(e.field)
+        if isinstance(pos, int):
+            if not 1 <= pos <= len(rec.slots):
+                self.fail("range", e.span, t.name, f"record '{t.name}' has no entry there", g)
+                return _default_of(t.fields[k][1])
+            exists, fields = rec.slots[pos - 1]
+            self.fail("range", e.span, t.name, f"record '{t.name}' has no entry there", tm.and_(g, tm.not_(exists)))
+            return fields[k]
+        there = tm.or_all(tm.and_(tm.eq(pos, i + 1), ex) for i, (ex, _) in enumerate(rec.slots))
+        self.fail("range", e.span, t.name, f"record '{t.name}' has no entry there", tm.and_(g, tm.not_(there)))
+        if not rec.slots:
+            return _default_of(t.fields[k][1])
+        out: Value = rec.slots[-1][1][k]
+        for i in range(len(rec.slots) - 2, -1, -1):
+            out = merge(tm.eq(pos, i + 1), rec.slots[i][1][k], out)
+        return out
+
+    def append(self, s: ir.Append, env: Env, g: Term) -> None:
+        values = [self.ev(v, env, g) for v in s.values]
+        idx = self.ev(s.index, env, g) if s.index is not None else None
+        t = self.rules.vars[s.name].type
+        assert isinstance(t, TRecord)
+        for (fname, ft), v in zip(t.fields, values):
+            self.check_range(v, ft, s.span, f"{s.name}.{fname}", tm.and_(g, tm.not_(tm.or_all(self.errs or []))))
+        ok = tm.and_(g, self.settle())
+        entry = tuple(values)
+        if idx is None:
+            self.vars[s.name] = append_record(self.vars[s.name], ok, entry)
+        else:
+            table = self.vars[s.name]
+            f = as_fd(idx, sorted(table))
+            for k, c in f.mem.items():
+                if k in table:
+                    table[k] = append_record(table[k], tm.and_(ok, c), entry)
+        self.var_ver[s.name] = next(self.fresh)
+        self.version += 1
+
+    def observe(self, s: ir.Observe, env: Env, g: Term) -> None:
+        """What the observer learns is bound; the error of a perception is a chance decision."""
+        value = self.ev(s.what, env, g)
+        self.ev(s.observer, env, g)
+        ref = self.ev(s.ref, env, g) if s.ref is not None else None
+        ok = tm.and_(g, self.settle())
+        learnt: Value = value
+        if s.mode == "than":
+            x, r = as_int(value), as_int(ref)
+            learnt = tm.ite(tm.lt(x, r), -1, tm.ite(tm.eq(x, r), 0, 1))
+        elif s.mode == "within" and s.amount > 0:
+            live = self.live(ok)
+            if live is not False:
+                self.check_always_invariants(live)
+            options = SymSet(dict.fromkeys(range(2 * s.amount + 1), True))
+            d = self.new_decision(s, "chance", live, -1, options, None)
+            learnt = tm.add(as_int(value), tm.sub(as_int(d.value), s.amount))
+        if s.bind is not None:
+            env[s.bind] = learnt
+
+
+def merge_records(c: Term, a: SymRecord, b: SymRecord) -> SymRecord:
+    """if c then a else b for records, slot by slot (a missing slot does not exist)."""
+    if a.slots is None or b.slots is None:
+        raise Unsupported("a record in a state of a game of any length")
+    n = max(len(a.slots), len(b.slots))
+    fill = (a.slots or b.slots)[0][1] if (a.slots or b.slots) else ()
+    pad_a = a.slots + ((False, fill),) * (n - len(a.slots))
+    pad_b = b.slots + ((False, fill),) * (n - len(b.slots))
+    return SymRecord(tuple((tm.ite(c, xa, xb), tuple(merge(c, x, y) for x, y in zip(fa, fb)))
+                           for (xa, fa), (xb, fb) in zip(pad_a, pad_b)))
+
+
+def append_record(rec: SymRecord, cond: Term, entry: tuple[Value, ...]) -> SymRecord:
+    """The record with ``entry`` after its last entry, where ``cond`` holds: in the first slot
+    that does not exist yet."""
+    if cond is False:
+        return rec
+    if rec.slots is None:
+        raise Unsupported("a record in a state of a game of any length")
+    out: list[tuple[Term, tuple[Value, ...]]] = []
+    before: Term = True  # the slot before exists
+    for ex, fields in [*rec.slots, (False, entry)]:
+        here = tm.and_(cond, tm.not_(ex), before)
+        out.append((tm.or_(ex, here), tuple(merge(here, x, y) for x, y in zip(entry, fields))))
+        before = ex
+    while out and out[-1][0] is False:
+        out.pop()  # a slot no game fills
+    return SymRecord(tuple(out))
+
+
+def records_eq(a: SymRecord, b: SymRecord) -> Term:
+    """The same entries: the same slots exist, and each that does holds the same fields."""
+    if a.slots is None or b.slots is None:
+        raise Unsupported("a record in a state of a game of any length")
+    parts: list[Term] = []
+    n = max(len(a.slots), len(b.slots))
+    for i in range(n):
+        xa, fa = a.slots[i] if i < len(a.slots) else (False, ())
+        xb, fb = b.slots[i] if i < len(b.slots) else (False, ())
+        parts.append(tm.eq(xa, xb))
+        if fa and fb:
+            parts.append(tm.implies(xa, tm.and_all(value_eq(x, y) for x, y in zip(fa, fb))))
+    return tm.and_all(parts)
+
+
 def _differing(a: dict[int, Term], b: dict[int, Term]) -> set[int]:
     """The zones where two locations of a component are not the same term."""
     return {z for z in {*a, *b} if a.get(z, False) is not b.get(z, False)}
@@ -1959,6 +2200,18 @@ def _abstract(v: Value, t: Type, name: str, lemmas: list[Term]) -> Value:
     """A free value of the same shape as v (v itself when it is a constant)."""
     if isinstance(v, SymText):
         return _free_text(sorted(v.mem), name, lemmas)
+    if isinstance(v, SymRecord):
+        assert isinstance(t, TRecord)
+        if v.slots is None or all(isinstance(x, (bool, int, str)) for ex, fields in v.slots for x in (ex, *fields)):
+            return v
+        slots: list[tuple[Term, tuple[Value, ...]]] = []
+        for i, (ex, fields) in enumerate(v.slots):
+            free_ex = tm.bool_var(f"{name}|{i}|exists") if isinstance(ex, tm.T) else ex
+            if i > 0:
+                lemmas.append(tm.implies(free_ex, slots[-1][0]))  # the entries are a prefix
+            slots.append((free_ex, tuple(_abstract(x, ft, f"{name}|{i}|{f}", lemmas) if isinstance(x, (tm.T, FD)) else x
+                                         for x, (f, ft) in zip(fields, t.fields))))
+        return SymRecord(tuple(slots))
     if isinstance(v, SymSet):
         if all(not isinstance(m, tm.T) for m in v.mem.values()):
             return v

@@ -167,7 +167,17 @@ def read_english(text: str) -> list[Phrase]:
             continue
         op = _en_op(re.sub(r"\s+", " ", m.group("w").lower()), _EN_SUFFIX)
         found.append(Phrase("en", op, _int(m.group("num")), m.start(), m.end(), m.group(0)))
+    found += read_plus_minus(text, "en")
     return _drop_overlaps(found)
+
+
+_PLUS_MINUS_RE = re.compile(rf"(?:±|\+/?-)\s*(?P<num>[{_DIGITS}]+)(?![{_DIGITS}.．])")
+
+
+def read_plus_minus(text: str, lang: str) -> list[Phrase]:
+    """"±N", a difference of at most N either way, in any language: a difference compared with
+    N (``abs(a - b) <= N``)."""
+    return [Phrase(lang, "<=", _int(m.group("num")), m.start(), m.end(), m.group(0)) for m in _PLUS_MINUS_RE.finditer(text)]
 
 
 # -- Japanese --
@@ -279,6 +289,7 @@ def read_japanese(text: str) -> list[Phrase]:
         if rest.startswith("時") and not rest.startswith("時間"):
             continue  # ちょうど5時: a clock time
         found.append(Phrase("ja", "==", n, m.start(), m.end(), m.group(0)))
+    found += read_plus_minus(text, "ja")
     return _drop_overlaps(found)
 
 

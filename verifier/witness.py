@@ -88,7 +88,7 @@ def replay_interpreter(program: ir.Program, n: int, actions: list[Any], params: 
             setup = table_situation(state)
         log = state.machine.log
         if not state.is_terminal():
-            return Replay(actions, log, setup, None, "the witness stops before the game ends", False)
+            return Replay(actions, log, setup, None, UNFINISHED, False)
         w = state.machine.winners
         scores = {v.name: [state.machine.vars[v.name][q] for q in range(n)] for v in program.rules.vars.values() if v.score}
         return Replay(actions, log, setup, sorted(w) if w is not None else None, None, True, scores, state.machine.draw)
@@ -218,8 +218,14 @@ def _draws(program: ir.Program, n: int, actions: list[Any], k: int, params: dict
         state = Game(program, n, params).new_initial_state()
         for i, a in enumerate(actions):
             if i >= k and state.is_chance_node():
-                zone = state.decision_label().removeprefix("draw from ")
-                out.setdefault(zone, []).append(rules.components[a].display)
+                p = state.pending
+                if p is not None and isinstance(p.stmt, ir.Observe):
+                    # a perception's error, not a draw: "off by k" under its label
+                    label, _, what = state.action_to_string(state.current_player(), a).partition(": ")
+                    out.setdefault(label, []).append(what)
+                else:
+                    zone = state.decision_label().removeprefix("draw from ")
+                    out.setdefault(zone, []).append(rules.components[a].display)
             apply(state, a)
     except (RuleError, ValueError):
         pass
@@ -265,7 +271,7 @@ def replay_engine(module: types.ModuleType, n: int, actions: list[Any], params: 
                 return None, "the game ended before the witness did"
             apply(state, a)
         if not state.is_terminal():
-            return None, "the witness stops before the game ends"
+            return None, UNFINISHED
         return ([-1] if state.is_draw() else list(state.winners())), None
     except module.RuleError as err:
         return None, f"{err.kind}: {err.message}"
@@ -285,6 +291,8 @@ def observe_engine(module: types.ModuleType, n: int, actions: list[Any], player:
 
 
 def outcome_text(r: Replay) -> str:
+    if r.error == UNFINISHED:
+        return f"the game goes on: no end within {CONTINUE_MOVES:,} moves"
     if r.error is not None:
         return f"the rules stop: {r.error}"
     if r.winners is None:
@@ -343,8 +351,14 @@ def model_of_actions(trace: Trace, actions: list[Any]) -> dict[str, bool | int]:
     return model
 
 
+#: Moves after which a game continued with random moves is cut (a game that may go on for ever).
+CONTINUE_MOVES = 10_000
+#: What a replay says of a game whose actions run out before its end.
+UNFINISHED = "the witness stops before the game ends"
+
+
 def continue_game(program: ir.Program, n: int, actions: list[Any], params: dict[str, Any] | None = None, seed: int = 0,
-                  max_moves: int = 10_000, covered: set[str] | None = None) -> list[Any]:
+                  max_moves: int = CONTINUE_MOVES, covered: set[str] | None = None) -> list[Any]:
     """The actions as far as the game allows them, then random legal moves to the end: the other
     reading's side of a witness whose readings part at some decision."""
     pick = Coupled(seed)

@@ -100,6 +100,13 @@ class CheckerBase(ABC):
         self.all_of: dict[str, frozenset[int]] = {}  # a card type's components, an enum's values, by name
         self.question_decls: dict[str, ast.QuestionDecl] = {}
         self.question_sigs: dict[str, tuple[list[tuple[str, Type]], Type]] = {}  # formals, answer type
+        # boards and records (boards.py)
+        self.board_names: set[str] = set()
+        self.boards_ast: dict[str, ast.BoardDecl] = {}
+        self.board_attr_types: dict[tuple[str, str], Type] = {}
+        self.record_decls: dict[str, ast.RecordDecl] = {}
+        self.record_defaults: dict[tuple[str, str], ir.Expr] = {}
+        self.record_ok = False  # a record may be named here (the argument of size or entries, a field's base)
 
     # ---- helpers -----------------------------------------------------------------------------------
 
@@ -145,3 +152,35 @@ class CheckerBase(ABC):
     @abstractmethod
     def place_call(self, e: ast.Call, scope: Scope) -> ir.Expr | None:
         """The IR of where(c) or place(Z), or None for another call (knowledge.py)."""
+
+    @abstractmethod
+    def board_of(self, t: Type) -> str | None:
+        """The board whose spaces are values of type ``t``, if any (boards.py)."""
+
+    @abstractmethod
+    def board_call(self, e: ast.Call, scope: Scope) -> ir.Expr:
+        """adjacent, neighbours, distance or steps (boards.py)."""
+
+    @abstractmethod
+    def space_attr(self, obj: ir.Expr, e: ast.Attr) -> ir.Expr:
+        """An attribute of a space (boards.py)."""
+
+    @abstractmethod
+    def record_call(self, e: ast.Call, scope: Scope) -> ir.Expr | None:
+        """size or entries of a record, None when the argument is no record (boards.py)."""
+
+    @abstractmethod
+    def record_field(self, e: ast.Attr, scope: Scope) -> ir.Expr | None:
+        """A field of an entry of a record, None when ``e`` reads no record (boards.py)."""
+
+    @abstractmethod
+    def record_misuse(self, name: str, span: Span) -> ir.Expr:
+        """The error for a record named where a value is needed (boards.py)."""
+
+    @abstractmethod
+    def append_stmt(self, s: ast.Append, scope: Scope) -> ir.Stmt | None:
+        """The IR of an append statement (boards.py)."""
+
+    @abstractmethod
+    def observe_stmt(self, s: ast.Observe, scope: Scope) -> ir.Stmt:
+        """The IR of an observe statement (boards.py)."""

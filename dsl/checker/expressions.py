@@ -7,7 +7,27 @@ from __future__ import annotations
 
 from .. import ast, ir
 from ..source import Span
-from ..types import ANY, BOOL, ERROR, INT, MAX_INT, PLAYER, TEXT, TAny, TComp, TEnum, TError, TInt, TMap, TSet, TText, Type, fits, join
+from ..types import (
+    ANY,
+    BOOL,
+    ERROR,
+    INT,
+    MAX_INT,
+    PLAYER,
+    TEXT,
+    TAny,
+    TComp,
+    TEnum,
+    TError,
+    TInt,
+    TMap,
+    TRecord,
+    TSet,
+    TText,
+    Type,
+    fits,
+    join,
+)
 from .base import BUILTIN_USE, MAX_PLAYERS, MAX_RANGE, Scope
 from .names import Names
 from .types import const_value, tshow, type_hint, zone_elem
@@ -122,6 +142,8 @@ class Expressions(Names):
             if self.in_init:
                 return self.err("E0302", "an initial value cannot read another variable", sp, hint="initial values are constants: literals, enum values, sets and ranges")
             self.used.add(("var", n))
+            if isinstance(v.type, TRecord) and not self.record_ok:
+                return self.record_misuse(n, sp)
             if v.index is not None:
                 return self.err("E0303", f"variable '{n}' is one value per {tshow(v.index)}; say which", sp, hint=f"write {n}[…]")
             return ir.VarRef(v.type, sp, n, None)
@@ -159,7 +181,7 @@ class Expressions(Names):
             if len(owners) > 1:
                 return self.err(
                     "E0203", f"'{n}' is a value of several enums: {', '.join(o for o, _ in owners)}", sp,
-                    hint=f"write {owners[0][0]}.{n}",
+                    hint="write " + " or ".join(f"{o}.{n}" for o, _ in owners),
                 )
             enum, idx = owners[0]
             self.used.add(("enum", enum))
@@ -263,6 +285,16 @@ class Expressions(Names):
         placed = self.place_call(e, scope)
         if placed is not None:
             return placed
+        if n in ir.BOARD_BUILTINS and scope.lookup(n) is None:
+            return self.board_call(e, scope)
+        if n in ("size", "count", "entries"):
+            rec = self.record_call(e, scope)
+            if rec is not None:
+                return rec
+        if n == "entries":
+            for a in e.args:
+                self.expr(a, scope)
+            return self.err("E0408", "'entries' takes one record", e.name_span, hint="entries(R[…]) is the set of the positions of R's entries, from 1")
         if n in ("size", "count"):
             if len(e.args) != 1:
                 for a in e.args:
@@ -304,7 +336,7 @@ class Expressions(Names):
             return self.err("E0203", f"'{n}' is a procedure: it is a step of the game, not a value", e.name_span, hint=f"run it as a step on its own line: {n}(…)")
         return self.err(
             "E0201", f"unknown definition '{n}'", e.name_span,
-            hint=self.suggest(n, [*list(self.def_sigs), "size", "count", "min", "max", "next", "prev", "seat", "player", "abs", "where", "place"])
+            hint=self.suggest(n, [*list(self.def_sigs), "size", "count", "min", "max", "next", "prev", "seat", "player", "abs", "where", "place", *ir.BOARD_BUILTINS, "entries"])
             or f"declare it: define {n}(…) -> type = …",
         )
 
@@ -315,9 +347,14 @@ class Expressions(Names):
             if e.name not in enum.values:
                 return self.err("E0205", f"'{e.name}' is not a value of {enum.name}", e.name_span, hint=self.suggest(e.name, enum.values) or "values: " + ", ".join(enum.values))
             return ir.Const(TEnum(enum.name), e.span, enum.values.index(e.name))
+        field = self.record_field(e, scope)
+        if field is not None:
+            return field
         obj = self.expr(e.obj, scope)
         if isinstance(obj.type, TError):
             return obj
+        if self.board_of(obj.type) is not None:
+            return self.space_attr(obj, e)
         if not isinstance(obj.type, TComp):
             return self.err("E0205", f"{tshow(obj.type)} has no attribute '{e.name}'", e.name_span, hint="attributes belong to cards and pieces")
         if obj.type.kind is None:
@@ -341,6 +378,8 @@ class Expressions(Names):
                 if self.in_init:
                     return self.err("E0302", "an initial value cannot read another variable", e.span, hint="initial values are constants: literals, enum values, sets and ranges")
                 self.used.add(("var", n))
+                if isinstance(v.type, TRecord) and not self.record_ok:
+                    return self.record_misuse(n, e.span)
                 if v.index is None:
                     return self.err("E0303", f"variable '{n}' takes no index", e.index.span, hint=f"write {n} without […]")
                 idx = self.expect(e.index, scope, v.index, f"the index of '{n}'")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from .. import ast, ir
 from ..parser import parse_expr_text
 from ..source import Span
-from ..types import BOOL, INT, PLAYER, TAny, TComp, TError, TInt, TMap, TPlayer, TSet, is_choosable
+from ..types import BOOL, INT, PLAYER, TAny, TComp, TError, TInt, TMap, TPlayer, TRecord, TSet, is_choosable
 from .base import Scope, _listing, _src
 from .names import Names
 from .types import const_value, tshow
@@ -71,6 +71,10 @@ class Flow(Names):
                 value = self.expect(s.value, scope, local.type, f"the new value of '{s.name}'")
                 return ir.Assign(s.span, src, s.name, True, None, value, local.type)
             var = self.vars.get(s.name)
+            if var is not None and isinstance(var.type, TRecord):
+                self.d.error("E0408", f"record '{s.name}' only grows: write its entries with append", s.name_span,
+                             hint=f"append {{field: …}} to {s.name}[…]")
+                return None
             if var is None:
                 self.d.error(
                     "E0201", f"unknown variable '{s.name}'", s.name_span,
@@ -191,6 +195,10 @@ class Flow(Names):
             formals = self.proc_sigs[s.name]
             args = self.args(s.name, formals, s.args, scope, s.name_span, "procedure")
             return ir.CallProc(s.span, src, s.name, args)
+        if isinstance(s, ast.Observe):
+            return self.observe_stmt(s, scope)
+        if isinstance(s, ast.Append):
+            return self.append_stmt(s, scope)
         raise AssertionError(f"unknown statement {type(s).__name__}")  # pragma: no cover
 
     def interpolate(self, s: ast.Say, scope: Scope) -> list[str | ir.Expr]:

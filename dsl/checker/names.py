@@ -205,7 +205,8 @@ class Names(Types):
                 self.d.warning("W0601", f"procedure '{name}' is never called", pp.span, hint="call it from the flow or from another procedure, or remove it")
         for name, v in self.vars.items():
             if ("var", name) not in self.used:
-                self.d.warning("W0601", f"variable '{name}' is never read", v.span, hint="read it in a rule, or remove it")
+                what = "record" if name in self.record_decls else "variable"
+                self.d.warning("W0601", f"{what} '{name}' is never read", v.span, hint="read it in a rule, or remove it")
         for name, p in self.params.items():
             if ("param", name) not in self.used:
                 self.d.warning("W0601", f"parameter '{name}' is never read", p.span, hint="read it in a rule, or remove it")

@@ -14,6 +14,7 @@ from ..source import NOWHERE, SourceFile, Span
 from ..types import BOOL
 from ..walk import number_statements
 from .base import Scope, _src
+from .boards import Boards
 from .definitions import Definitions
 from .editions import Editions
 from .expressions import Expressions
@@ -22,7 +23,7 @@ from .knowledge import Knowledge, decision_labels
 from .tables import Tables
 
 
-class Checker(Definitions, Tables, Editions, Knowledge, Flow, Expressions):
+class Checker(Definitions, Boards, Tables, Editions, Knowledge, Flow, Expressions):
     """The whole checker: ``check`` runs the parts over a ruleset in order."""
 
     def check(self, tree: ast.Ruleset) -> ir.Ruleset | None:
@@ -50,6 +51,9 @@ class Checker(Definitions, Tables, Editions, Knowledge, Flow, Expressions):
             if isinstance(i, ast.EnumDecl):
                 self.collect_enum(i)
         for i in items:
+            if isinstance(i, ast.BoardDecl):
+                self.collect_board_name(i)
+        for i in items:
             if isinstance(i, ast.KindDecl):
                 self.collect_kind_name(i)
         for i in items:
@@ -64,6 +68,15 @@ class Checker(Definitions, Tables, Editions, Knowledge, Flow, Expressions):
         for i in items:
             if isinstance(i, ast.VarDecl):
                 self.collect_var(i)
+            elif isinstance(i, ast.RecordDecl):
+                self.collect_record(i)
+        boards: dict[str, ir.BoardInfo] = {}
+        for i in items:
+            if isinstance(i, ast.BoardDecl):
+                board = self.check_board(i)
+                if board is not None:
+                    boards[board.name] = board
+        outside = [o for o in (self.collect_outside(i) for i in items if isinstance(i, ast.OutsideDecl)) if o is not None]
         self.check_visibility_params(items)
         for i in items:
             if isinstance(i, ast.DefineDecl):
@@ -97,6 +110,8 @@ class Checker(Definitions, Tables, Editions, Knowledge, Flow, Expressions):
             # a second declaration of the same name was refused; its value is not checked against the first
             if isinstance(i, ast.VarDecl) and i.name in self.vars and self.vars[i.name].span == i.span:
                 self.check_var_init(i)
+            elif isinstance(i, ast.RecordDecl):
+                self.check_record_defaults(i)
 
         if self.game is not None and self.game.returns == "score":
             scores = [v for v in self.vars.values() if v.score]
@@ -152,7 +167,7 @@ class Checker(Definitions, Tables, Editions, Knowledge, Flow, Expressions):
         edition = self.check_edition([i for i in items if isinstance(i, ast.EditionDecl)])
         self.unused_questions()
         terms = [
-            ir.Term(t.term, [ir.Quote(q.lang, q.text) for q in t.translations], t.meaning, _src(t.source), t.span)
+            ir.Term(t.term, [ir.Quote(q.lang, q.text) for q in t.translations], t.meaning, _src(t.source), t.span, t.reading)
             for t in items if isinstance(t, ast.TermDecl)
         ]
         self.check_recursion(defs, procs, ambiguities)
@@ -180,6 +195,8 @@ class Checker(Definitions, Tables, Editions, Knowledge, Flow, Expressions):
             questions=questions,
             targets=targets,
             edition=edition,
+            boards=boards,
+            outside=outside,
         )
         number_statements(rules)
         return rules
