@@ -17,7 +17,7 @@ import jinja2
 from rulecheck.dsl import ir
 from rulecheck.dsl.checker import MAX_RANGE
 from rulecheck.dsl.types import MAX_INT, TBool, TComp, TEnum, TInt, TPlace, TPlayer, TRecord, TSet, Type
-from rulecheck.dsl.values import choice_bounds, mask_width, num_distinct_actions, param_spec, place_table, places_chosen, show
+from rulecheck.dsl.values import choice_bounds, drawn_names, mask_width, num_distinct_actions, param_spec, place_table, places_chosen, show
 from rulecheck.dsl.walk import walk_stmts
 from rulecheck.interpreter.semantics import STEP_BUDGET
 
@@ -101,6 +101,8 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "max_int": MAX_INT,
         "max_range": MAX_RANGE,
         "displays": [comp.display for comp in rules.components],
+        # only where components share a name: otherwise a draw is called by the name itself
+        "drawn": (drawn if (drawn := drawn_names(rules)) != [comp.display for comp in rules.components] else None),
         "kind_of": tuple(list(rules.kinds).index(comp.kind) for comp in rules.components),
         "nzones": layout.nzones,
         "mask_bytes": mask_bytes(rules),

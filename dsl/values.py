@@ -281,3 +281,21 @@ def spec_problem(spec: tuple[str, int | None, int | None], value: object) -> str
         ok = isinstance(value, (set, frozenset, list, tuple)) and all(number(x) for x in value)
         return None if ok else f"a set of ordinals, 0 to {hi}"
     return None
+
+
+def drawn_names(rules: Ruleset) -> list[str]:
+    """What drawing each component is called: its name, numbered (#1, #2, …) where components
+    share a name, since the outcomes of a chance node must be told apart (a game AI's action
+    strings, a log a person reads)."""
+    counts: dict[str, int] = {}
+    for c in rules.components:
+        counts[c.display] = counts.get(c.display, 0) + 1
+    seen: dict[str, int] = {}
+    out = []
+    for c in rules.components:
+        if counts[c.display] == 1:
+            out.append(c.display)
+        else:
+            seen[c.display] = seen.get(c.display, 0) + 1
+            out.append(f"{c.display} #{seen[c.display]}")
+    return out

@@ -12,7 +12,7 @@ from typing import Any
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.types import TPlayer
-from rulecheck.dsl.values import num_distinct_actions, player_name, show
+from rulecheck.dsl.values import drawn_names, num_distinct_actions, player_name, show
 
 from .semantics import Machine, Pending, RuleError
 
@@ -214,7 +214,7 @@ def describe_action(rules: ir.Ruleset, p: Pending, player: int, action: int, pas
     if p.kind == "chance" and isinstance(p.stmt, ir.Observe):
         return f"{p.label}: off by {action - p.stmt.amount:+d}"
     if p.kind == "chance":
-        return f"draw {rules.components[action].display}"
+        return f"draw {drawn_names(rules)[action]}"
     if p.kind == "simultaneous" and action == pass_action and player not in p.per_player:
         return "pass"
     assert p.type is not None

@@ -56,7 +56,7 @@ def projection(rules: ir.Ruleset, s: Any, player: int, private: bool, params: di
         variables.append((name, index, value))
     # observations since the last decision (engines of rules that observe): what was learnt is the
     # observer's private part; that the observation happened is public
-    percepts = tuple((k, who, what, text if private and who == player else None) for k, who, what, text in getattr(s, "q", ()))
+    percepts = tuple((k, who, what, text if private and who == player else None) for k, who, what, text in getattr(s, "ob", ()))
     return tuple(zones), tuple(variables), percepts
 
 

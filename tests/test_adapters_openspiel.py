@@ -38,8 +38,12 @@ def sequential(game: pyspiel.Game) -> pyspiel.Game:
 @pytest.mark.parametrize("path", RULESETS, ids=IDS)
 def test_random_sim_test_with_serialization(path: Path) -> None:
     mod = engine(path)
+    # a game that may go on for ever is cut at 200 moves here: the test keeps every state's
+    # information-state string, which carries every observation so far (a few kB a move in a board
+    # game), and at the default cut of 10,000 they fill the memory
+    cut = {} if mod.LENGTH_BOUND is not None else {"max_game_length": 200}
     for players in sorted({mod.MIN_PLAYERS, mod.MAX_PLAYERS}):
-        game = openspiel.load(mod, players=players)
+        game = openspiel.load(mod, players=players, **cut)
         pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
         if game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
             pyspiel.random_sim_test(pyspiel.convert_to_turn_based(game), num_sims=3, serialize=False, verbose=False)

@@ -120,3 +120,31 @@ def test_every_witness_has_the_table_where_its_readings_part() -> None:
     pos = f.witness.position
     assert pos is not None and pos.table and pos.longest <= 10 and len(pos.marks) == 2
     assert any(place.startswith("hand[") for place, _ in pos.table)
+
+
+TALLY = """
+game "Tally" { players 2..2 source "Player 1 may count up each round; at five the game ends. The tally stays below two." }
+var tally: 0..5 = 0 "the tally"
+invariant low "the tally stays below two" always: tally < 2 source "The tally stays below two."
+flow source "Player 1 may count up each round; at five the game ends." {
+  repeat until tally >= 5 {
+    choose up from {true, false} by player(1) label "counts up"
+    if up {
+      set tally = tally + 1
+    }
+  }
+  end winners {player(1)}
+}
+"""
+
+
+def test_a_broken_invariant_is_shown_as_far_as_it_breaks_not_played_on() -> None:
+    """The solver's game stops at the loop bound (3 passes) and breaks the invariant within it:
+    the witness is that game, not one continued with random moves (before: played on to an end,
+    thousands of moves in a game that may go on for ever)."""
+    (f,) = [f for f in run(TALLY, "invariant") if f.kind == "invariant"]
+    assert (f.verdict, f.status) == ("broken", "witness")
+    assert f.witness is not None
+    (play,) = f.witness.plays
+    assert len(play.actions) <= 3
+    assert play.outcome == "the game goes on; the witness stops here"

@@ -289,15 +289,20 @@ class Context:
     # ---- witnesses --------------------------------------------------------------------------
 
     def play_of(self, trace: Trace, model: dict[str, bool | int], n: int, label: str, after: list[Any] | None = None,
-                after_readings: dict[str, str] | None = None) -> Play:
+                after_readings: dict[str, str] | None = None, to_the_end: bool = True) -> Play:
         """The game of a model under one reading, replayed and checked; its table set-up is kept
         for the witness. ``after``: instead of the model's game, another reading's game followed
-        as far as this reading allows and then continued with random legal moves."""
+        as far as this reading allows and then continued with random legal moves.
+        ``to_the_end`` False: a model cut at the loop bound is shown as far as the model goes (what
+        it shows happens within it: a state that breaks an invariant), not continued to an end."""
         program = self.program(trace.readings)
         continued = True
         if after is None:
             actions = actions_of(trace, model, n, self.pass_action)
             continued = bool(tm.evaluate(trace.truncated, model))
+            if continued and not to_the_end:
+                play, _ = self.play_actions(trace.readings, actions, n, label, open_ended=True)
+                return play
             if continued:
                 # the trace stops at the loop bound; the game goes on, with random legal moves
                 actions = continue_game(program, n, actions, self.o.params)

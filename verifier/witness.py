@@ -292,6 +292,8 @@ def observe_engine(module: types.ModuleType, n: int, actions: list[Any], player:
 
 def outcome_text(r: Replay) -> str:
     if r.error == UNFINISHED:
+        if len(r.actions) < CONTINUE_MOVES:  # shown as far as what it shows (a broken invariant)
+            return "the game goes on; the witness stops here"
         return f"the game goes on: no end within {CONTINUE_MOVES:,} moves"
     if r.error is not None:
         return f"the rules stop: {r.error}"

@@ -41,7 +41,7 @@ OPEN = {"LBRACE": "RBRACE", "LPAR": "RPAR", "LSQB": "RSQB"}
 CLOSE = frozenset(OPEN.values())
 #: Nodes whose braces hold a list of declarations, statements, fields, clauses or rows.
 BLOCKS = frozenset({"block", "game", "enum_decl", "kind_decl", "table_decl", "body_cases", "ambiguity_decl", "reading",
-                    "question_decl", "edition_decl"})
+                    "question_decl", "edition_decl", "board_decl"})
 #: An expression's braces that hold a list (of arms): indented as an expression's brackets.
 EXPRESSION_LISTS = frozenset({"match"})
 #: Braces of a set: no space inside.
@@ -118,7 +118,7 @@ def _collect(tree: Tree[Token]) -> tuple[list[_Tok], dict[int, _Rows]]:
         first = len(toks)
         data = str(node.data)
         chain = ((data, node.meta.line if not node.meta.empty else 0), *chain)
-        if data == "table_decl":
+        if data in ("table_decl", "board_decl"):  # both hold rows of cells, aligned in columns
             table = id(node)
             tables[table] = _Rows()
         if data == "row" and table is not None:
@@ -316,11 +316,12 @@ def _join(toks: list[_Tok], words: dict[str, str]) -> str:
 def _row(first: _Tok, toks: list[_Tok], tables: dict[int, _Rows], words: dict[str, str]) -> str:
     assert first.row is not None
     rows = tables[first.row]
-    if not all(t.row == first.row for t in toks) or toks[-1].type != "VBAR":
+    cells = rows.cells[first.row]
+    whole = toks[0].type == "VBAR" and toks[-1].type == "VBAR" and sum(t.type == "VBAR" for t in toks) == len(cells) + 1
+    if not whole or not all(t.row == first.row for t in toks):
         return _join(toks, words)  # a row that shares its line, or spans lines: not aligned
     columns = max(len(c) for c in rows.cells.values())
     widths = [max((_width(c[i]) for c in rows.cells.values() if i < len(c)), default=0) for i in range(columns)]
-    cells = rows.cells[first.row]
     shown = []
     for i, text in enumerate(cells):
         last_free = i == len(cells) - 1 and i in rows.string_columns

@@ -112,7 +112,9 @@ class InvariantCheck(Context):
                     whole.add(n)
                 if r.status == "sat":
                     assert r.model is not None
-                    found = (n, self.play_of(t, r.model, n, "the game"))
+                    # a state that breaks an 'always' invariant is within the model's game: shown
+                    # as far as that goes; a final state needs the game's end
+                    found = (n, self.play_of(t, r.model, n, "the game", to_the_end=inv.at_end))
                     break
                 (proven if r.status == "unsat" else unknown).append(n)
             # a final state no game reaches within the bound proves nothing about final states
