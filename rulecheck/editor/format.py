@@ -316,11 +316,12 @@ def _join(toks: list[_Tok], words: dict[str, str]) -> str:
 def _row(first: _Tok, toks: list[_Tok], tables: dict[int, _Rows], words: dict[str, str]) -> str:
     assert first.row is not None
     rows = tables[first.row]
-    if not all(t.row == first.row for t in toks) or toks[-1].type != "VBAR":
+    cells = rows.cells[first.row]
+    whole = toks[0].type == "VBAR" and toks[-1].type == "VBAR" and sum(t.type == "VBAR" for t in toks) == len(cells) + 1
+    if not whole or not all(t.row == first.row for t in toks):
         return _join(toks, words)  # a row that shares its line, or spans lines: not aligned
     columns = max(len(c) for c in rows.cells.values())
     widths = [max((_width(c[i]) for c in rows.cells.values() if i < len(c)), default=0) for i in range(columns)]
-    cells = rows.cells[first.row]
     shown = []
     for i, text in enumerate(cells):
         last_free = i == len(cells) - 1 and i in rows.string_columns
