@@ -12,7 +12,7 @@ from rulecheck import __version__
 
 from .editions import AREAS, EditionOutcome
 from .findings import Finding
-from .output import SEVERITY_RANK, _artifact_uri, _documentation_uri, _short, sarif_kind_and_level
+from .output import _artifact_uri, _documentation_uri, _short, findings_exit_code, sarif_kind_and_level
 
 SCHEMA_VERSION = 1
 
@@ -145,7 +145,4 @@ def to_diff_sarif(o: EditionOutcome) -> str:
 
 
 def diff_exit_code(o: EditionOutcome, fail_on: str) -> int:
-    if fail_on == "never":
-        return 0
-    limit = SEVERITY_RANK[fail_on]
-    return 1 if any(SEVERITY_RANK[f.severity] <= limit for f in o.findings) else 0
+    return findings_exit_code(o.findings, fail_on)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 from rulecheck import __version__
@@ -303,7 +304,12 @@ def to_sarif(outcome: Outcome) -> str:
 
 
 def exit_code(outcome: Outcome, fail_on: str) -> int:
+    return findings_exit_code(outcome.findings, fail_on)
+
+
+def findings_exit_code(findings: Iterable[Any], fail_on: str) -> int:
+    """1 when a finding is at least as severe as ``fail_on`` ("never": 0 always), else 0."""
     if fail_on == "never":
         return 0
     limit = SEVERITY_RANK[fail_on]
-    return 1 if any(SEVERITY_RANK[f.severity] <= limit for f in outcome.findings) else 0
+    return 1 if any(SEVERITY_RANK[f.severity] <= limit for f in findings) else 0

@@ -278,7 +278,7 @@ _KIND_ORDER = (
 def verify(rules: ir.Ruleset, options: Options | None = None, progress: Callable[[str], None] | None = None) -> Outcome:
     tm.reset()
     # the interned terms live to the end of the run: the cyclic collector's passes over millions
-    # of them cost a tenth of a Cinderella run (docs/verify.md, Speed) and free nothing, so it is
+    # of them cost a tenth of a run on a shipped ruleset (docs/verify.md, Speed) and free nothing, so it is
     # off for the run (and in the workers, which inherit it); what is left is collected after
     collecting = gc.isenabled()
     gc.disable()
