@@ -46,6 +46,22 @@ def golden(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     return check
 
 
+def run_cli(*args: str) -> tuple[int, str, str]:
+    """rulecheck in this process, from the checkout's root: the exit code main returns, stdout, stderr."""
+    import io
+
+    from rulecheck.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        code = main(list(args), out, err)
+    finally:
+        os.chdir(cwd)
+    return code, out.getvalue(), err.getvalue()
+
+
 def seed_text(name: str) -> str:
     """A rulebook from ../shared/seeds, or skip the test when it is not there."""
     path = SEEDS / name

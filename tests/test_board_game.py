@@ -14,7 +14,6 @@ observation and the record constructs work in a game of their own, in every back
 
 from __future__ import annotations
 
-import io
 import os
 import random
 from pathlib import Path
@@ -23,11 +22,10 @@ from typing import Any
 import pytest
 import test_codegen_differential as differential
 import test_verify_symbolic as symbolic
-from conftest import ROOT
+from conftest import ROOT, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rulecheck.cli import main
 from rulecheck.dsl import ir
 from rulecheck.dsl.loader import load_path
 from rulecheck.interpreter.state import Game, State
@@ -46,17 +44,6 @@ def rules() -> ir.Ruleset:
     return differential.ruleset(NAME)
 
 
-def cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    cwd = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        code = main(list(args), out, err)
-    finally:
-        os.chdir(cwd)
-    return code, out.getvalue(), err.getvalue()
-
-
 def rel(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
 
@@ -65,7 +52,7 @@ def rel(path: Path) -> str:
 
 
 def test_the_game_checks_against_its_rule_text() -> None:
-    code, out, err = cli("check", rel(GAME), "--rulebook", rel(TEXT), "--strict")
+    code, out, err = run_cli("check", rel(GAME), "--rulebook", rel(TEXT), "--strict")
     assert code == 0, err
     assert "boards       Spot (8 spaces, 8 links)" in out
     assert "records      notebook" in out
@@ -83,7 +70,7 @@ def test_the_board_is_what_the_table_and_links_say() -> None:
 
 @pytest.mark.parametrize("players, seed", [(2, 3), (3, 4)])
 def test_play_log_golden(players: int, seed: int, golden: Any) -> None:
-    code, out, err = cli("play", rel(GAME), "--players", str(players), "--seed", str(seed), "--param", "touch=rough")
+    code, out, err = run_cli("play", rel(GAME), "--players", str(players), "--seed", str(seed), "--param", "touch=rough")
     assert code == 0, err
     golden(GOLDEN / f"stepping_stones-{players}p-seed{seed}.txt", out)
 

@@ -12,8 +12,6 @@ every question is declared, and every back end plays it at 2 to 6 players.
 
 from __future__ import annotations
 
-import io
-import os
 import random
 from collections import deque
 from typing import Any
@@ -21,9 +19,8 @@ from typing import Any
 import pytest
 import test_codegen_differential as differential
 import test_verify_symbolic as symbolic
-from conftest import ROOT, seed_text
+from conftest import ROOT, run_cli, seed_text
 
-from rulecheck.cli import main
 from rulecheck.dsl import ir
 from rulecheck.dsl.loader import load_path
 from rulecheck.dsl.quotes import check_quotes
@@ -41,24 +38,13 @@ def rules() -> ir.Ruleset:
     return differential.ruleset(NAME)
 
 
-def cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    cwd = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        code = main(list(args), out, err)
-    finally:
-        os.chdir(cwd)
-    return code, out.getvalue(), err.getvalue()
-
-
 # ---- the text -----------------------------------------------------------------------------------
 
 
 def test_every_quote_is_in_the_rulebook() -> None:
     book = seed_text(RULEBOOK)
     assert check_quotes(rules(), book) == []
-    code, _, err = cli("check", f"rulesets/{NAME}", "--rulebook", f"../shared/seeds/{RULEBOOK}", "--strict")
+    code, _, err = run_cli("check", f"rulesets/{NAME}", "--rulebook", f"../shared/seeds/{RULEBOOK}", "--strict")
     assert code == 0, err
 
 
@@ -140,7 +126,7 @@ def test_the_rules_as_written_run_out_of_block_cards() -> None:
 
 def test_the_play_command_at_every_count() -> None:
     for n in range(2, 7):
-        code, out, err = cli("play", f"rulesets/{NAME}", "--players", str(n), "--seed", "1", "--reading", "block_lift=until_reshuffle")
+        code, out, err = run_cli("play", f"rulesets/{NAME}", "--players", str(n), "--seed", "1", "--reading", "block_lift=until_reshuffle")
         assert code == 0, err
         assert "Winner" in out or "the game goes on" in out or "steps" in out
 
@@ -148,7 +134,7 @@ def test_the_play_command_at_every_count() -> None:
 @pytest.mark.parametrize("n, seed, readings", [(2, 3, []), (4, 3, ["block_lift=until_reshuffle"])])
 def test_play_log_golden(n: int, seed: int, readings: list[str], golden: Any) -> None:
     args = [x for r in readings for x in ("--reading", r)]
-    code, out, err = cli("play", f"rulesets/{NAME}", "--players", str(n), "--seed", str(seed), *args)
+    code, out, err = run_cli("play", f"rulesets/{NAME}", "--players", str(n), "--seed", str(seed), *args)
     assert code == 0, err
     golden(GOLDEN / f"kimi_no_katasa-{n}p-seed{seed}.txt", out)
 
@@ -159,7 +145,7 @@ def test_a_game_that_cannot_end_is_cut() -> None:
     says so (exit 1)."""
     closed = 0
     for seed in range(8):
-        code, out, _ = cli("play", f"rulesets/{NAME}", "--players", "3", "--seed", str(seed), "--max-steps", "2000")
+        code, out, _ = run_cli("play", f"rulesets/{NAME}", "--players", "3", "--seed", str(seed), "--max-steps", "2000")
         if "blocks: the castle gate" in out:
             closed += 1
             assert code == 1 and "without an end" in out, seed

@@ -8,7 +8,6 @@ SARIF outputs, and byte-identical output across runs.
 from __future__ import annotations
 
 import functools
-import io
 import json
 import os
 import re
@@ -17,9 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import conftest
 import pytest
 
-from rulecheck.cli import main
 from rulecheck.dsl.loader import Loaded, load_path
 from rulecheck.verifier.output import render_text
 from rulecheck.verifier.verify import Options, Outcome, verify
@@ -169,15 +168,9 @@ def test_findings_match_golden(path: Path, golden: Any) -> None:
 
 def run_cli(*args: str) -> tuple[int, str, str]:
     """rulecheck in this process (the exit code main returns, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    cwd = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        code = main(list(args), out, err)
-    finally:
-        os.chdir(cwd)
+    code, out, err = conftest.run_cli(*args)
     # progress lines tell the time a run took (rulecheck/terminal.py): the rest of stderr is compared
-    return code, out.getvalue(), PROGRESS.sub("", err.getvalue())
+    return code, out, PROGRESS.sub("", err)
 
 
 PROGRESS = re.compile(r"^rulecheck: verify \S+: (started|\d+ checks to go|\d+/\d+ checks .*)\n", re.M)
