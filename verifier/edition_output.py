@@ -12,7 +12,7 @@ from rulecheck import __version__
 
 from .editions import AREAS, EditionOutcome
 from .findings import Finding
-from .output import _artifact_uri, _documentation_uri, _short, findings_exit_code, sarif_kind_and_level
+from .output import _artifact_uri, _short, findings_exit_code, sarif_document, sarif_result
 
 SCHEMA_VERSION = 1
 
@@ -100,48 +100,13 @@ def to_diff_sarif(o: EditionOutcome) -> str:
     for f in o.findings:
         present = f.details.get("in", [True, True])
         index = 0 if present[0] else 1
-        text = f"{f.title}. {f.message}"
-        if f.witness is not None:
-            text += f" Witness ({f.witness.players} players): {f.witness.divergence}."
-        kind, level = sarif_kind_and_level(f)
-        results.append({
-            "ruleId": "edition-difference",
-            "ruleIndex": 0,
-            "kind": kind,
-            "level": level,
-            "message": {"text": text},
-            "locations": [{
-                "physicalLocation": {
-                    "artifactLocation": {"uri": uris[index], "index": index},
-                    "region": {"startLine": f.span.line, "startColumn": f.span.col, "endLine": f.span.end_line, "endColumn": f.span.end_col},
-                },
-            }],
-            "properties": {"status": f.status, "severity": f.severity, "subject": f.subject, "area": f.details.get("area")},
-        })
-    driver: dict[str, Any] = {
-        "name": "rulecheck",
-        "version": __version__,
-        "semanticVersion": __version__,
-        "fullDescription": {"text": "Compares two editions of one tabletop game, formalized as .rules files: every rule that "
-                                    "differs, with a game that both editions play alike until they part, or why none was found."},
-        "rules": [{"id": "edition-difference", "name": "EditionsGiveDifferentResults",
-                   "shortDescription": {"text": "Where do two editions of one game give different results?"},
-                   "help": {"text": "rulecheck's `diff`: see docs/verify.md, \"Comparing editions\"."}}],
-    }
-    info = _documentation_uri()
-    if info is not None:
-        driver["informationUri"] = info
-    doc = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": driver},
-            "columnKind": "unicodeCodePoints",
-            "artifacts": [{"location": {"uri": u}, "sourceLanguage": "rulecheck-rules"} for u in uris],
-            "results": results,
-        }],
-    }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        results.append(sarif_result(f, "edition-difference", 0, uris[index], index, area=f.details.get("area")))
+    rules = [{"id": "edition-difference", "name": "EditionsGiveDifferentResults",
+              "shortDescription": {"text": "Where do two editions of one game give different results?"},
+              "help": {"text": "rulecheck's `diff`: see docs/verify.md, \"Comparing editions\"."}}]
+    return sarif_document("Compares two editions of one tabletop game, formalized as .rules files: every rule that "
+                          "differs, with a game that both editions play alike until they part, or why none was found.",
+                          rules, uris, results)
 
 
 def diff_exit_code(o: EditionOutcome, fail_on: str) -> int:

@@ -242,49 +242,43 @@ def _artifact_uri(name: str) -> str:
     return quote(PurePath(name).as_posix())
 
 
-def to_sarif(outcome: Outcome) -> str:
-    rules_used = [k for k in _KIND_ORDER if any(f.kind == k for f in outcome.findings)]
-    uri = _artifact_uri(outcome.rules.name)
-    results = []
-    for f in outcome.findings:
-        text = f"{f.title}. {f.message}"
-        if f.witness is not None:
-            text += f" Witness ({f.witness.players} players): {f.witness.divergence}."
-        if f.status == "proven" and f.bound:
-            text += f" Proven for {f.bound}."
-        kind, level = sarif_kind_and_level(f)
-        results.append({
-            "ruleId": f.kind,
-            "ruleIndex": rules_used.index(f.kind),
-            "kind": kind,
-            "level": level,
-            "message": {"text": text},
-            "locations": [{
-                "physicalLocation": {
-                    "artifactLocation": {"uri": uri, "index": 0},
-                    "region": {
-                        "startLine": f.span.line, "startColumn": f.span.col,
-                        "endLine": f.span.end_line, "endColumn": f.span.end_col,
-                    },
+def sarif_result(f: Finding, rule_id: str, rule_index: int, uri: str, index: int, **properties: Any) -> dict[str, Any]:
+    """One SARIF result: the finding's title, message and witness, where it is (in artifact
+    ``index``, whose URI is ``uri``) and rulecheck's own words in its properties."""
+    text = f"{f.title}. {f.message}"
+    if f.witness is not None:
+        text += f" Witness ({f.witness.players} players): {f.witness.divergence}."
+    if f.status == "proven" and f.bound:
+        text += f" Proven for {f.bound}."
+    kind, level = sarif_kind_and_level(f)
+    return {
+        "ruleId": rule_id,
+        "ruleIndex": rule_index,
+        "kind": kind,
+        "level": level,
+        "message": {"text": text},
+        "locations": [{
+            "physicalLocation": {
+                "artifactLocation": {"uri": uri, "index": index},
+                "region": {
+                    "startLine": f.span.line, "startColumn": f.span.col,
+                    "endLine": f.span.end_line, "endColumn": f.span.end_col,
                 },
-            }],
-            # rulecheck's own words: the severity holds for "open" results too, whose level is none
-            "properties": {"status": f.status, "severity": f.severity, "subject": f.subject},
-        })
+            },
+        }],
+        # rulecheck's own words: the severity holds for "open" results too, whose level is none
+        "properties": {"status": f.status, "severity": f.severity, "subject": f.subject, **properties},
+    }
+
+
+def sarif_document(description: str, rules: list[dict[str, Any]], uris: list[str], results: list[dict[str, Any]]) -> str:
+    """A SARIF 2.1.0 log of one run of rulecheck over the artifacts ``uris``."""
     driver: dict[str, Any] = {
         "name": "rulecheck",
         "version": __version__,
         "semanticVersion": __version__,
-        "fullDescription": {"text": "Checks a tabletop game's formalized rules (a .rules file) for ambiguities, gaps, "
-                                    "conflicts, endless play and more; each finding with a witness game, a proof or "
-                                    "an honest unknown. The checks are described in docs/verify.md of rulecheck."},
-        "rules": [{
-            "id": k,
-            "name": _RULE_NAME[k],
-            "shortDescription": {"text": _KIND_TEXT[k]},
-            "help": {"text": f"rulecheck's check `{k}`: see docs/verify.md, \"The checks\"; "
-                             f"`rulecheck verify FILE --check {k}` runs it alone."},
-        } for k in rules_used],
+        "fullDescription": {"text": description},
+        "rules": rules,
     }
     info = _documentation_uri()
     if info is not None:
@@ -296,11 +290,28 @@ def to_sarif(outcome: Outcome) -> str:
             "tool": {"driver": driver},
             # columns count characters (code points), as rulecheck's diagnostics do
             "columnKind": "unicodeCodePoints",
-            "artifacts": [{"location": {"uri": uri}, "sourceLanguage": "rulecheck-rules"}],
+            "artifacts": [{"location": {"uri": u}, "sourceLanguage": "rulecheck-rules"} for u in uris],
             "results": results,
         }],
     }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def to_sarif(outcome: Outcome) -> str:
+    rules_used = [k for k in _KIND_ORDER if any(f.kind == k for f in outcome.findings)]
+    uri = _artifact_uri(outcome.rules.name)
+    results = [sarif_result(f, f.kind, rules_used.index(f.kind), uri, 0) for f in outcome.findings]
+    rules = [{
+        "id": k,
+        "name": _RULE_NAME[k],
+        "shortDescription": {"text": _KIND_TEXT[k]},
+        "help": {"text": f"rulecheck's check `{k}`: see docs/verify.md, \"The checks\"; "
+                         f"`rulecheck verify FILE --check {k}` runs it alone."},
+    } for k in rules_used]
+    return sarif_document("Checks a tabletop game's formalized rules (a .rules file) for ambiguities, gaps, "
+                          "conflicts, endless play and more; each finding with a witness game, a proof or "
+                          "an honest unknown. The checks are described in docs/verify.md of rulecheck.",
+                          rules, [uri], results)
 
 
 def exit_code(outcome: Outcome, fail_on: str) -> int:
