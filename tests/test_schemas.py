@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from conftest import ROOT
 from jsonschema import Draft4Validator, Draft202012Validator, ValidationError
+from referencing import Registry, Resource
 
 from rulecheck.cli import main
 from rulecheck.dsl.loader import load_path
@@ -36,7 +37,11 @@ def schema(name: str) -> dict[str, Any]:
 
 
 def validate(doc: Any, name: str) -> None:
-    Draft202012Validator(schema(name), format_checker=Draft202012Validator.FORMAT_CHECKER).validate(doc)
+    # the schemas refer to one another by file name, as they lie side by side in schemas/
+    registry: Registry[Any] = Registry().with_resources(
+        (p.name, Resource.from_contents(schema(p.name.removeprefix("rulecheck-").removesuffix(".schema.json"))))
+        for p in SCHEMAS.glob("*.schema.json"))
+    Draft202012Validator(schema(name), registry=registry, format_checker=Draft202012Validator.FORMAT_CHECKER).validate(doc)
 
 
 def sarif_validator() -> Draft4Validator:
@@ -100,6 +105,30 @@ def test_schemas_reject_what_the_outputs_must_not_be() -> None:
     sim["readings"][0]["share"] = 1.5
     with pytest.raises(ValidationError, match="greater than"):
         validate(sim, "simulate")
+
+
+def test_diff_json_follows_its_schema() -> None:
+    # the golden file is what `rulecheck diff … --format json` writes (tests/test_edition_diff.py)
+    validate(json.loads((ROOT / "tests" / "golden" / "diff" / "editions.json").read_text(encoding="utf-8")), "diff")
+
+
+def test_the_diff_schema_rejects_what_a_difference_must_not_be() -> None:
+    good = json.loads((ROOT / "tests" / "golden" / "diff" / "editions.json").read_text(encoding="utf-8"))
+    for change, match in ((lambda f: f.update(kind="ambiguity"), "was expected"), (lambda f: f.pop("file"), "is a required"),
+                          (lambda f: f.update(extra=1), "Unevaluated properties"), (lambda f: f.update(status="maybe"), "is not one of"),
+                          (lambda f: f["details"].update(area="rules"), "is not one of"), (lambda f: f["details"].pop("in"), "is a required")):
+        bad = copy.deepcopy(good)
+        change(bad["findings"][0])
+        with pytest.raises(ValidationError, match=match):
+            validate(bad, "diff")
+    bad = copy.deepcopy(good)
+    bad["editions"].pop()
+    with pytest.raises(ValidationError, match="is too short"):
+        validate(bad, "diff")
+    verify = json.loads((REPORTS / "cinderella.verify.json").read_text(encoding="utf-8"))
+    verify["findings"][0]["file"] = "rulesets/cinderella.rules"  # a field only a difference has
+    with pytest.raises(ValidationError, match="Unevaluated properties"):
+        validate(verify, "verify")
 
 
 def sarif_spec_rules(doc: dict[str, Any]) -> None:
@@ -173,7 +202,8 @@ def test_the_sarif_schema_catches_a_broken_log() -> None:
 
 
 def test_schema_files_are_named_by_the_outputs() -> None:
-    assert sorted(p.name for p in SCHEMAS.glob("*.json")) == ["rulecheck-simulate.schema.json", "rulecheck-verify.schema.json"]
+    assert sorted(p.name for p in SCHEMAS.glob("*.json")) == ["rulecheck-diff.schema.json", "rulecheck-simulate.schema.json",
+                                                             "rulecheck-verify.schema.json"]
     assert Path(SCHEMAS / "rulecheck-verify.schema.json").read_text(encoding="utf-8").count('"const": "rulecheck-verify"') == 1
 
 
