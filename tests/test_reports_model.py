@@ -116,7 +116,8 @@ def test_every_declared_ambiguity_is_in_the_report() -> None:
 def test_missing_data_becomes_questions_with_values() -> None:
     rules = constructs()
     a = {x.subject: x for x in build_report(rules, []).assumptions}
-    assert set(a) == {"Tile cards: suit", "Tile cards: weight", "Game option: the points needed to win", "Game option: bonus"}
+    assert set(a) == {"Tile cards: suit", "Tile cards: weight", "Game option: the points needed to win", "Game option: bonus",
+                      "Board: spot of the track"}
     suit = a["Tile cards: suit"]
     assert suit.kind == "assumed" and suit.rationale == "The suits are not printed in the rulebook."
     assert suit.values is not None and suit.values.rows == [["Tile 1", "Sun"], ["Tile 2", "Moon"], ["Tile 3", "Sun"], ["Tile 4", "Moon"]]

@@ -1,7 +1,7 @@
 """A generated engine as an OpenSpiel game (``pip install 'rulecheck[openspiel]'``).
 
     from rulecheck.adapters import openspiel
-    game = openspiel.load("rulesets/cinderella.rules", players=3)   # a pyspiel.Game
+    game = openspiel.load("rulesets/GAME.rules", players=3)   # a pyspiel.Game
 
 ``register(engine)`` registers the engine's game with pyspiel under ``short_name(engine)`` (its
 parameters: ``players``, the ruleset's own parameters, ``max_game_length`` for rules without a

@@ -1,8 +1,8 @@
 """A generated engine as PettingZoo environments (``pip install 'rulecheck[pettingzoo]'``).
 
     from rulecheck.adapters import pettingzoo
-    env = pettingzoo.env("rulesets/cinderella.rules", players=3)              # an AECEnv
-    par = pettingzoo.parallel_env("rulesets/loving_penguin.rules", players=4)  # a ParallelEnv
+    env = pettingzoo.env("rulesets/GAME.rules", players=3)         # an AECEnv
+    par = pettingzoo.parallel_env("rulesets/GAME.rules", players=4)  # a ParallelEnv
 
 Agents are ``player_0`` … ``player_{n-1}`` (seats).  Chance nodes are played by the environment
 with the random stream of ``reset(seed=…)``.  An observation is a dict: ``observation``, the

@@ -15,18 +15,19 @@ from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation
 
 #: Words that open a declaration, followed by the name they declare.
 DECLARATIONS = ("enum", "card", "piece", "table", "zone", "var", "param", "define", "procedure", "ambiguity", "reading",
-                "invariant", "case", "target", "question")
+                "invariant", "case", "target", "question", "board", "record")
 #: Every other reserved word of the grammar.
 KEYWORDS = ("game", "flow", "term", "edition", "language", "original", "players", "order", "source", "given", "assumed",
             "unspecified", "default", "because", "in", "public", "owner", "hidden", "score", "varies", "by", "overrides",
             "otherwise", "let", "set", "move", "to", "draw", "from", "as", "choose", "each", "if", "then", "else", "for",
             "repeat", "times", "until", "while", "end", "winners", "say", "shuffle", "label", "secret", "kind", "question",
             "clarify", "always", "at", "means", "of", "match", "clockwise", "counterclockwise", "and", "or", "not", "returns", "when",
-            "reveal", "ask", "truth", "lie", "answer", "must", "same")
+            "reveal", "ask", "truth", "lie", "answer", "must", "same", "link", "observe", "within", "than", "outside", "append")
 TYPES = ("bool", "int", "text", "player", "place")
 CONSTANTS = ("true", "false")
 #: The builtin functions and aggregates (dsl/ir.py): names, not reserved words.
-BUILTINS = ("num_players", "next", "prev", "seat", "size", "abs", "min", "max", "any", "all", "count", "sum", "the", "where")
+BUILTINS = ("num_players", "next", "prev", "seat", "size", "abs", "min", "max", "any", "all", "count", "sum", "the", "where",
+            "adjacent", "neighbours", "distance", "steps", "length", "entries")
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 
