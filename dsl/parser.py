@@ -813,7 +813,11 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
         name, index = ch[0], ch[1]
         fields = [c for c in ch[2:] if isinstance(c, ast.RecordField)]
         rest = [c for c in ch[2:] if not isinstance(c, ast.RecordField)]
-        vis = next(c for c in rest if isinstance(c, str) and c in ("public", "owner", "hidden"))
+        vis = next((c for c in rest if isinstance(c, str) and c in ("public", "owner", "hidden")), None)
+        if vis is None:  # 'public when P else hidden': zones and variables may, records may not
+            vis = next(c[0] for c in rest if isinstance(c, tuple))
+            self.diags.error("E0405", f"the visibility of record {name} cannot depend on a parameter", _span(meta),
+                             hint="give the record one visibility: public, owner or hidden")
         desc = next((c for c in rest if isinstance(c, Token) and c.type == "STRING"), None)
         return ast.RecordDecl(_span(meta), str(name), index, fields, vis, self._str(desc) if desc else None, _sources(rest))
 
