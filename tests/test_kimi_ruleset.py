@@ -244,10 +244,10 @@ def test_symbolic_games_agree_with_the_interpreter() -> None:
     agrees with the interpreter (moves, legality, winners, zones, variables, definitions)."""
     x = symbolic.explored(ROOT / "rulesets" / NAME, 2)
     compared = 0
-    for seed in range(30):
+    for seed in range(10):
         state, error, broken = racing_game(x.program, 2, seed)
         compared += symbolic.check_played(x, state, error, broken, z3=False)
-    assert compared >= 3, f"only {compared} of 30 racing games ended within the loop bound"
+    assert compared >= 3, f"only {compared} of 10 racing games ended within the loop bound"
 
 
 # ---- the verifier ---------------------------------------------------------------------------------
