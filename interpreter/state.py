@@ -7,6 +7,7 @@ differential tests can drive the interpreter and a generated engine with the sam
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Generator
 from typing import Any
 
@@ -309,9 +310,32 @@ def information_state(game: Game, history: list[int | tuple[int, ...]], player: 
             s.apply_actions(list(step))
         obs = observation(s.machine, player)
         if obs != last:
-            entries.append(obs)
+            entries.append(observation_change(last, obs))
             last = obs
     return "\n".join(entries)
+
+
+def observation_change(before: str, after: str) -> str:
+    """The lines an observation lost (``- line``), then those it gained (``+ line``), each in its
+    order: an information state records what changed, not the whole table again (a board's
+    observation is kilobytes; a move changes a line or two).  Counted, so a repeated line is kept."""
+    old = before.split("\n") if before else []
+    new = after.split("\n") if after else []
+    olds, news = set(old), set(new)
+    if len(olds) == len(old) and len(news) == len(new):  # the usual case, and faster
+        return "\n".join(["- " + line for line in old if line not in news] + ["+ " + line for line in new if line not in olds])
+    lost = Counter(old) - Counter(new)
+    got = Counter(new) - Counter(old)
+    out = []
+    for line in old:
+        if lost[line] > 0:
+            lost[line] -= 1
+            out.append("- " + line)
+    for line in new:
+        if got[line] > 0:
+            got[line] -= 1
+            out.append("+ " + line)
+    return "\n".join(out)
 
 
 __all__ = ["CHANCE", "SIMULTANEOUS", "TERMINAL", "Game", "RuleError", "State", "TPlayer", "replay"]

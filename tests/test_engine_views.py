@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,30 @@ def test_incremental_information_states_equal_a_replay(path: Path) -> None:
                 assert state.information_state_key(p) == hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
                 assert state.view_string(p) == state.observation_string(p)
                 assert state.view_string(p, True, 1, True) == text
+
+
+@pytest.mark.parametrize("path", RULESETS, ids=[p.stem for p in RULESETS])
+def test_an_information_state_rebuilds_every_observation(path: Path) -> None:
+    """It records what an observation lost and gained, not the whole table: applied in order from
+    the first observation, those lines give every observation the player had, line for line."""
+    mod = engine_module(path)
+    n = mod.MAX_PLAYERS
+    g = mod.load_game({"players": n})
+    rng = random.Random(path.stem)
+    s = g.new_initial_state()
+    p = rng.randrange(n)
+    text = s.information_state_string(p)
+    table = Counter(text.split("\n"))
+    while not s.is_terminal() and len(s.history()) < 80:
+        _step(s, rng, n)
+        longer = s.information_state_string(p)
+        assert longer.startswith(text + "\n")
+        added = longer[len(text) + 1:].split("\n")
+        table.subtract(line[2:] for line in added if line.startswith("- "))
+        table.update(line[2:] for line in added if line.startswith("+ "))
+        assert min(table.values()) >= 0 and +table == Counter(s.observation_string(p).split("\n"))
+        assert not any(line.startswith(("- ", "+ ")) for line in added[:1])  # the step comes first
+        text = longer
 
 
 def _told_in(line: str, view: set[str]) -> bool:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -2704,6 +2705,25 @@ class _Trail:
         self.snap = snap
 
 
+def _change(before: str, after: str) -> str:
+    """The lines an observation lost (``- line``), then those it gained (``+ line``), each in its
+    order (counted, so a repeated line is kept): an information state records what changed."""
+    old = before.split("\n") if before else []
+    new = after.split("\n") if after else []
+    lost = Counter(old) - Counter(new)
+    got = Counter(new) - Counter(old)
+    out = []
+    for line in old:
+        if lost[line] > 0:
+            lost[line] -= 1
+            out.append("- " + line)
+    for line in new:
+        if got[line] > 0:
+            got[line] -= 1
+            out.append("+ " + line)
+    return "\n".join(out)
+
+
 def _trail(S: State, pl: int, pub: bool, priv: int) -> _Trail:
     """The information state of S for the view, extended from the last one computed on S or on
     the state S was cloned from: only the steps since then are replayed."""
@@ -2727,7 +2747,7 @@ def _trail(S: State, pl: int, pub: bool, priv: int) -> _Trail:
         _step(s, step)
         obs = _view(s, pl, pub, priv)
         if obs != last:
-            parts.append(obs)
+            parts.append(_change(last, obs))
             last = obs
     if parts:
         more = "".join(["\n" + part for part in parts])
