@@ -2710,6 +2710,9 @@ def _change(before: str, after: str) -> str:
     order (counted, so a repeated line is kept): an information state records what changed."""
     old = before.split("\n") if before else []
     new = after.split("\n") if after else []
+    olds, news = set(old), set(new)
+    if len(olds) == len(old) and len(news) == len(new):  # the usual case, and faster
+        return "\n".join(["- " + line for line in old if line not in news] + ["+ " + line for line in new if line not in olds])
     lost = Counter(old) - Counter(new)
     got = Counter(new) - Counter(old)
     out = []
@@ -2858,6 +2861,13 @@ def _info_tensor_size(g: Game) -> int:
 
 
 # ---- resampling from an information state -------------------------------------------------------
+#
+# A resample is a state the view cannot tell from this one.  The unseen components are moved by a
+# permutation: a few drawn whole, then one swap at a time (a permutation is kept when the game it
+# gives reads to the view as this one did, the steps that name no component repaired on the way),
+# then a depth-first
+# search draws the steps that name no component (chance outcomes of an observation, unseen
+# choices of numbers) at random, falling back on the permuted game when it finds nothing.
 
 
 def _seen_steps(S: State, pl: int, pub: bool, priv: int) -> tuple[list[tuple[str | None, str, Any]], int]:
@@ -2894,118 +2904,180 @@ def _who(s: State) -> Any:
     return s.cp if s.cp != SIMULTANEOUS else tuple(o is not None for o in s.o)
 
 
-def _replays(S: State, steps: list[Any], seen: list[tuple[str | None, str, Any]], pl: int, pub: bool, priv: int) -> State | None:
-    """The game of these steps if the view reads at every step as it did in S, else None."""
-    t = S.g.new_initial_state()
-    try:
-        for step, (entry, obs, who) in zip(steps, seen):
-            if _who(t) != who or _entry(t, step, pl, pub, priv) != entry:
-                return None
-            _step(t, step)
-            if _view(t, pl, pub, priv) != obs:
-                return None
-    except (RuleError, ValueError):
-        return None
-    if t.cp != S.cp or (t.cp == SIMULTANEOUS and [o is None for o in t.o] != [o is None for o in S.o]):
-        return None
-    return t
+def _names_components(s: State) -> bool:
+    """Is the step about to be taken in ``s`` a component (a draw, a choice of a card)?"""
+    if s.cp == CHANCE:
+        return True
+    return s.cp != TERMINAL and _PCOMP[s.pc]
 
 
-def _permuted(S: State, shown: int, rng: Any) -> list[Any]:
-    """S's history with the components the view never saw shuffled among themselves (kind by
-    kind): the cards dealt, drawn and chosen unseen become others that were never seen either."""
-    unseen: dict[int, list[int]] = {}
+def _named(S: State, shown: int) -> tuple[list[Any], list[list[int]]]:
+    """Per step of S's history, what it names: False (no component), True, or at a simultaneous
+    node who chose (each a component).  And the classes of components the view never saw that a
+    permutation may exchange: of one kind, joined wherever a step could have named either (the
+    cards of the pile a card was drawn from, those a player could have chosen instead)."""
+    s = S.g.new_initial_state()
+    parent = list(range(len(_DISP)))
+
+    def root(c: int) -> int:
+        while parent[c] != c:
+            parent[c] = parent[parent[c]]
+            c = parent[c]
+        return c
+
+    named: list[Any] = []
+    for step in S.h:
+        names: Any = _names_components(s)
+        if names and s.cp == SIMULTANEOUS:
+            names = tuple(o is not None for o in s.o)
+        named.append(names)
+        if names:
+            for q, m in (enumerate(names) if isinstance(names, tuple) else [(None, True)]):
+                if not m:
+                    continue
+                could = [c for c in s.legal_actions(q) if 0 <= c < len(_DISP) and not shown >> c & 1]
+                for c in could[1:]:
+                    if _KIND_OF[c] == _KIND_OF[could[0]]:
+                        parent[root(c)] = root(could[0])
+        _step(s, step)
+    classes: dict[int, list[int]] = {}
     for c in range(len(_DISP)):
         if not shown >> c & 1:
-            unseen.setdefault(_KIND_OF[c], []).append(c)
-    sigma = list(range(len(_DISP)))
-    for ids in unseen.values():
-        shuffled = ids[:]
-        rng.shuffle(shuffled)
-        for a, b in zip(ids, shuffled):
-            sigma[a] = b
-    s = S.g.new_initial_state()
+            classes.setdefault(root(c), []).append(c)
+    return named, [ids for ids in classes.values() if len(ids) > 1]
+
+
+def _plan(h: list[Any], named: list[Any], sigma: list[int]) -> list[Any]:
+    """The history with every component it names moved by the permutation ``sigma``."""
     out: list[Any] = []
-    for step in S.h:
-        cp = s.cp
-        if cp == CHANCE or (cp >= 0 and _PCOMP[s.pc]):
-            mapped: Any = sigma[step]
-        elif cp == SIMULTANEOUS and _PCOMP[s.pc]:
-            mapped = tuple(a if o is None else sigma[a] for a, o in zip(step, s.o))
+    for step, names in zip(h, named):
+        if not names:
+            out.append(step)
+        elif isinstance(names, tuple):
+            out.append(tuple(sigma[x] if m else x for x, m in zip(step, names)))
         else:
-            mapped = step
-        out.append(mapped)
-        _step(s, step)
+            out.append(sigma[step])
     return out
 
 
+def _fits(t: State, step: Any, k: int, seen: list[tuple[str | None, str, Any]], pl: int, pub: bool, priv: int) -> State | None:
+    """The game after ``step`` from ``t`` (a copy) if the view reads there as it did at step k."""
+    entry, obs, who = seen[k]
+    if _who(t) != who or _entry(t, step, pl, pub, priv) != entry:
+        return None
+    t = t.clone()
+    try:
+        _step(t, step)
+    except (RuleError, ValueError):
+        return None
+    return t if _view(t, pl, pub, priv) == obs else None
+
+
+def _ends_alike(t: State, S: State) -> bool:
+    return t.cp == S.cp and (t.cp != SIMULTANEOUS or [o is None for o in t.o] == [o is None for o in S.o])
+
+
+def _walk(S: State, plan: list[Any], named: list[Any], seen: list[tuple[str | None, str, Any]], pl: int, pub: bool, priv: int, rng: Any) -> tuple[State | None, list[Any], int]:
+    """Play the plan while the view reads as in S: a step that names components must be the
+    plan's; one that names none may be another where the plan's no longer fits (the first that
+    fits, in random order).  The game, the steps taken and the steps tried (None: it failed)."""
+    t = S.g.new_initial_state()
+    taken: list[Any] = []
+    tried = 0
+    for k, want in enumerate(plan):
+        tried += 1
+        nxt = _fits(t, want, k, seen, pl, pub, priv)
+        if nxt is None and not named[k] and t.cp != SIMULTANEOUS:
+            others = [a for a in t.legal_actions() if a != want]
+            rng.shuffle(others)
+            for a in others:
+                tried += 1
+                nxt = _fits(t, a, k, seen, pl, pub, priv)
+                if nxt is not None:
+                    want = a
+                    break
+        if nxt is None:
+            return None, taken, tried
+        taken.append(want)
+        t = nxt
+    return (t if _ends_alike(t, S) else None), taken, tried
+
+
 def _resample(S: State, pl: int, pub: bool, priv: int, rng: Any, budget: int) -> State | None:
-    """A state the view (pl, pub, priv) cannot tell from S: the same history where the view shows
-    it, other chance outcomes and other unseen choices where it does not.  First the history with
-    the components the view never saw shuffled among themselves (a few tries), then a depth-first
-    search in random order that keeps only steps after which the view reads the same.  None when
-    ``budget`` steps were tried without finding one."""
-    g = S.g
+    """A state the view (pl, pub, priv) cannot tell from S, or None when ``budget`` steps found
+    none but S.  First the permutation of unseen components, a swap at a time, with at most half
+    the budget; then the search over the steps that name no component with what is left."""
     h = S.h
     if len(h) == 0:
-        return g.new_initial_state()
+        return S.g.new_initial_state()
     seen, shown = _seen_steps(S, pl, pub, priv)
-    tried = 0
-    for _ in range(8):
-        found = _replays(S, _permuted(S, shown, rng), seen, pl, pub, priv)
-        tried += len(h)
+    named, classes = _named(S, shown)
+    sigma = list(range(len(_DISP)))
+    plan = list(h)
+    best: State | None = None
+    spent = 0
+    for i in range(8 + sum(len(ids) for ids in classes) if classes else 0):
+        if spent + len(h) > budget // 2:
+            break
+        if i < 8:  # the whole permutation at once, each class shuffled
+            trial = list(range(len(_DISP)))
+            for ids in classes:
+                for x, y in zip(ids, rng.sample(ids, len(ids))):
+                    trial[x] = y
+        else:  # none fitted: one swap at a time from the last that did
+            x, y = rng.sample(rng.choice(classes), 2)
+            trial = sigma[:]
+            trial[x], trial[y] = sigma[y], sigma[x]
+        found, taken, tried = _walk(S, _plan(h, named, trial), named, seen, pl, pub, priv, rng)
+        spent += tried
         if found is not None:
-            return found
+            sigma, plan, best = trial, taken, found
+            if i < 8:
+                break
+    found = _search(S, plan, named, seen, pl, pub, priv, rng, budget - spent)
+    return found if found is not None else best
+
+
+def _search(S: State, plan: list[Any], named: list[Any], seen: list[tuple[str | None, str, Any]], pl: int, pub: bool, priv: int, rng: Any, budget: int) -> State | None:
+    """Depth first, the plan's components at every step that names some, the other steps in
+    random order where the view does not see them; None after ``budget`` steps."""
+    h = S.h
 
     def options(s: State, k: int) -> list[Any]:
         cp = s.cp
-        step = h[k]
-        if cp == CHANCE:
+        if named[k] is True or (cp >= 0 and _sees_choice(s.g.PS[s.pc], cp, pl, pub, priv) == 2):
+            return [plan[k]]
+        if cp != SIMULTANEOUS:
             out: list[Any] = s.legal_actions()
             rng.shuffle(out)
             return out
-        secret = s.g.PS[s.pc]
-        if cp >= 0:
-            if _sees_choice(secret, cp, pl, pub, priv) == 2:
-                return [step]
-            out = s.legal_actions()
-            rng.shuffle(out)
-            return out
         per = []
+        secret = s.g.PS[s.pc]
         for q, o in enumerate(s.o):
             if o is None:
                 per.append([s.g.PASS])
-            elif _sees_choice(secret, q, pl, pub, priv) == 2:
-                per.append([step[q]])
+            elif named[k] or _sees_choice(secret, q, pl, pub, priv) == 2:
+                per.append([plan[k][q]])
             else:
                 per.append(s.legal_actions(q))
-        joint = [tuple(rng.choice(a) for a in per) for _ in range(8)]
-        return list(dict.fromkeys(joint))
+        return list(dict.fromkeys(tuple(rng.choice(a) for a in per) for _ in range(8)))
 
-    stack: list[tuple[State, int, list[Any]]] = []
-    s = g.new_initial_state()
-    stack.append((s, 0, options(s, 0)))
+    tried = 0
+    s = S.g.new_initial_state()
+    stack: list[tuple[State, int, list[Any]]] = [(s, 0, options(s, 0))]
     while stack:
         s, k, todo = stack[-1]
         if not todo:
             stack.pop()
             continue
-        step = todo.pop()
         tried += 1
         if tried > budget:
             return None
-        t = s.clone()
-        entry, obs, who = seen[k]
-        if _who(t) != who or _entry(t, step, pl, pub, priv) != entry:
-            continue
-        try:
-            _step(t, step)
-        except (RuleError, ValueError):
-            continue
-        if _view(t, pl, pub, priv) != obs:
+        t = _fits(s, todo.pop(), k, seen, pl, pub, priv)
+        if t is None:
             continue
         if k + 1 == len(h):
-            if t.cp == S.cp and (t.cp != SIMULTANEOUS or [o is None for o in t.o] == [o is None for o in S.o]):
+            if _ends_alike(t, S):
                 return t
             continue
         stack.append((t, k + 1, options(t, k + 1)))
