@@ -36,10 +36,11 @@ def game_seed(seed: int, game: int) -> int:
 
 
 def play(game: Any, rule_error: type[BaseException], stream_seed: int, max_steps: int,
-         record: list[Any] | None = None) -> tuple[Outcome, int]:
-    """One game on the engine ``game``: its result and its length in decisions; ``record``, when
-    given, receives every action taken (a list of one per seat at a simultaneous node), the one
-    the rules stop at included.
+         record: list[Any] | None = None) -> tuple[Outcome, int, int]:
+    """One game on the engine ``game``: its result, its length in decisions and in turns (calls
+    of the procedure the game names with ``turn``; 0 without); ``record``, when given, receives
+    every action taken (a list of one per seat at a simultaneous node), the one the rules stop at
+    included.
 
     Every choice, chance's included, is a coupled random choice (dsl/coupling.py): it depends on
     the seed, the chooser, the decision's label, how often the chooser met that label before and
@@ -47,16 +48,17 @@ def play(game: Any, rule_error: type[BaseException], stream_seed: int, max_steps
     log = record if record is not None else []
     pick = Coupled(stream_seed)
     decisions = 0
+    state = None
     try:
         state = game.new_initial_state()
         n = game.num_players()
         for _ in range(max_steps):
             if state.is_terminal():
-                return result(state), decisions
+                return result(state), decisions, state.turns()
             if state.is_chance_node():
                 outcomes = state.chance_outcomes()
                 if not outcomes:
-                    return ERROR, decisions
+                    return ERROR, decisions, state.turns()
                 chosen = pick.chance(state.decision_label(), outcomes)
                 log.append(chosen)  # before it is applied: a move the rules stop at is part of the game
                 state.apply_action(chosen)
@@ -67,7 +69,7 @@ def play(game: Any, rule_error: type[BaseException], stream_seed: int, max_steps
                 for q in range(n):
                     options = state.legal_actions(q)
                     if not options:
-                        return ERROR, decisions
+                        return ERROR, decisions, state.turns()
                     joint.append(pick.choose(q, label, options))
                 log.append(joint)
                 state.apply_actions(joint)
@@ -75,12 +77,12 @@ def play(game: Any, rule_error: type[BaseException], stream_seed: int, max_steps
                 decisions += 1
                 options = state.legal_actions()
                 if not options:
-                    return ERROR, decisions
+                    return ERROR, decisions, state.turns()
                 action = pick.choose(state.current_player(), state.decision_label(), options)
                 log.append(action)
                 state.apply_action(action)
         if state.is_terminal():
-            return result(state), decisions
-        return CAPPED, decisions
+            return result(state), decisions, state.turns()
+        return CAPPED, decisions, state.turns()
     except rule_error:
-        return ERROR, decisions
+        return ERROR, decisions, 0 if state is None else state.turns()

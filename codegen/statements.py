@@ -328,6 +328,8 @@ that resume after a decision."""
         resumable = self.block_points(proc.body) > 0
         callee = Scope()
         self.tick(s.span)
+        if s.name == self.rules.game.turn:
+            self.emit("S.t += 1")  # a turn begins (`turn NAME` in the game declaration)
         saved_top = self.slot_top
         computed = []
         for (name, t), arg in zip(proc.formals, s.args):

@@ -395,6 +395,8 @@ class Game(Decl):
     sources: list[Source] = field(default_factory=list)
     returns: str = "winners"
     returns_span: Span | None = None
+    turn: str | None = None  # `turn NAME`: each call of procedure NAME is one turn
+    turn_span: Span | None = None
 
 
 @dataclass

@@ -382,6 +382,7 @@ class GameInfo:
     sources: list[Source]
     returns: str = "winners"  # RETURNS: what each player's return is at the end
     players_assumed: str | None = None  # `players LO..HI assumed because "…"`: the rulebook does not say; the rationale
+    turn: str | None = None  # `turn NAME`: each call of procedure NAME is one turn (simulate counts them)
 
 
 #: How a game's end becomes each player's return (``returns`` in the game declaration): a winner's

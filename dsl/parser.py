@@ -283,6 +283,8 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
                 g.order = value
             elif tag == "returns":
                 g.returns, g.returns_span = value, span
+            elif tag == "turn":
+                g.turn, g.turn_span = value, span
             elif tag == "source":
                 g.sources.append(value)
         return g
@@ -304,6 +306,9 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def g_returns(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
         return ("returns", str(ch[0]), _span(meta))
+
+    def g_turn(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
+        return ("turn", str(ch[0]), _span(meta))
 
     def g_source(self, meta: Any, ch: list[Any]) -> tuple[str, Any, Span]:
         return ("source", ch[0], _span(meta))
@@ -1176,7 +1181,8 @@ def _special_hint(tok: Token, expected: set[str], before: list[str]) -> str | No
         return "write: repeat N times { … }"
     if text == "(" and prev in _keywords():
         return f"'{prev}' is read as a keyword here; give the procedure or definition another name"
-    if tok.type == "NAME" and expected == {"LPAR"}:
+    # a word the grammar reserves elsewhere (`turn` in a game declaration) is a name here
+    if (tok.type == "NAME" or text in _keywords()) and expected == {"LPAR"}:
         return f"'{prev}' is not a statement; statements start with let, set, move, draw, choose, if, for, repeat, while, end, say, shuffle or a procedure call"
     return None
 

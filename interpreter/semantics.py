@@ -139,6 +139,7 @@ class Machine:
         # what the observer learnt); the number counts every observation of the game
         self.percepts: list[tuple[int, int, str, str]] = []
         self.observations = 0
+        self.turns = 0  # calls of the game's turn procedure (`turn NAME`) so far
         self.adjacent = {b.name: [frozenset(b.neighbours(k)) for k in range(len(b.spaces))] for b in rules.boards.values()}
 
     # ---- domains ----------------------------------------------------------------------------
@@ -284,6 +285,8 @@ class Machine:
         elif isinstance(s, ir.CallProc):
             proc = self.program.procs[s.name]
             args = [self.ev(a, env) for a in s.args]
+            if s.name == self.rules.game.turn:
+                self.turns += 1
             if self.covered is not None:
                 self.covered.add(ir.label_proc(s.name, proc.reading))
             assert proc.body is not None

@@ -185,6 +185,10 @@ class State:
     def is_draw(self) -> bool:
         return self.machine.draw
 
+    def turns(self) -> int:
+        """Turns begun so far: calls of the procedure the game names with ``turn`` (0 without)."""
+        return self.machine.turns
+
     def observation_string(self, player: int) -> str:
         return observation(self.machine, player)
 

@@ -91,6 +91,9 @@ class Tally:
     length_sum: int = 0  # decisions, over the games that ended
     length_min: int | None = None
     length_max: int | None = None
+    turns_sum: int = 0  # turns (calls of the game's turn procedure), over the games that ended
+    turns_min: int | None = None
+    turns_max: int | None = None
     changed: list[int] = field(default_factory=list)  # per variant
     variant_errors: list[int] = field(default_factory=list)  # per variant: games the rules stopped
     variant_capped: list[int] = field(default_factory=list)  # per variant: games cut at max_steps
@@ -111,6 +114,9 @@ class Tally:
         self.length_sum += other.length_sum
         self.length_min = _opt(min, self.length_min, other.length_min)
         self.length_max = _opt(max, self.length_max, other.length_max)
+        self.turns_sum += other.turns_sum
+        self.turns_min = _opt(min, self.turns_min, other.turns_min)
+        self.turns_max = _opt(max, self.turns_max, other.turns_max)
         self.changed = [a + b for a, b in zip(self.changed, other.changed)]
         self.variant_errors = [a + b for a, b in zip(self.variant_errors, other.variant_errors)]
         self.variant_capped = [a + b for a, b in zip(self.variant_capped, other.variant_capped)]
@@ -163,7 +169,7 @@ def play_chunk(plan: Plan, engines: Engines, bounds: tuple[int, int, int]) -> tu
     t = Tally.empty(n, len(rest))
     for g in range(first, last):
         s = game_seed(plan.seed, g)
-        outcome, length = play(base, base_error, s, plan.max_steps)
+        outcome, length, turns = play(base, base_error, s, plan.max_steps)
         t.games += 1
         if outcome == ERROR:
             t.errors += 1
@@ -181,8 +187,11 @@ def play_chunk(plan: Plan, engines: Engines, bounds: tuple[int, int, int]) -> tu
             t.length_sum += length
             t.length_min = _opt(min, t.length_min, length)
             t.length_max = _opt(max, t.length_max, length)
+            t.turns_sum += turns
+            t.turns_min = _opt(min, t.turns_min, turns)
+            t.turns_max = _opt(max, t.turns_max, turns)
         for i, (engine, error) in enumerate(rest):
-            other, _ = play(engine, error, s, plan.max_steps)
+            other, _, _ = play(engine, error, s, plan.max_steps)
             t.changed[i] += other != outcome
             t.variant_errors[i] += other == ERROR
             t.variant_capped[i] += other == CAPPED
@@ -273,6 +282,7 @@ class Simulation:
     params: dict[str, str]  # as given on the command line
     variants: tuple[Variant, ...]
     tallies: dict[int, Tally]  # per player count
+    turn: str | None = None  # the game's turn procedure (`turn NAME`), whose calls are its turns
 
     def frequencies(self) -> list[ReadingFrequency]:
         """Per variant (declaration order), per player count (ascending)."""
@@ -322,7 +332,7 @@ def simulate(
     plan = Plan(tuple(sources), counts, dict(params or {}), seed, max_steps)
     tallies = run(plan, games, jobs, progress, runner)
     return Simulation(rules.name, rules.text_hash, rules.game.title, seed, games, counts, players_note, level, max_steps,
-                      dict(sorted(fixed.items())), dict(sorted((param_labels or {}).items())), tuple(vs), tallies)
+                      dict(sorted(fixed.items())), dict(sorted((param_labels or {}).items())), tuple(vs), tallies, g.turn)
 
 
 def to_results(sim: Simulation) -> SimulationResults:
@@ -337,12 +347,15 @@ def _share(k: int, n: int) -> float:
     return _r(k / n) if n else 0.0
 
 
-def _count_dict(n: int, t: Tally) -> dict[str, Any]:
+def _count_dict(n: int, t: Tally, turn: str | None) -> dict[str, Any]:
     mean = _r(t.length_sum / t.ended) if t.ended else None
+    turns = None if turn is None else {
+        "procedure": turn, "mean": _r(t.turns_sum / t.ended) if t.ended else None, "min": t.turns_min, "max": t.turns_max}
     return {
         "players": n,
         "seats": [{"seat": q + 1, "wins": w, "share": _share(w, t.games)} for q, w in enumerate(t.wins)],
         "length": {"unit": LENGTH_UNIT, "mean": mean, "min": t.length_min, "max": t.length_max},
+        "turns": turns,
         "outcomes": {"ended": t.ended, "draws": t.draws, "no_winner": t.no_winner, "shared": t.shared, "errors": t.errors,
                      "capped": t.capped},
     }
@@ -359,7 +372,7 @@ def to_dict(sim: Simulation) -> dict[str, Any]:
         "players": list(sim.players),
         "level": sim.level,
         "readings_fixed": dict(sim.fixed),
-        "by_players": [_count_dict(n, sim.tallies[n]) for n in sim.players],
+        "by_players": [_count_dict(n, sim.tallies[n], sim.turn) for n in sim.players],
         "readings": [
             {"ambiguity": f.ambiguity, "reading": f.reading, "players": f.players, "games": f.games, "changed": f.changed,
              "share": f.share, "low": f.low, "high": f.high}
@@ -435,6 +448,8 @@ def render_text(sim: Simulation) -> str:
         if t.ended:
             lines.append("Length of the games that ended, in decisions (a player's or a simultaneous node; chance draws")
             lines.append(f"not counted): mean {t.length_sum / t.ended:.1f}, min {t.length_min}, max {t.length_max}")
+            if sim.turn is not None:
+                lines.append(f"and in turns (calls of procedure {sim.turn}): mean {t.turns_sum / t.ended:.1f}, min {t.turns_min}, max {t.turns_max}")
         else:
             lines.append("Length: no game ended.")
     lines.append("")

@@ -14,6 +14,7 @@ observation and the record constructs work in a game of their own, in every back
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from pathlib import Path
@@ -88,6 +89,37 @@ def test_engine_matches_interpreter(touch: str, reading: str) -> None:
                                          params={"touch": TOUCH[touch]}, info_states=g % 3 == 0)
             ends[end] = ends.get(end, 0) + 1
     assert ends.get("end", 0) > 0, ends
+
+
+def test_a_turn_is_a_call_of_the_turn_procedure() -> None:
+    """`turn turn`: each call begins one, counted before its first decision, in both back ends
+    (the differential test compares them at every step); here against the decisions that open a
+    turn ('does', or 'climbs out to' for a stuck player), at most four rounds of them."""
+    mod = differential.engine(NAME, {})[1]
+    for n in (2, 3):
+        for seed in range(8):
+            rng = random.Random(seed)
+            s = mod.load_game({"players": n, "touch": 0}).new_initial_state()
+            opened = 0
+            while not s.is_terminal():
+                if not s.is_chance_node() and s.decision_label() in ("does", "climbs out to"):
+                    opened += 1
+                    assert s.turns() == opened
+                s.apply_action(rng.choice(s.legal_actions()))
+            assert s.turns() == opened <= 4 * n
+
+
+def test_simulate_gives_the_length_in_turns() -> None:
+    code, out, err = run_cli("simulate", rel(GAME), "--games", "40", "--seed", "1", "--jobs", "1", "--format", "json")
+    assert code == 0, err
+    for count in json.loads(out)["by_players"]:
+        turns, length = count["turns"], count["length"]
+        assert turns["procedure"] == "turn"
+        assert 1 <= turns["min"] <= turns["mean"] <= turns["max"] <= 4 * count["players"]
+        assert turns["max"] <= length["max"]  # a turn takes a decision at least
+    code, out, err = run_cli("simulate", rel(GAME), "--games", "10", "--seed", "1", "--jobs", "1")
+    assert code == 0, err
+    assert "and in turns (calls of procedure turn): mean" in out
 
 
 # ---- what a player learns -------------------------------------------------------------------------

@@ -348,6 +348,7 @@ def compare_state(i: Any, e: Any, n: int, strings: bool = True) -> None:
     assert e.returns() == i.returns()
     assert e.pending_question() == i.pending_question()
     assert e.answers() == i.answers()
+    assert e.turns() == i.turns()
     if strings or i.is_terminal():
         assert e.history() == i.history()
         assert str(e) == str(i)

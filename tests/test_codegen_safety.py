@@ -102,7 +102,7 @@ ambiguity try {
 #: the file name is hostile too: the engine's header names it
 EVIL_FILE = "ev\"il'''\n{{ x }}.rules"
 TEXTS["evil"] = (EVIL, EVIL_FILE)
-STDLIB_IMPORTS = {"__future__", "hashlib", "json", "collections.abc", "typing"}
+STDLIB_IMPORTS = {"__future__", "hashlib", "json", "collections", "collections.abc", "typing"}
 
 
 def evil_source(readings: dict[str, str] | None = None) -> str:

@@ -52,6 +52,15 @@ def test_tokens_of_each_construct() -> None:
     assert (Keyword, "if") in tokens and (String.Double, "yes") in tokens and (String.Double, "no") in tokens
 
 
+def test_a_reserved_word_called_is_a_name() -> None:
+    """`turn` is a keyword of the game declaration and, in many rulesets, a procedure's name."""
+    text = 'game "G" {\n  turn turn\n}\nprocedure turn(p: player) { say "x" }\nflow { turn(player(1)) }\n'
+    tokens = [(t, v) for t, v in RulesLexer().get_tokens(text) if v.strip()]
+    assert (Keyword, "turn") in tokens  # in the game declaration
+    assert (Name.Function, "turn") in tokens  # declared
+    assert tokens.count((Name, "turn")) == 2  # named by the game declaration, and called
+
+
 def test_registered_as_a_pygments_plugin() -> None:
     assert get_lexer_by_name("rules").__class__ is RulesLexer
     assert find_lexer_class_for_filename("game.rules") is RulesLexer

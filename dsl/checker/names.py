@@ -70,7 +70,7 @@ class Names(Types):
             returns = "winners"
         return ir.GameInfo(
             g.title, g.edition, g.language or "en", g.original, lo, hi, g.order, [s for s in (_src(s) for s in g.sources) if s], returns,
-            g.players_assumed,
+            g.players_assumed, g.turn,
         )
 
     def collect_enum(self, e: ast.EnumDecl) -> None:

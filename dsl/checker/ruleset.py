@@ -131,6 +131,10 @@ class Checker(Definitions, Boards, Tables, Editions, Knowledge, Flow, Expression
         procs: dict[str, ir.Procedure] = {}
         for name, pdecl in self.proc_decls.items():
             procs[name] = self.check_proc(pdecl, None)
+        if self.game is not None and self.game.turn is not None and self.game.turn not in self.proc_sigs:
+            turn = self.game.turn
+            self.d.error("E0201", f"'turn {turn}' names no procedure", games[0].turn_span or games[0].span,
+                         hint=self.suggest(turn, self.proc_sigs) or f"name the procedure each turn calls, e.g. turn {turn} with procedure {turn}(p: player) {{ … }}")
         flow: list[ir.Stmt] = []
         flow_source = None
         if flows:

@@ -22,7 +22,7 @@ KEYWORDS = ("game", "flow", "term", "edition", "language", "original", "players"
             "otherwise", "let", "set", "move", "to", "draw", "from", "as", "choose", "each", "if", "then", "else", "for",
             "repeat", "times", "until", "while", "end", "winners", "say", "shuffle", "label", "secret", "kind", "question",
             "clarify", "always", "at", "means", "of", "match", "clockwise", "counterclockwise", "and", "or", "not", "returns", "when",
-            "reveal", "ask", "truth", "lie", "answer", "must", "same", "link", "observe", "within", "than", "outside", "append")
+            "reveal", "ask", "truth", "lie", "answer", "must", "same", "link", "observe", "within", "than", "outside", "append", "turn")
 TYPES = ("bool", "int", "text", "player", "place")
 CONSTANTS = ("true", "false")
 #: The builtin functions and aggregates (dsl/ir.py): names, not reserved words.
@@ -52,6 +52,9 @@ class RulesLexer(RegexLexer):
             (rf"({'|'.join(DECLARATIONS)})\b(\s+)({_NAME})", bygroups(Keyword.Declaration, Whitespace, Name.Function)),
             (words(CONSTANTS, suffix=r"\b"), Keyword.Constant),
             (words(TYPES, suffix=r"\b"), Keyword.Type),
+            (rf"(turn)\b(\s+)({_NAME})", bygroups(Keyword, Whitespace, Name)),  # `turn NAME`: NAME is a procedure
+            # a word the grammar reserves elsewhere names a procedure or a definition where it is called
+            (words(KEYWORDS, prefix=r"\b", suffix=r"(?=\()"), Name),
             (words(KEYWORDS, suffix=r"\b"), Keyword),
             (words(BUILTINS, suffix=r"\b(?=\s*\()"), Name.Builtin),
             (r"[0-9]+", Number.Integer),

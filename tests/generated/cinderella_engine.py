@@ -3266,7 +3266,7 @@ class Game:
 class State:
     """A game in progress: zones as bitmasks, variables and decision slots as flat lists."""
 
-    __slots__ = ("C", "L", "a", "cp", "g", "h", "i", "k", "loc", "m", "n", "o", "pc", "q", "v", "w", "z")
+    __slots__ = ("C", "L", "a", "cp", "g", "h", "i", "k", "loc", "m", "n", "o", "pc", "q", "t", "v", "w", "z")
 
     def __init__(self, game: Game) -> None:
         self.g = game
@@ -3283,6 +3283,7 @@ class State:
         self.q: Any = None  # at an answer (ask): (question, arguments, the true answers as a mask)
         self.a: tuple[Any, ...] = ()  # the answers given: (question, speaker, arguments, answer, was it true)
         self.h: list[Any] = []
+        self.t = 0  # turns begun: calls of the procedure the game names with `turn`
         self.i: dict[tuple[int, bool, int], _Trail] = {}  # information states computed so far (shared with clones)
         self.C: list[dict[int, Any]] = [{} for _ in range(_NGROUPS)]  # values of definitions without arguments
         self.k = (self.z, self.v, self.L, self.loc, self.C)  # the lists the flow works on, in one load
@@ -3441,6 +3442,10 @@ class State:
     def is_draw(self) -> bool:
         return self.w == -1
 
+    def turns(self) -> int:
+        """Turns begun so far: calls of the procedure the game names with ``turn`` (0 without)."""
+        return self.t
+
     def observation_string(self, player: int) -> str:
         return _observe(self, player)
 
@@ -3513,6 +3518,7 @@ class State:
         c.q = self.q
         c.a = self.a
         c.h = self.h[:]
+        c.t = self.t
         c.i = self.i  # replaced, never changed, when this state or the copy computes more
         C = self.C
         c.C = [C[0].copy(), C[1].copy(), C[2].copy()]  # remembered values of the same state stay right

@@ -53,8 +53,8 @@ class AmbiguityCheck(SameRuleCheck):
             seed = game_seed(0, g)
             acts_a: list[Any] = []
             acts_b: list[Any] = []
-            oa, _ = play(ga, ma.RuleError, seed, RANDOM_MAX_STEPS, acts_a)
-            ob, _ = play(gb, mb.RuleError, seed, RANDOM_MAX_STEPS, acts_b)
+            oa, _, _ = play(ga, ma.RuleError, seed, RANDOM_MAX_STEPS, acts_a)
+            ob, _, _ = play(gb, mb.RuleError, seed, RANDOM_MAX_STEPS, acts_b)
             if isinstance(oa, str) or isinstance(ob, str) or oa == ob or _winners(oa) == _winners(ob):
                 continue
             shared = 0
