@@ -1,5 +1,5 @@
-"""Reading the JSON that ``rulecheck verify`` and ``rulecheck simulate`` write, back into the
-objects a report is built from.
+"""Reading the JSON that ``rulecheck verify``, ``rulecheck simulate`` and ``rulecheck diff`` write,
+back into the objects a report is built from.
 
 A report made from a verify JSON file is the report made from the verify run itself: the JSON
 holds every field of a finding except its solver time, which reports never print.  Files are
@@ -17,13 +17,15 @@ from rulecheck.dsl.source import Span
 from rulecheck.verifier.findings import DECLARED_KINDS, KINDS, SEVERITIES, STATUSES, VERDICTS, Finding, Play, Position, Quote, Witness
 
 from . import simulate
-from .model import SimulationResults
+from .model import EditionDiff, SimulationResults
 
 VERIFY_SCHEMA = "rulecheck-verify"
+DIFF_SCHEMA = "rulecheck-diff"
 SIMULATE_SCHEMA = simulate.SCHEMA
 #: The schema versions these loaders read; a newer file is refused rather than half understood.
 VERIFY_VERSIONS = (1,)
 SIMULATE_VERSIONS = (simulate.SCHEMA_VERSION,)
+DIFF_VERSIONS = (1,)
 
 
 class LoadError(ValueError):
@@ -44,6 +46,14 @@ def _int(digits: str) -> int:
 
 
 def _parse(text: str, schema: str, versions: tuple[int, ...]) -> dict[str, Any]:
+    doc = _document(text, schema, versions)
+    ruleset = doc.get("ruleset")
+    if not isinstance(ruleset, dict) or not isinstance(ruleset.get("sha256"), str):
+        raise LoadError("the file does not say which ruleset it is about (ruleset.sha256)")
+    return doc
+
+
+def _document(text: str, schema: str, versions: tuple[int, ...]) -> dict[str, Any]:
     try:
         doc = json.loads(text, parse_constant=_no_constant, parse_int=_int)
     except json.JSONDecodeError as exc:
@@ -56,9 +66,6 @@ def _parse(text: str, schema: str, versions: tuple[int, ...]) -> dict[str, Any]:
     if doc.get("schema_version") not in versions:
         raise LoadError(f"{schema} schema version {doc.get('schema_version')!r} is not one this rulecheck reads "
                         f"({', '.join(map(str, versions))})")
-    ruleset = doc.get("ruleset")
-    if not isinstance(ruleset, dict) or not isinstance(ruleset.get("sha256"), str):
-        raise LoadError("the file does not say which ruleset it is about (ruleset.sha256)")
     return doc
 
 
@@ -219,3 +226,29 @@ def _plausible(sim: SimulationResults) -> None:
         if not (0 <= r.changed <= r.games and all(math.isfinite(x) for x in shares) and 0 <= r.low <= r.share <= r.high <= 1):
             raise LoadError(f"reading {r.ambiguity}={r.reading}: {r.changed} of {r.games} games changed, share {r.share} "
                             f"in [{r.low}, {r.high}] is not a count and a share a simulation gives")
+
+
+# ---- diff --------------------------------------------------------------------------------------
+
+
+def load_diff_json(text: str) -> EditionDiff:
+    """The two editions and the differences of a ``rulecheck diff --format json`` output, each
+    difference with the file its span is in.  Raises LoadError with a one-line message."""
+    doc = _document(text, DIFF_SCHEMA, DIFF_VERSIONS)
+    editions = _need(doc, "editions", list, "the file")
+    if len(editions) != 2:
+        raise LoadError(f"a diff compares two editions, not {len(editions)}")
+    pairs = [(_need(e, "file", str, f"edition {i + 1}"), _need(e, "sha256", str, f"edition {i + 1}"),
+              _need(e, "game", str, f"edition {i + 1}")) for i, e in enumerate(editions)]
+    files = {f for f, _, _ in pairs}
+    players = _ints(doc, "players", "the file")
+    assert players is not None
+    items = []
+    for i, d in enumerate(_need(doc, "findings", list, "the file")):
+        where = f"difference {i + 1}"
+        file = _need(d, "file", str, where)
+        if file not in files:
+            raise LoadError(f"{where}: its file {file} is neither edition")
+        items.append((file, _finding({k: v for k, v in d.items() if k != "file"}, where)))
+    return EditionDiff((pairs[0], pairs[1]), tuple(players), _need(doc, "games", int, "the file"), _need(doc, "seed", int, "the file"),
+                       tuple(items))

@@ -15,8 +15,8 @@ from rulecheck.dsl import ir
 from rulecheck.dsl.files import MAX_JSON_BYTES, FileProblem, read_text_bounded
 from rulecheck.verifier.findings import Finding
 
-from .loaders import LoadError, load_findings_json, read_simulation_json
-from .model import SimulationResults, build_report
+from .loaders import LoadError, load_diff_json, load_findings_json, read_simulation_json
+from .model import EditionDiff, SimulationResults, build_report
 from .questions import to_csv
 from .render import render_html, render_markdown, render_questions_markdown
 
@@ -36,9 +36,10 @@ def report_text(
     rulebook: str | None = None,
     rulebook_name: str | None = None,
     rules_text: str | None = None,
+    diff: EditionDiff | None = None,
 ) -> str:
     report = build_report(rules, findings, simulation=simulation, rulebook=rulebook, rulebook_name=rulebook_name,
-                          rules_text=rules_text if fmt == "html" else None)
+                          rules_text=rules_text if fmt == "html" else None, diff=diff)
     if fmt == "csv":
         return to_csv(report.questions)
     if fmt == "questions-md":
@@ -121,3 +122,20 @@ def simulation_file(path: str, rules: ir.Ruleset, rules_path: str) -> Simulation
         raise InputError(f"{path}: {exc}", "give the output of rulecheck simulate --format json") from None
     _same_ruleset(header, rules, path, f"rulecheck simulate {rules_path} --format json", "--simulation")
     return results
+
+
+def diff_file(path: str, rules: ir.Ruleset, rules_path: str) -> EditionDiff:
+    """A ``rulecheck diff --format json`` file of this very ruleset (by sha256) and another edition."""
+    try:
+        diff = load_diff_json(read_input(path, "diff file"))
+    except LoadError as exc:
+        raise InputError(f"{path}: {exc}", "give the output of rulecheck diff A.rules B.rules --format json") from None
+    (file_a, sha_a, game_a), (file_b, sha_b, game_b) = diff.editions
+    if rules.text_hash in (sha_a, sha_b):
+        return diff
+    rerun = f"rulecheck diff {rules_path} OTHER.rules --format json"
+    if rules.name in (file_a, file_b) or rules.game.title in (game_a, game_b):
+        raise InputError(f"{path} is stale: it compares other texts of {file_a} and {file_b} than the ruleset's now",
+                         f"re-run {rerun} > {path}")
+    raise InputError(f"{path} compares {game_a} and {game_b} ({file_a}, {file_b}), not {rules.game.title} ({rules.name})",
+                     f"give --diff a diff of {rules.name} with another edition: {rerun} > NEW.json")

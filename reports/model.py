@@ -8,6 +8,7 @@ bytes.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,6 +57,19 @@ class SimulationResults:
     def for_reading(self, ambiguity: str, reading: str) -> list[ReadingFrequency]:
         """One reading's frequencies, one per player count (ascending)."""
         return sorted((r for r in self.readings if r.ambiguity == ambiguity and r.reading == reading), key=lambda r: r.players)
+
+
+@dataclass(frozen=True)
+class EditionDiff:
+    """A ``rulecheck diff`` of two editions (reports/loaders.py reads it): the editions as (file,
+    sha256, game), in the diff's order; the counts compared, the games searched per count and the
+    seed; every difference with the file its span is in."""
+
+    editions: tuple[tuple[str, str, str], tuple[str, str, str]]
+    players: tuple[int, ...]
+    games: int
+    seed: int
+    differences: tuple[tuple[str, Finding], ...]
 
 
 # ---- the report --------------------------------------------------------------------------------------
@@ -218,6 +232,19 @@ class Report:
     coverage: CoverageView | None
     #: block anchor -> its declaration in the rules file, highlighted (HTML only; given the rules text)
     formal: dict[str, FormalRule] = field(default_factory=dict)
+    editions: EditionsView | None = None  # given a diff with another edition: how the two differ
+
+
+@dataclass
+class EditionsView:
+    """The section on another edition of the game: the diff's settings, its differences counted by
+    what they do, and each one (numbered after the findings, located in its own file)."""
+
+    other: str  # the other edition's game title
+    other_file: str
+    how: str  # what was compared, in words
+    counts: list[tuple[str, int]]  # (what the differences do, how many)
+    differences: list[FindingView]
 
 
 # ---- labels --------------------------------------------------------------------------------------
@@ -268,11 +295,13 @@ def build_report(
     rulebook: str | None = None,
     rulebook_name: str | None = None,
     rules_text: str | None = None,
+    diff: EditionDiff | None = None,
 ) -> Report:
     """The report's data: the summary, the questions for the publisher, the findings (the evidence
     for the questions first, then the checks of the formal model), the missing data, the
-    glossary, the rules in English (with, given the rules text, each declaration's formal rule)
-    and, given the rulebook text, which of its sentences no rule cites."""
+    glossary, the rules in English (with, given the rules text, each declaration's formal rule),
+    given the rulebook text, which of its sentences no rule cites, and given a diff with another
+    edition, how the two differ."""
     evidence = sorted((f for f in findings if is_evidence(f)), key=_finding_key)
     checks = sorted((f for f in findings if not is_evidence(f)), key=_finding_key)
     ordered = evidence + checks
@@ -287,8 +316,38 @@ def build_report(
     summary.impacts = impact_counts(questions)
     glossary = [_glossary_entry(rules, t) for t in rules.terms]
     formal = formal_rules(rules, rules_text) if rules_text is not None else {}
+    editions = _editions(rules, diff, len(views)) if diff is not None else None
     return Report(rules.game.title, rules.game.language, summary, questions, views, open_qs, assumptions, glossary,
-                  english.sections(rules), cov, formal)
+                  english.sections(rules), cov, formal, editions)
+
+
+#: What an edition difference does, by verdict, most telling first (verifier/editions.py).
+DIFFERENCE_WORDS = {"changes-result": "end differently (shown by a game)", "changes-moves": "allow different moves (shown by a game)",
+                    "information-only": "change only what players see", "masked": "not decided", "data": "in components or printed data",
+                    "counts": "in the player counts", "cosmetic": "only a name"}
+
+
+def _editions(rules: ir.Ruleset, diff: EditionDiff, numbered: int) -> EditionsView:
+    """The differences in the order of the diff, numbered on from the findings; each located in
+    the edition file it is about (the other edition's findings point into the other file)."""
+    mine = [e for e in diff.editions if e[1] == rules.text_hash]
+    other = next((e for e in diff.editions if e not in mine[:1]), diff.editions[1])
+    views = []
+    for n, (file, f) in enumerate(diff.differences, start=numbered + 1):
+        v = _finding(rules, f, n, None, "edition")
+        v.location = f"{file}:{f.span.line}:{f.span.col}"
+        if file != rules.name:  # another file's names are not this ruleset's rules
+            v.subject_anchor = None
+            v.affects = []
+        editions = f.details.get("quoted_from") or []
+        if len(editions) == len(v.quotes):  # whose rulebook each quote is from
+            v.quotes = [dataclasses.replace(c, lang=f"{c.lang}, {ed}") for c, ed in zip(v.quotes, editions)]
+        views.append(v)
+    counts = Counter(f.verdict for _, f in diff.differences)
+    order = [k for k in DIFFERENCE_WORDS if counts[k]] + sorted(k for k in counts if k not in DIFFERENCE_WORDS)
+    how = (f"rulecheck diff at {_counts(diff.players)}, {diff.games} random games per count searched for a game that "
+           f"tells the editions apart (seed {diff.seed})")
+    return EditionsView(other[2], other[0], how, [(DIFFERENCE_WORDS.get(k, k or "other"), counts[k]) for k in order], views)
 
 
 #: The questions' ranks (questions.IMPACT_RANK, PROBLEM_KINDS) in words, for the summary.

@@ -2,9 +2,10 @@
 
     .venv/bin/python -m rulecheck.reports.regenerate [--only NAME]... [--render-only]
 
-For each ``rulesets/NAME.rules`` it runs ``rulecheck verify --format json`` and ``rulecheck
-simulate --format json`` with the options recorded in docs/reports/manifest.json, then renders
-NAME.html and NAME.md with ``rulecheck report --findings ... --simulation ... --rulebook ...``:
+For each ``rulesets/NAME.rules`` it runs ``rulecheck verify --format json``, ``rulecheck
+simulate --format json`` and, for an edition of a game with another, ``rulecheck diff --format
+json`` with the options recorded in docs/reports/manifest.json, then renders NAME.html and NAME.md
+with ``rulecheck report --findings ... --simulation ... --diff ... --rulebook ...``:
 the committed files are exactly what those commands write.  ``--render-only`` re-renders from
 the committed JSON (seconds, where verifying takes minutes).
 
@@ -63,6 +64,8 @@ class Entry:
     verify: list[str] = field(default_factory=lambda: list(DEFAULT_VERIFY))
     simulate: list[str] | None = field(default_factory=lambda: list(DEFAULT_SIMULATE))  # None: no simulation
     pending: str | None = None  # why there is no committed report yet (the tools failed on the first try)
+    #: another edition of the game and the diff's options (`rulecheck diff RULESET OTHER …`); None: no diff
+    diff: list[str] | None = None
 
     def files(self) -> dict[str, str]:
         if self.pending is not None:
@@ -70,12 +73,14 @@ class Entry:
         out = {"verify": f"{self.name}.verify.json", "html": f"{self.name}.html", "md": f"{self.name}.md"}
         if self.simulate is not None:
             out["simulate"] = f"{self.name}.simulate.json"
+        if self.diff is not None:
+            out["diff"] = f"{self.name}.diff.json"
         return out
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "ruleset": self.ruleset, "rulebook": self.rulebook,
                 "rulebook_sha256": self.rulebook_sha256, "verify": self.verify, "simulate": self.simulate,
-                "pending": self.pending, "files": self.files()}
+                "pending": self.pending, "diff": self.diff, "files": self.files()}
 
 
 def sha256_file(path: Path) -> str:
@@ -91,7 +96,8 @@ def read_manifest(path: Path = MANIFEST) -> dict[str, Entry]:
     out = {}
     for e in doc["reports"]:
         out[e["name"]] = Entry(e["name"], e["ruleset"], e.get("rulebook"), e.get("rulebook_sha256"),
-                               list(e["verify"]), None if e.get("simulate") is None else list(e["simulate"]), e.get("pending"))
+                               list(e["verify"]), None if e.get("simulate") is None else list(e["simulate"]), e.get("pending"),
+                               None if e.get("diff") is None else list(e["diff"]))
     return out
 
 
@@ -135,7 +141,8 @@ def has_simulate() -> bool:
 
 
 def run_tools(e: Entry, log: Any) -> None:
-    """verify, then simulate; their JSON files are written only when both succeeded."""
+    """verify, then simulate, then the diff with another edition; their JSON files are written
+    only when all succeeded."""
     log(f"{e.name}: verify {shlex.join(e.verify)} …")
     start = time.monotonic()
     texts = {"verify": _run_json(["verify", e.ruleset, "--format", "json", "--fail-on", "never", *e.verify], f"verify {e.name}")}
@@ -144,6 +151,10 @@ def run_tools(e: Entry, log: Any) -> None:
         start = time.monotonic()
         texts["simulate"] = _run_json(["simulate", e.ruleset, "--format", "json", *e.simulate], f"simulate {e.name}")
         log(f"{e.name}: simulate {shlex.join(e.simulate)} took {time.monotonic() - start:.0f} s")
+    if e.diff is not None:
+        start = time.monotonic()
+        texts["diff"] = _run_json(["diff", e.ruleset, *e.diff, "--format", "json", "--fail-on", "never"], f"diff {e.name}")
+        log(f"{e.name}: diff {shlex.join(e.diff)} took {time.monotonic() - start:.0f} s")
     for key, text in texts.items():
         write_atomic(OUT / e.files()[key], text)
 
@@ -173,6 +184,8 @@ def report_args(e: Entry, output: str) -> list[str]:
     args = ["report", e.ruleset, "-o", output, "--findings", str(rel / files["verify"])]
     if "simulate" in files:
         args += ["--simulation", str(rel / files["simulate"])]
+    if "diff" in files:
+        args += ["--diff", str(rel / files["diff"])]
     if e.rulebook is not None:
         args += ["--rulebook", e.rulebook]
     return args
@@ -188,6 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--verify-args", metavar="ARGS", help="new verify options for the chosen rulesets, e.g. \"--players 2 --timeout 10\" (recorded)")
     p.add_argument("--simulate-args", metavar="ARGS", help="new simulate options for the chosen rulesets (recorded)")
     p.add_argument("--no-simulate", action="store_true", help="make the chosen reports without simulation (recorded)")
+    p.add_argument("--diff-args", metavar="ARGS", help="another edition of the game and the diff's options, e.g. "
+                   "\"rulesets/other.rules --games 200\" (recorded; \"\" for no diff)")
     p.add_argument("--rulebook", metavar="PATH", help="with one --only: the rulebook text its coverage section is computed from, "
                    "relative to the repository (recorded)")
     p.add_argument("--without-rulebook", action="store_true", help="render a report whose rulebook is absent without its coverage section")
@@ -202,8 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         print(f"regenerate: no ruleset rulesets/{unknown[0]}.rules (there are: {', '.join(names)})", file=sys.stderr)
         return 2
-    if args.render_only and (args.verify_args is not None or args.simulate_args is not None or args.no_simulate):
-        print("regenerate: --render-only runs neither verify nor simulate, so it cannot record new options for them", file=sys.stderr)
+    if args.render_only and (args.verify_args is not None or args.simulate_args is not None or args.no_simulate or args.diff_args is not None):
+        print("regenerate: --render-only runs neither verify, simulate nor diff, so it cannot record new options for them", file=sys.stderr)
         return 2
     if args.rulebook is not None and len(args.only or []) != 1:
         print("regenerate: --rulebook belongs to one ruleset: give exactly one --only NAME", file=sys.stderr)
@@ -222,6 +237,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             e.simulate = shlex.split(args.simulate_args)
         if args.no_simulate:
             e.simulate = None
+        if args.diff_args is not None:
+            e.diff = shlex.split(args.diff_args) or None
         if args.rulebook is not None:
             e.rulebook = args.rulebook
     if not args.render_only and any(entries[n].simulate is not None for n in chosen) and not has_simulate():

@@ -464,7 +464,7 @@ class _VerifyProgress:
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from rulecheck.reports.make import InputError, findings_file, report_format, report_text, simulation_file
+    from rulecheck.reports.make import InputError, diff_file, findings_file, report_format, report_text, simulation_file
 
     fmt = report_format(args.output)
     if fmt is None:
@@ -477,7 +477,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not folder.is_dir():
         raise UsageError(f"cannot write {args.output}: there is no directory {folder}", f"create it first (mkdir -p {folder})")
     refuse_overwriting(args.output, [("ruleset", args.file), ("rulebook", args.rulebook), ("findings file", args.findings),
-                                     ("simulation file", args.simulation)])
+                                     ("simulation file", args.simulation), ("diff file", args.diff)])
     if args.findings is not None and (args.reading or args.players or args.timeout is not None):
         raise UsageError("--reading, --players and --timeout say how to verify; with --findings the verification is already done",
                          "drop them, or drop --findings to verify now")
@@ -491,6 +491,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     try:
         simulation = simulation_file(args.simulation, rules, args.file) if args.simulation is not None else None
+        diff = diff_file(args.diff, rules, args.file) if args.diff is not None else None
         with beyond_the_verifier(loaded):
             findings = findings_file(args.findings, rules, args.file) if args.findings is not None else _verify_for_report(args, rules, err)
     except InputError as exc:
@@ -500,7 +501,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if findings is None:
         return EXIT_INTERNAL
     text = report_text(rules, findings, fmt, simulation, rulebook, Path(args.rulebook).name if args.rulebook else None,
-                       loaded.source.text if loaded.source is not None else None)
+                       loaded.source.text if loaded.source is not None else None, diff)
     write_file(args.output, text)
     what = "the questions for the publisher" if fmt in ("csv", "questions-md") else "a clarification report"
     out.write(inert(f"wrote {args.output}: {what} on {rules.game.title}, from {len(findings)} findings\n"))
@@ -661,6 +662,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--rulebook", metavar="PATH", help="the rulebook text: add which of its sentences no rule cites")
     rp.add_argument("--findings", metavar="VERIFY.json", help="use this `rulecheck verify --format json` output instead of verifying now")
     rp.add_argument("--simulation", metavar="SIM.json", help="add how often each reading changes the result (`rulecheck simulate --format json` output)")
+    rp.add_argument("--diff", metavar="DIFF.json", help="add how this edition differs from another (`rulecheck diff FILE OTHER.rules --format json` output)")
     rp.add_argument("--reading", action="append", metavar="NAME=READING", help="when verifying now: fix the reading of an ambiguity (repeatable)")
     rp.add_argument("--players", type=int, action="append", metavar="N", help="when verifying now: verify only this player count (repeatable)")
     rp.add_argument("--timeout", type=float, metavar="SECONDS", help=f"when verifying now: time limit of each solver call (default {DEFAULT_TIMEOUT:g})")

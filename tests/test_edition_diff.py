@@ -10,6 +10,7 @@ the scoring (one token per win instead of the card's amount).
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import os
@@ -136,3 +137,60 @@ def test_an_edition_compared_with_itself_has_no_difference() -> None:
     out, err = io.StringIO(), io.StringIO()
     assert main(["diff", str(ROOT / FIRST), str(ROOT / FIRST), "--players", "3", "--games", "5"], out, err) == 0
     assert "summary: 0 differences" in out.getvalue()
+
+
+# ---- the diff in a report ---------------------------------------------------------------------------
+
+
+def report(ruleset: str, diff: str, out: Path, *extra: str) -> tuple[int, str, str]:
+    o, e = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        name = Path(ruleset).stem
+        code = main(["report", ruleset, "-o", str(out), "--findings", f"docs/reports/{name}.verify.json", "--diff", diff, *extra], o, e)
+    finally:
+        os.chdir(cwd)
+    return code, o.getvalue(), e.getvalue()
+
+
+@pytest.mark.parametrize("ruleset, other", [(FIRST, "Tofu Kingdom"), (LATER, "Prince Mochi")])
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_a_report_has_a_section_on_the_other_edition(ruleset: str, other: str, fmt: str, tmp_path: Path) -> None:
+    diff = tmp_path / "diff.json"
+    diff.write_text(run("json")[1], encoding="utf-8")
+    out = tmp_path / f"report.{fmt}"
+    code, _, err = report(ruleset, str(diff), out)
+    assert code == 0, err
+    whole = out.read_text(encoding="utf-8")
+    assert f"The other edition: {other}" in whole
+    text = whole[whole.index(f"The other edition: {other}"):whole.rindex("Appendix: checks of the formal model")]
+    got = findings()
+    assert f"{len(got)} differences: " in text
+    shown = html.unescape(text) if fmt == "html" else text.replace("\\", "")
+    for f in got:
+        assert f["title"] in shown
+    # each located in its own file; a witness game shown as a table of moves
+    assert f"{LATER}:" in shown and f"{FIRST}:" in shown
+    assert text.count("The game that shows it") == sum(1 for f in got if f["witness"]) > 0
+    # whose rulebook each quote is from
+    assert "(English, Prince Mochi)" in text and "(English, Tofu Kingdom)" in text
+
+
+def test_a_diff_of_other_games_or_other_texts_is_refused(tmp_path: Path) -> None:
+    diff = tmp_path / "diff.json"
+    diff.write_text(run("json")[1], encoding="utf-8")
+    code, _, err = report("rulesets/cinderella.rules", str(diff), tmp_path / "r.md")
+    assert code == 2 and "compares Prince Mochi and Tofu Kingdom" in err and "not Too Many Cinderellas" in err
+    doc = json.loads(diff.read_text(encoding="utf-8"))
+    for e in doc["editions"]:
+        e["sha256"] = "0" * 64
+    stale = tmp_path / "stale.json"
+    stale.write_text(json.dumps(doc), encoding="utf-8")
+    code, _, err = report(FIRST, str(stale), tmp_path / "r.md")
+    assert code == 2 and "is stale" in err and "rulecheck diff" in err
+    code, _, err = report(FIRST, str(diff), diff)  # the report would overwrite its own input
+    assert code == 2 and json.loads(diff.read_text(encoding="utf-8"))["schema"] == "rulecheck-diff"
+    (tmp_path / "verify.json").write_text((ROOT / "docs" / "reports" / "prince_mochi.verify.json").read_text(encoding="utf-8"), encoding="utf-8")
+    code, _, err = report(FIRST, str(tmp_path / "verify.json"), tmp_path / "r.md")
+    assert code == 2 and "not a rulecheck-diff file" in err

@@ -27,7 +27,7 @@ from rulecheck.dsl import ir
 from rulecheck.dsl.loader import load_path
 from rulecheck.dsl.source import Span
 from rulecheck.reports import regenerate as rg
-from rulecheck.reports.loaders import LoadError, load_findings_json, read_simulation_json
+from rulecheck.reports.loaders import LoadError, load_diff_json, load_findings_json, read_simulation_json
 from rulecheck.reports.make import write_atomic
 from rulecheck.reports.model import SimulationResults, build_report
 from rulecheck.reports.render import render_html, render_markdown
@@ -84,6 +84,16 @@ def test_committed_json_is_made_from_the_current_ruleset(name: str) -> None:
         assert header["ruleset"]["sha256"] == text_hash(e.ruleset), (
             f"stale: docs/reports/{files[key]} was made from another text of {e.ruleset}: run {rg.COMMAND} --only {name}")
         assert header["ruleset"]["file"] == e.ruleset
+
+
+@pytest.mark.parametrize("name", [n for n in SHIPPED if "diff" in entry(n).files()])
+def test_committed_diff_is_made_from_both_current_editions(name: str) -> None:
+    e = entry(name)
+    assert e.diff is not None
+    diff = load_diff_json((rg.OUT / e.files()["diff"]).read_text(encoding="utf-8"))
+    assert [f for f, _, _ in diff.editions] == [e.ruleset, e.diff[0]]
+    for file, sha, _ in diff.editions:
+        assert sha == text_hash(file), f"stale: docs/reports/{e.files()['diff']} was made from another text of {file}: run {rg.COMMAND} --only {name}"
 
 
 @pytest.mark.parametrize("fmt", ["html", "md"])

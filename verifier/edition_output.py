@@ -42,9 +42,11 @@ def render_diff_text(o: EditionOutcome) -> str:
 def render_difference(o: EditionOutcome, f: Finding) -> str:
     file = _file_of(o, f)
     lines = [f"{file}:{f.span.line}:{f.span.col}: {f.severity}[edition-difference]: {f.title} [{f.status}]", f"   = {f.message}"]
-    for q in f.quotes[:2]:
+    editions = f.details.get("quoted_from") or []
+    for i, q in enumerate(f.quotes[:2]):
         lang = f" ({q.lang})" if q.lang else ""
-        lines.append(f"   = rulebook{lang}: \"{_short(q.text, 160)}\"")
+        whose = f"{editions[i]}'s rulebook" if len(editions) == len(f.quotes) else "rulebook"
+        lines.append(f"   = {whose}{lang}: \"{_short(q.text, 160)}\"")
     if f.witness is not None:
         lines.append(f"   = witness, {f.witness.players} players: {f.witness.divergence}")
         step = f.details.get("step")

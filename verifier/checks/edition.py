@@ -275,10 +275,12 @@ class EditionCheck(Context):
             return False  # data: what the game is played with; the rules that read it have the games
         return d.a is not None or d.b is not None
 
-    def where(self, d: Difference) -> tuple[list[Quote], Any]:
-        """The two quotes of a difference and where it is in the first edition (in the second when
-        only it has the rule): for a procedure or the flow, the first statements that differ."""
+    def where(self, d: Difference) -> tuple[list[Quote], list[str], Any]:
+        """The two quotes of a difference, the edition each is from, and where it is in the first
+        edition (in the second when only it has the rule): for a procedure or the flow, the first
+        statements that differ."""
         sources: list[ir.Source] = []
+        sides: list[str] = []
         span = None
         if d.key == "flow" or d.key.startswith("proc "):
             def proc(side: Side, u: Any) -> ir.Procedure | None:
@@ -289,26 +291,30 @@ class EditionCheck(Context):
                 return next(p for n, p in side.program.procs.items() if side.common(n) == u.decl)
 
             xa, xb = first_difference(self.sa, self.sb, proc(self.sa, d.a), proc(self.sb, d.b))
-            for x in (xa, xb):
+            for x, side in ((xa, self.sa), (xb, self.sb)):
                 if x is not None and x.source is not None:
                     sources.append(x.source)
+                    sides.append(side.rules.game.title)
             first = xa or xb
             span = first.span if first is not None else None
-        for u in (d.a, d.b):
+        for u, side in ((d.a, self.sa), (d.b, self.sb)):
             if len(sources) < 2 and u is not None and u.sources and u.sources[0] not in sources:
                 sources.append(u.sources[0])
+                sides.append(side.rules.game.title)
         u = d.a or d.b
         assert u is not None
         if span is None:
             span = u.span if u.span is not None else ir_span()
-        return [Quote(q.text, q.lang) for src in sources[:2] for q in src.quotes[:1]], span
+        kept = [(q, side) for src, side in zip(sources[:2], sides) for q in src.quotes[:1]]
+        return [Quote(q.text, q.lang) for q, _ in kept], [side for _, side in kept], span
 
     def finding(self, d: Difference, got: tuple[Game, Event] | None, searched: int) -> None:
-        quotes, span = self.where(d)
+        quotes, quoted_from, span = self.where(d)
         facts: dict[str, Any] = {"area": d.area, "unit": d.key, "what": d.what,
                                  "editions": [self.sa.rules.game.title, self.sb.rules.game.title],
                                  "in": [d.a is not None, d.b is not None],
-                                 "values": [d.a.detail if d.a else None, d.b.detail if d.b else None]}
+                                 "values": [d.a.detail if d.a else None, d.b.detail if d.b else None],
+                                 "quoted_from": quoted_from}
         if d.information:
             self.found("edition-difference", "information-only", d.key, span, quotes, games=searched, players=self.players, **facts)
             return
