@@ -41,6 +41,8 @@ def position_heading(where: str, step: int) -> str:
     moves = f"{step} move{'s' if step != 1 else ''}"
     if where == "deal":
         return "the table after the deal, before the first choice"
+    if where == "late":
+        return f"the table after {moves}, the last few before what the game shows (the moves that lead here are in the findings file, for replay)"
     return f"the table where the readings part, after {moves}"
 
 

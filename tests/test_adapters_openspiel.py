@@ -159,6 +159,29 @@ def test_resample_keeps_the_information_state(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", RULESETS, ids=IDS)
+def test_resampling_finds_a_state_at_every_decision(path: Path) -> None:
+    """Within its budget the search finds a state with the same information state, rather than
+    falling back on a copy: at each of a game's first 60 decisions, for the player who decides."""
+    mod = engine(path)
+    n = mod.MIN_PLAYERS
+    g = mod.load_game({"players": n})
+    rng = random.Random(path.stem)
+    s = g.new_initial_state()
+    tried = 0
+    while not s.is_terminal() and tried < 60:
+        if not s.is_chance_node():
+            p = s.current_player() if s.current_player() >= 0 else rng.choice([q for q in range(n) if s.o[q] is not None])
+            found = mod._resample(s, p, True, 1, random.Random(tried), 10_000)
+            assert found is not None, f"no state found at decision {tried} ({len(s.history())} steps)"
+            assert found.information_state_string(p) == s.information_state_string(p)
+            tried += 1
+        if s.is_simultaneous_node():
+            s.apply_actions([rng.choice(s.legal_actions(q)) for q in range(n)])
+        else:
+            s.apply_action(rng.choice(s.legal_actions()))
+
+
+@pytest.mark.parametrize("path", RULESETS, ids=IDS)
 def test_observers_show_the_engines_views(path: Path) -> None:
     mod = engine(path)
     game = openspiel.load(mod)

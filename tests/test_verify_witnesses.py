@@ -118,3 +118,34 @@ def ir_params(name: str, labels: dict[str, str]) -> dict[str, ir.Value]:
     from rulecheck.cli import parse_params
 
     return parse_params([f"{k}={v}" for k, v in labels.items()], _rules(name))
+
+
+@pytest.mark.parametrize("length", [20, 400])
+def test_a_long_game_of_one_reading_is_shown_from_late_in_it(length: int) -> None:
+    """A one-play witness found by random play can run for hundreds of moves: past
+    LONG_AFTER_DEAL moves after its deal it is shown from its last decision with FEW_MOVES moves
+    to go, a table the rules reach (replayed here), instead of as the whole game."""
+    import random
+
+    from rulecheck.interpreter.state import Game
+    from rulecheck.verifier.witness import FEW_MOVES, LONG_AFTER_DEAL, _table, apply, one_play_position
+
+    program = ir.bind(_rules("kimi_no_katasa"))
+    rng = random.Random(length)
+    s = Game(program, 2).new_initial_state()
+    actions: list[Any] = []
+    while not s.is_terminal() and len(actions) < length:
+        a = rng.choice(s.legal_actions())
+        actions.append(a)
+        apply(s, a)
+    pos = one_play_position(program, 2, actions)
+    assert pos is not None
+    if length - pos.step <= LONG_AFTER_DEAL or pos.where == "deal":
+        assert pos.where == "deal" and length < LONG_AFTER_DEAL + 40
+        return
+    assert pos.where == "late" and FEW_MOVES <= pos.longest == len(actions) - pos.step < FEW_MOVES + 20
+    at = Game(program, 2).new_initial_state(log=True)
+    for a in actions[:pos.step]:
+        apply(at, a)
+    assert not at.is_chance_node() and pos.marks == [len(at.machine.log)]
+    assert pos.table == _table(at)  # the table of the state the rules reach there

@@ -31,11 +31,11 @@ from .witness import (
     Replay,
     actions_of,
     continue_game,
-    deal_position,
     finish_short_draw,
     follow,
     make_play,
     model_of_actions,
+    one_play_position,
     position,
     random_game,
     replay_engine,
@@ -387,10 +387,10 @@ class Context:
         ``at_parting``: what the witness shows is where the plays part (other moves or views)."""
         programs = [self.program(p.readings) for p in plays]
         if len(plays) == 1:
-            pos = deal_position(programs[0], n, plays[0].actions, self.o.params)
+            pos = one_play_position(programs[0], n, plays[0].actions, self.o.params)
         else:
             pos = position(programs, n, [p.actions for p in plays], self.o.params, at_parting)
-        if pos is not None and pos.longest > FEW_MOVES:
+        if pos is not None and pos.longest > FEW_MOVES and pos.where != "late":
             pos.note = wording.long_witness(pos.longest, pos.step, len(plays) > 1)
         return Witness(n, self.setups.get(id(plays[0]), []), plays, divergence, pos)
 

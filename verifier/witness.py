@@ -210,6 +210,44 @@ def deal_position(program: ir.Program, n: int, actions: list[Any], params: dict[
                     len(actions) - k, where="deal")
 
 
+#: A one-play witness longer than this after its deal is shown from a late position instead
+#: (late_position): the table a few moves before what it shows.
+LONG_AFTER_DEAL = 3 * FEW_MOVES
+
+
+def one_play_position(program: ir.Program, n: int, actions: list[Any], params: dict[str, Any] | None = None) -> Position | None:
+    """The position of a one-play witness: after the deal, or, when the game is long after it
+    (a random game of hundreds of moves), a few moves before its end."""
+    pos = deal_position(program, n, actions, params)
+    if pos is None or pos.longest <= LONG_AFTER_DEAL:
+        return pos
+    return late_position(program, n, actions, params) or pos
+
+
+def late_position(program: ir.Program, n: int, actions: list[Any], params: dict[str, Any] | None = None) -> Position | None:
+    """The table at the last decision that leaves at least FEW_MOVES moves to the end of a
+    one-play witness: a person lays it out and plays those moves to see what the witness shows;
+    the moves that reach it are in the findings file, for replay.  None when the game does not
+    replay or has no such decision after its deal."""
+    try:
+        game = Game(program, n, params)
+        state = game.new_initial_state()
+        k_at = None
+        for k, act in enumerate(actions[:len(actions) - FEW_MOVES + 1]):
+            if not state.is_chance_node() and not state.is_terminal():
+                k_at = k
+            apply(state, act)
+        if k_at is None:
+            return None
+        state = game.new_initial_state(log=True)  # again, to the decision found, with the log
+        for act in actions[:k_at]:
+            apply(state, act)
+    except (RuleError, ValueError):
+        return None
+    return Position(k_at, _table(state), _draws(program, n, actions, k_at, params), _assumed_cards(state), [len(state.machine.log)],
+                    len(actions) - k_at, where="late")
+
+
 def _draws(program: ir.Program, n: int, actions: list[Any], k: int, params: dict[str, Any] | None) -> list[list[str]]:
     """The components chance draws after action k, zone by zone, in the order they are drawn."""
     rules = program.rules
