@@ -249,6 +249,6 @@ def load_diff_json(text: str) -> EditionDiff:
         file = _need(d, "file", str, where)
         if file not in files:
             raise LoadError(f"{where}: its file {file} is neither edition")
-        items.append((file, _finding({k: v for k, v in d.items() if k != "file"}, where)))
+        items.append((file, _finding(d, where)))  # 'file' is no field of a Finding: left out
     return EditionDiff((pairs[0], pairs[1]), tuple(players), _need(doc, "games", int, "the file"), _need(doc, "seed", int, "the file"),
                        tuple(items))

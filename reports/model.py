@@ -330,8 +330,8 @@ DIFFERENCE_WORDS = {"changes-result": "end differently (shown by a game)", "chan
 def _editions(rules: ir.Ruleset, diff: EditionDiff, numbered: int) -> EditionsView:
     """The differences in the order of the diff, numbered on from the findings; each located in
     the edition file it is about (the other edition's findings point into the other file)."""
-    mine = [e for e in diff.editions if e[1] == rules.text_hash]
-    other = next((e for e in diff.editions if e not in mine[:1]), diff.editions[1])
+    first, second = diff.editions
+    other = second if first[1] == rules.text_hash else first
     views = []
     for n, (file, f) in enumerate(diff.differences, start=numbered + 1):
         v = _finding(rules, f, n, None, "edition")

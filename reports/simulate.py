@@ -77,6 +77,26 @@ def variants(rules: ir.Ruleset, fixed: dict[str, str]) -> list[Variant]:
 
 
 @dataclass
+class Spread:
+    """The sum, least and greatest of some whole numbers (None before the first); spreads of
+    disjoint chunks merge exactly, in any order."""
+
+    sum: int = 0
+    min: int | None = None
+    max: int | None = None
+
+    def add(self, x: int) -> None:
+        self.sum += x
+        self.min = x if self.min is None else min(self.min, x)
+        self.max = x if self.max is None else max(self.max, x)
+
+    def merge(self, other: Spread) -> None:
+        self.sum += other.sum
+        self.min = _opt(min, self.min, other.min)
+        self.max = _opt(max, self.max, other.max)
+
+
+@dataclass
 class Tally:
     """Integer counts over some games; tallies of disjoint chunks add up exactly, in any order."""
 
@@ -88,12 +108,8 @@ class Tally:
     shared: int = 0  # ... and named several winners
     errors: int = 0  # base readings: games the rules stopped
     capped: int = 0  # base readings: games cut at max_steps
-    length_sum: int = 0  # decisions, over the games that ended
-    length_min: int | None = None
-    length_max: int | None = None
-    turns_sum: int = 0  # turns (calls of the game's turn procedure), over the games that ended
-    turns_min: int | None = None
-    turns_max: int | None = None
+    length: Spread = field(default_factory=Spread)  # decisions, over the games that ended
+    turns: Spread = field(default_factory=Spread)  # turns (calls of the game's turn procedure), over the same games
     changed: list[int] = field(default_factory=list)  # per variant
     variant_errors: list[int] = field(default_factory=list)  # per variant: games the rules stopped
     variant_capped: list[int] = field(default_factory=list)  # per variant: games cut at max_steps
@@ -111,12 +127,8 @@ class Tally:
         self.shared += other.shared
         self.errors += other.errors
         self.capped += other.capped
-        self.length_sum += other.length_sum
-        self.length_min = _opt(min, self.length_min, other.length_min)
-        self.length_max = _opt(max, self.length_max, other.length_max)
-        self.turns_sum += other.turns_sum
-        self.turns_min = _opt(min, self.turns_min, other.turns_min)
-        self.turns_max = _opt(max, self.turns_max, other.turns_max)
+        self.length.merge(other.length)
+        self.turns.merge(other.turns)
         self.changed = [a + b for a, b in zip(self.changed, other.changed)]
         self.variant_errors = [a + b for a, b in zip(self.variant_errors, other.variant_errors)]
         self.variant_capped = [a + b for a, b in zip(self.variant_capped, other.variant_capped)]
@@ -184,12 +196,8 @@ def play_chunk(plan: Plan, engines: Engines, bounds: tuple[int, int, int]) -> tu
             t.draws += draw
             t.no_winner += not winners and not draw
             t.shared += len(winners) > 1
-            t.length_sum += length
-            t.length_min = _opt(min, t.length_min, length)
-            t.length_max = _opt(max, t.length_max, length)
-            t.turns_sum += turns
-            t.turns_min = _opt(min, t.turns_min, turns)
-            t.turns_max = _opt(max, t.turns_max, turns)
+            t.length.add(length)
+            t.turns.add(turns)
         for i, (engine, error) in enumerate(rest):
             other, _, _ = play(engine, error, s, plan.max_steps)
             t.changed[i] += other != outcome
@@ -348,13 +356,13 @@ def _share(k: int, n: int) -> float:
 
 
 def _count_dict(n: int, t: Tally, turn: str | None) -> dict[str, Any]:
-    mean = _r(t.length_sum / t.ended) if t.ended else None
+    mean = _r(t.length.sum / t.ended) if t.ended else None
     turns = None if turn is None else {
-        "procedure": turn, "mean": _r(t.turns_sum / t.ended) if t.ended else None, "min": t.turns_min, "max": t.turns_max}
+        "procedure": turn, "mean": _r(t.turns.sum / t.ended) if t.ended else None, "min": t.turns.min, "max": t.turns.max}
     return {
         "players": n,
         "seats": [{"seat": q + 1, "wins": w, "share": _share(w, t.games)} for q, w in enumerate(t.wins)],
-        "length": {"unit": LENGTH_UNIT, "mean": mean, "min": t.length_min, "max": t.length_max},
+        "length": {"unit": LENGTH_UNIT, "mean": mean, "min": t.length.min, "max": t.length.max},
         "turns": turns,
         "outcomes": {"ended": t.ended, "draws": t.draws, "no_winner": t.no_winner, "shared": t.shared, "errors": t.errors,
                      "capped": t.capped},
@@ -447,9 +455,9 @@ def render_text(sim: Simulation) -> str:
             lines.append(f"  Player {q + 1:<3} {w:>8} wins  {_pct(_share(w, t.games)):>6}")
         if t.ended:
             lines.append("Length of the games that ended, in decisions (a player's or a simultaneous node; chance draws")
-            lines.append(f"not counted): mean {t.length_sum / t.ended:.1f}, min {t.length_min}, max {t.length_max}")
+            lines.append(f"not counted): mean {t.length.sum / t.ended:.1f}, min {t.length.min}, max {t.length.max}")
             if sim.turn is not None:
-                lines.append(f"and in turns (calls of procedure {sim.turn}): mean {t.turns_sum / t.ended:.1f}, min {t.turns_min}, max {t.turns_max}")
+                lines.append(f"and in turns (calls of procedure {sim.turn}): mean {t.turns.sum / t.ended:.1f}, min {t.turns.min}, max {t.turns.max}")
         else:
             lines.append("Length: no game ended.")
     lines.append("")

@@ -255,7 +255,7 @@ def test_an_endless_game_is_cut_at_the_step_limit() -> None:
     s = sim.simulate(rules_of(ENDLESS), games=30, seed=0, players=2, jobs=1, max_steps=200)
     t = s.tallies[2]
     assert (t.capped, t.ended, t.wins) == (30, 0, [0, 0])
-    assert t.length_min is None and "no game ended" in sim.render_text(s)
+    assert t.length.min is None and "no game ended" in sim.render_text(s)
     assert "30 reached the limit of 200 steps" in sim.render_text(s)
 
 
