@@ -140,8 +140,8 @@ def _position(d: Any, where: str) -> Position:
     marks = _ints(d, "marks", where)
     assert marks is not None
     kind = d.get("where", "parting")
-    if kind not in ("parting", "deal", "late"):
-        raise LoadError(f"{where}: 'where' is 'parting', 'deal' or 'late', not {kind!r}")
+    if kind not in ("parting", "deal", "late", "editions"):
+        raise LoadError(f"{where}: 'where' is 'parting', 'deal', 'late' or 'editions', not {kind!r}")
     return Position(_need(d, "step", int, where), _rows(d, "table", where), _rows(d, "draws", where), _rows(d, "cards", where),
                     marks, _need(d, "longest", int, where), note, _ints(d, "ends", where, optional=True), kind)
 

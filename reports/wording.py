@@ -43,6 +43,8 @@ def position_heading(where: str, step: int) -> str:
         return "the table after the deal, before the first choice"
     if where == "late":
         return f"the table after {moves}, the last few before what the game shows (the moves that lead here are in the findings file, for replay)"
+    if where == "editions":
+        return f"the table where the editions part, after {moves} of this edition's game"
     return f"the table where the readings part, after {moves}"
 
 
@@ -537,7 +539,7 @@ def verdict_sentence(f: Finding) -> str:
         return ("Not modelled: the readings formalize one rule, so the verifier has nothing to compare. The question for the "
                 "publisher stands; the ruleset must be fixed before it can be answered.")
     if f.kind == "edition-difference" and f.status == "witness":
-        game = "the game below" if has_game else "a game (see the message)"
+        game = "the game above" if has_game else "a game (see the message)"
         return (f"Confirmed by a concrete game: {game} is played alike in both editions up to where they part, and is replayed "
                 "through the interpreter and both generated engines.")
     if f.kind == "edition-difference" and v == "information-only":
@@ -547,12 +549,12 @@ def verdict_sentence(f: Finding) -> str:
     if f.kind == "deduction" and f.status == "proven":
         return f"Proven by searching every question the player may ask and every answer the others may give{bound}."
     if f.kind == "deduction" and f.status == "witness":
-        game = "the games below" if has_game else "two deals (see the message)"
+        game = "the games above" if has_game else "two deals (see the message)"
         return f"Shown by {game}: the player sees and hears the same in both, and the target differs."
     if f.status == "witness":
         if f.kind == "sensitivity":
             return f"Shown by another table of the assumed data: with {f.details.get('table', 'other values')}, the finding above no longer holds."
-        game = "the game below" if has_game else "a game (see the message)"
+        game = "the game above" if has_game else "a game (see the message)"
         if f.kind == "ambiguity" and v == "moves":
             return (f"Confirmed by a concrete game: in {game} the readings offer a player different moves at the same point "
                     "(the results may still agree).")

@@ -96,6 +96,33 @@ def test_every_witness_replays_in_both_generated_engines() -> None:
         assert w["divergence"]
 
 
+def test_a_witness_is_shown_from_where_the_editions_part() -> None:
+    """Not two whole games side by side: the table at the point where the editions part, then a
+    few moves of each; the first edition's part of it is its game replayed to that point."""
+    from rulecheck.dsl import ir
+    from rulecheck.dsl.loader import load_path
+    from rulecheck.interpreter.state import Game
+
+    rules = load_path(ROOT / FIRST).rules
+    assert rules is not None
+    program = ir.bind(rules, {})
+    for f in findings():
+        w = f["witness"]
+        if w is None:
+            continue
+        pos = w["position"]
+        assert pos["where"] == "editions" and len(pos["marks"]) == len(pos["ends"]) == 2, f["subject"]
+        for play, mark, end in zip(w["plays"], pos["marks"], pos["ends"]):
+            assert 0 <= mark <= end <= len(play["steps"]), f["subject"]
+        assert pos["longest"] <= 20 and pos["table"], f["subject"]
+        state = Game(program, 3).new_initial_state(log=True)
+        for a in w["plays"][0]["actions"][:pos["step"]]:
+            state.apply_action(a)
+        assert len(state.machine.log) == pos["marks"][0], f["subject"]
+        if f["subject"] == "flow":  # parted by their ends: the end that differs is among the moves shown
+            assert any(end == len(p["steps"]) for p, end in zip(w["plays"], pos["ends"])), f["subject"]
+
+
 def test_a_difference_that_changes_the_result_shows_both_results() -> None:
     """The end differs: the first edition ends past 7 tokens, the later after a number of rounds;
     the witness is a game that one edition ends where the other goes on."""
@@ -172,7 +199,9 @@ def test_a_report_has_a_section_on_the_other_edition(ruleset: str, other: str, f
         assert f["title"] in shown
     # each located in its own file; a witness game shown as a table of moves
     assert f"{LATER}:" in shown and f"{FIRST}:" in shown
-    assert text.count("The game that shows it") == sum(1 for f in got if f["witness"]) > 0
+    assert text.count("The table where the editions part") == sum(1 for f in got if f["witness"]) > 0
+    # the verdict, after the game, points back to it
+    assert "Confirmed by a concrete game: the game above" in shown
     # whose rulebook each quote is from
     assert "(English, Prince Mochi)" in text and "(English, Tofu Kingdom)" in text
 

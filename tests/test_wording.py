@@ -3,7 +3,7 @@
 For each (kind, verdict) of findings.VERDICTS a finding is made with the facts its check records;
 its title, message and the report's verdict sentence must say what the verdict means and never
 the opposite (a proven invariant titled "does not hold", a sensitivity proof read as "Proven not
-to happen", "the game below" with no game below)."""
+to happen", "the game above" with no game above it)."""
 
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def test_words_say_the_verdict(kind: str, verdict: str) -> None:
     if status == "unknown":
         assert "not a proof" in sentence, sentence
     if status == "witness":
-        assert ("below" in sentence) == (f.witness is not None), sentence
+        assert ("the game above" in sentence or "the games above" in sentence) == (f.witness is not None), sentence
     if f.details.get("scope"):
         assert f.details["scope"] in message, message  # a claim about the model says its readings
 
@@ -123,7 +123,8 @@ def test_words_say_the_verdict(kind: str, verdict: str) -> None:
 def test_a_game_is_never_promised_where_there_is_none() -> None:
     for (kind, verdict), (status, _) in VERDICTS.items():
         if status == "witness":
-            assert "below" not in wording.verdict_sentence(finding(kind, verdict, witness=False)), (kind, verdict)
+            sentence = wording.verdict_sentence(finding(kind, verdict, witness=False))
+            assert "game above" not in sentence and "games above" not in sentence, (kind, verdict)
 
 
 def test_harmless_how() -> None:

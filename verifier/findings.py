@@ -120,7 +120,8 @@ class Position:
     note: str | None = None  # why more than a few moves follow, when they do
     ends: list[int] | None = None  # per play: where the steps worth showing end (a witness of different moves: at the parting)
     where: str = "parting"  # "parting": where the plays of two readings part; "deal": a game of one reading, after its deal;
-    # "late": a long game of one reading, a few moves before what it shows
+    # "late": a long game of one reading, a few moves before what it shows; "editions": where two editions' games part
+    # (step counts the first play's moves; each edition's own moves may differ in number)
 
 
 @dataclass

@@ -113,11 +113,12 @@ def _node(state: State) -> tuple[Any, ...]:
     return (p.kind, p.player, p.label, tuple(p.options), tuple(sorted((q, tuple(o)) for q, o in p.per_player.items())))
 
 
-def _table(state: State) -> list[list[str]]:
+def _table(state: State, empty: bool = False) -> list[list[str]]:
+    """[place, what it holds] for each place that holds something (``empty``: every place)."""
     rows = []
     for line in observation(state.machine, None).splitlines():
         head, _, rest = line.partition(": ")
-        if rest and rest != "empty":
+        if rest and (empty or rest != "empty"):
             rows.append([head, rest])
     return rows
 
@@ -176,14 +177,7 @@ def position(programs: list[ir.Program], n: int, plays: list[list[Any]], params:
             at = equal
     here = history[at]
     first = here[0]
-    table = _table(first)
-    # where the other plays' tables differ here
-    for st in here[1:]:
-        other = {row[0]: row[1] for row in _table(st)}
-        mine = {row[0]: row[1] for row in table}
-        for place in sorted(set(other) | set(mine)):
-            if other.get(place) != mine.get(place):
-                table.append([f"{place} under the other reading", other.get(place, "empty")])
+    table = _tables(here, ["the other reading"] * (len(here) - 1), "under")
     marks = [len(st.machine.log) for st in here]
     ends = [len(st.machine.log) for st in history[parting]] if at_parting else None
     draws = _draws(programs[0], n, plays[0], at, params)
@@ -192,6 +186,46 @@ def position(programs: list[ir.Program], n: int, plays: list[list[Any]], params:
     pos = Position(at, table, draws, cards, marks, longest)
     if ends is not None:
         pos.ends = ends
+    return pos
+
+
+def _tables(states: list[State], others: list[str], word: str) -> list[list[str]]:
+    """The first state's table, then each place where another state's table differs from it
+    ("hand under the other reading", "hand in <edition>")."""
+    table = _table(states[0])
+    mine = {row[0]: row[1] for row in table}
+    for st, label in zip(states[1:], others):
+        other = {row[0]: row[1] for row in _table(st)}
+        places = {row[0] for row in _table(st, empty=True)}  # another edition may have no such place
+        for place in sorted(set(other) | set(mine)):
+            if other.get(place) != mine.get(place):
+                table.append([f"{place} {word} {label}", other.get(place, "empty" if place in places else "no such place")])
+    return table
+
+
+def _replayed_to(program: ir.Program, n: int, actions: list[Any], k: int, params: dict[str, Any] | None) -> State:
+    state = Game(program, n, params).new_initial_state(log=True)
+    for act in actions[:k]:
+        apply(state, act)
+    return state
+
+
+def paired_position(programs: list[ir.Program], n: int, plays: list[list[Any]], at: list[int], upto: list[int] | None,
+                    labels: list[str]) -> Position | None:
+    """The table where plays whose moves do not correspond one to one (two editions of a game, one
+    of which asks a decision the other does not) part: ``at[i]`` actions into play i. The first
+    play's table, then each place that differs in another (``labels``: the others' names); the
+    moves shown after it end ``upto[i]`` actions in (None: at the end). None when a play does not
+    replay to that point."""
+    try:
+        states = [_replayed_to(p, n, a, k, None) for p, a, k in zip(programs, plays, at)]
+        ends = None if upto is None else [len(_replayed_to(p, n, a, u, None).machine.log) for p, a, u in zip(programs, plays, upto)]
+    except (RuleError, ValueError):
+        return None
+    stops = upto if upto is not None else [len(a) for a in plays]
+    pos = Position(at[0], _tables(states, labels, "in"), _draws(programs[0], n, plays[0], at[0], None), _assumed_cards(states[0]),
+                   [len(st.machine.log) for st in states], max(u - k for u, k in zip(stops, at)), where="editions")
+    pos.ends = ends
     return pos
 
 

@@ -26,7 +26,7 @@ from rulecheck.dsl.values import place_number, player_name, show
 from ..context import Context, Options, ReplayMismatch
 from ..editions import Difference, Side, check_same_game, common_players, differences, first_difference, labels_of, writers
 from ..findings import Finding, Play, Quote, Witness
-from ..witness import continue_game, make_play, replay_engine, replay_interpreter
+from ..witness import FEW_MOVES, continue_game, make_play, paired_position, replay_engine, replay_interpreter
 
 #: Steps after which a game of the search is given up (a game that does not end).
 MAX_STEPS = 5_000
@@ -41,6 +41,7 @@ class Event:
     text: str
     decls: set[str]  # the common names of the declarations that decide it
     keys: set[str] = field(default_factory=set)  # units that differ there directly (a zone, a variable)
+    at: tuple[int, int] = (0, 0)  # each edition's actions before the table the witness shows
 
 
 @dataclass
@@ -128,6 +129,7 @@ class EditionCheck(Context):
         sb = eb.load_game({"players": n}).new_initial_state()
         acts: tuple[list[Any], list[Any]] = ([], [])
         events: list[Event] = []
+        pairs = [(0, 0)]  # each edition's actions after each step of the lock step
         # what differs before the first move is the editions' data (a supply's size): not a part
         seen_state: set[str] = {key for key, _ in self.state_differences(sa, sb)}
         for _ in range(MAX_STEPS):
@@ -141,6 +143,7 @@ class EditionCheck(Context):
                 if aligned is None:
                     break
                 sa, sb = aligned
+                pairs.append((len(acts[0]), len(acts[1])))
                 continue
             ta = self.point_type(self.sa, sa)
             legal_a = sa.legal_actions()
@@ -151,7 +154,7 @@ class EditionCheck(Context):
                 back = {self.map_value(a, ta, self.sa, self.sb) for a in both}
                 only_b = [b for b in sorted(legal_b) if b not in back]
                 events.append(Event("moves", len(acts[0]), self.moves_text(sa, sb, la, only_a, only_b),
-                                    self.labels[0].get(la, set()) | self.labels[1].get(la, set())))
+                                    self.labels[0].get(la, set()) | self.labels[1].get(la, set()), at=pairs[-1]))
             if not both:
                 break
             a = rng.choice(both)
@@ -165,18 +168,21 @@ class EditionCheck(Context):
                 break
             acts[0].append(a)
             acts[1].append(b)
+            pairs.append((len(acts[0]), len(acts[1])))
             if sa.is_terminal() or sb.is_terminal():
                 continue  # the end is compared as a result, not as a table
             for key, text in self.state_differences(sa, sb):
                 if key not in seen_state:
                     seen_state.add(key)
                     decls = self.writers[0].get(key, set()) | self.writers[1].get(key, set())
-                    events.append(Event("state", len(acts[0]), text, decls, {key}))
+                    events.append(Event("state", len(acts[0]), text, decls, {key}, at=pairs[-2]))
         results = (self.result_text(sa), self.result_text(sb))
         if results[0] != results[1] and (sa.is_terminal() or sb.is_terminal()):
             ends = {d.decl for d in self.diffs if d.area == "end" and d.decl}
+            # shown from a few steps before the end: the games of a whole search differ all along
             events.append(Event("result", len(acts[0]), f"{self.sa.rules.game.title}: {results[0]}; "
-                                f"{self.sb.rules.game.title}: {results[1]}", set(ends) | {"flow"}))
+                                f"{self.sb.rules.game.title}: {results[1]}", set(ends) | {"flow"},
+                                at=pairs[max(0, len(pairs) - 1 - FEW_MOVES)]))
         return Game(n, k, acts, events, results)
 
     def align(self, sa: Any, sb: Any, acts: tuple[list[Any], list[Any]], la: str, lb: str, step: int, events: list[Event]) -> tuple[Any, Any] | None:
@@ -187,6 +193,7 @@ class EditionCheck(Context):
             if s.is_chance_node() or s.is_terminal():
                 continue
             me = (self.sa, self.sb)[who]
+            at = (len(acts[0]), len(acts[1]))
             for v in s.legal_actions()[:16]:
                 t = s.clone()
                 try:
@@ -198,10 +205,11 @@ class EditionCheck(Context):
                     title = (self.sa, self.sb)[who].rules.game.title
                     shown = s.action_to_string(s.current_player(), v)
                     events.append(Event("moves", step, f"{title} asks \"{lab}\" here and the other edition does not "
-                                        f"(taken: {player_name(s.current_player())} {shown})", self.labels[who].get(lab, set())))
+                                        f"(taken: {player_name(s.current_player())} {shown})", self.labels[who].get(lab, set()),
+                                        at=at))
                     return (sa, t) if who == 1 else (t, sb)
         events.append(Event("moves", step, f"{self.sa.rules.game.title} asks \"{la}\" here, {self.sb.rules.game.title} asks \"{lb}\"",
-                            self.labels[0].get(la, set()) | self.labels[1].get(lb, set())))
+                            self.labels[0].get(la, set()) | self.labels[1].get(lb, set()), at=(len(acts[0]), len(acts[1]))))
         return None
 
     def moves_text(self, sa: Any, sb: Any, label: str, only_a: list[int], only_b: list[int]) -> str:
@@ -346,7 +354,13 @@ class EditionCheck(Context):
             if not r.legal or (module is not None and not play.replayed):
                 raise ReplayMismatch(f"the game of the edition search does not replay in {label}: {r.error or eng}")
             plays.append(play)
-        return Witness(game.n, plays[0].steps[:0], plays, event.text, None)
+        # the table where they part, then a few moves of each (for another result: to the end of the search's
+        # game, a few moves before it, and as many after it; the games in full stay in the plays, for replay)
+        more = 2 * FEW_MOVES if event.kind == "result" else FEW_MOVES
+        upto = [min(len(p.actions), k + more) for p, k in zip(plays, event.at)]
+        pos = paired_position([self.sa.program, self.sb.program], game.n, [p.actions for p in plays], list(event.at), upto,
+                              [self.sb.rules.game.title])
+        return Witness(game.n, plays[0].steps[:0], plays, event.text, pos)
 
 
 def ir_span() -> Any:
