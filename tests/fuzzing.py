@@ -411,19 +411,35 @@ def command(stage: str, args: list[str]) -> tuple[int, str, str]:
 def exercise(data: bytes, folder: Path, verify_checks: list[str], seed: int = 0, heavy: bool = True) -> Run:
     """check (and fmt --check) → play → gen + import → simulate → bounded verify, each as allowed; the input file
     unchanged after them all. With RULECHECK_FUZZ_LOG set, one line per input is appended to
-    that file (the stages reached, the seconds taken), to follow a long run."""
+    that file (the stages reached, the seconds taken), to follow a long run, and an input that
+    fails is kept beside it (LOG.failures/N.rules, with N.txt: the checks, the seed and what went
+    wrong) before hypothesis shrinks it, which for a hang can take longer than the run."""
     start = time.monotonic()
     run = Run([])
+    log = os.environ.get("RULECHECK_FUZZ_LOG")
     try:
         _exercise(data, folder, verify_checks, seed, heavy, run)
     except Known as known:
         run.stages.append((f"known failure ({known})", 3))
+    except BaseException as failure:
+        if log:
+            keep_failure(Path(log), data, verify_checks, seed, heavy, failure)
+        raise
     finally:
-        log = os.environ.get("RULECHECK_FUZZ_LOG")
         if log:
             with open(log, "a", encoding="utf-8") as fh:
                 fh.write(f"{time.monotonic() - start:.2f}\t{len(data)}\t{' '.join(f'{s}:{c}' for s, c in run.stages)}\n")
     return run
+
+
+def keep_failure(log: Path, data: bytes, verify_checks: list[str], seed: int, heavy: bool, failure: BaseException) -> None:
+    """The failing input and what went wrong, numbered in the order met, beside the log."""
+    folder = log.with_name(log.name + ".failures")
+    folder.mkdir(exist_ok=True)
+    n = len(list(folder.glob("*.rules"))) + 1
+    (folder / f"{n}.rules").write_bytes(data)
+    (folder / f"{n}.txt").write_text(f"verify checks: {verify_checks}\nseed: {seed}\nheavy: {heavy}\n"
+                                     f"{type(failure).__name__}: {str(failure)[-4000:]}\n", encoding="utf-8")
 
 
 def _exercise(data: bytes, folder: Path, verify_checks: list[str], seed: int, heavy: bool, run: Run) -> None:
