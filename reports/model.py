@@ -9,6 +9,7 @@ bytes.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -134,12 +135,22 @@ class PlayColumn:
 
 
 @dataclass
+class StepRow:
+    """A row of a witness's moves: its number and one cell per play, or a fold of moves that are
+    the same in every play (``fold`` says which and how many)."""
+
+    label: str
+    cells: list[str]
+    fold: str = ""
+
+
+@dataclass
 class WitnessView:
     players: int
     setup: list[tuple[str, str]]  # (who or what, holds what) before the first move
     common: list[str]  # the moves every reading shares (before the position, when there is one)
     columns: list[PlayColumn]
-    rows: list[list[str]]  # the moves after the readings part ways (after the position), one column per play
+    rows: list[StepRow]  # the moves after the readings part ways (after the position), one column per play
     divergence: str
     position: list[tuple[str, str]] = field(default_factory=list)  # the table where the readings part: (place, holds)
     step: int = 0  # moves of the game before the position
@@ -461,9 +472,7 @@ def _witness(f: Finding) -> WitnessView | None:
     pos = w.position
     if pos is not None and len(pos.marks) == len(plays):
         ends = pos.ends or [len(p.steps) for p in plays]
-        tails = [p.steps[m:e] for p, m, e in zip(plays, pos.marks, ends)]
-        tail = max((len(t) for t in tails), default=0)
-        rows = [[t[i] if i < len(t) else "" for t in tails] for i in range(tail)]
+        rows = _step_rows([p.steps[m:e] for p, m, e in zip(plays, pos.marks, ends)])
         return WitnessView(w.players, setup, [], columns, rows, w.divergence, [(a, b) for a, b in pos.table], pos.step,
                            [(a, b) for a, b in pos.draws], [(a, b) for a, b in pos.cards], pos.note,
                            english.capital(wording.position_heading(pos.where, pos.step)))
@@ -473,9 +482,47 @@ def _witness(f: Finding) -> WitnessView | None:
         while shared < shortest and all(p.steps[shared] == plays[0].steps[shared] for p in plays):
             shared += 1
     common = plays[0].steps[:shared] if plays else []
-    tail = max((len(p.steps) - shared for p in plays), default=0)
-    rows = [[p.steps[shared + i] if shared + i < len(p.steps) else "" for p in plays] for i in range(tail)]
+    rows = _step_rows([p.steps[shared:] for p in plays])
     return WitnessView(w.players, setup, common, columns, rows, w.divergence)
+
+
+#: Moves kept on each side of a fold: a run of moves the same in both plays longer than twice
+#: this (and one) is shown by its ends, the rest folded into one row (the game stays whole in the
+#: findings' JSON).
+FOLD_KEEP = 3
+
+
+def _step_rows(tails: list[list[str]]) -> list[StepRow]:
+    """The moves of the plays after their position, one column per play. Two plays are aligned
+    move by move (difflib), so that a move both make shares a row however many moves only one
+    makes before it, and a long run of the same moves is folded; more plays row by row."""
+    if len(tails) != 2:
+        tail = max((len(t) for t in tails), default=0)
+        return [StepRow(str(i + 1), [t[i] if i < len(t) else "" for t in tails]) for i in range(tail)]
+    a, b = tails
+    pairs: list[tuple[str, str]] = []
+    folds: dict[int, int] = {}  # where in pairs a fold goes: how many moves it holds
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            run = list(zip(a[i1:i2], b[j1:j2]))
+            if len(run) > 2 * FOLD_KEEP + 1:
+                pairs.extend(run[:FOLD_KEEP])
+                folds[len(pairs)] = len(run) - 2 * FOLD_KEEP
+                pairs.extend(run[-FOLD_KEEP:])
+            else:
+                pairs.extend(run)
+        else:
+            xs, ys = a[i1:i2], b[j1:j2]
+            pairs.extend((xs[k] if k < len(xs) else "", ys[k] if k < len(ys) else "") for k in range(max(len(xs), len(ys))))
+    rows: list[StepRow] = []
+    number = 0
+    for k, (x, y) in enumerate(pairs):
+        if k in folds:
+            rows.append(StepRow("…", [], wording.folded_moves(number + 1, number + folds[k])))
+            number += folds[k]
+        number += 1
+        rows.append(StepRow(str(number), [x, y]))
+    return rows
 
 
 def _plain(v: Any) -> str:

@@ -48,6 +48,11 @@ def position_heading(where: str, step: int) -> str:
     return f"the table where the readings part, after {moves}"
 
 
+def folded_moves(first: int, last: int) -> str:
+    """A fold in a witness's moves."""
+    return f"steps {first} to {last}: the same in both columns ({last - first + 1} steps; the whole game is in the findings file)"
+
+
 def long_witness(longest: int, step: int, several: bool) -> str:
     """Why a witness needs more than a few moves after its position."""
     if several:

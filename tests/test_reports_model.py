@@ -85,10 +85,30 @@ def test_the_witness_splits_shared_moves_from_the_moves_where_readings_part() ->
     assert view.witness is not None
     assert view.witness.setup == [("Player 1", "Tile 1, Tile 3"), ("the pile", "Tile 2")]
     assert view.witness.common == ["a", "b"]
-    assert view.witness.rows == [["c1", "c2"], ["d1", ""]]
+    assert [(r.label, r.cells) for r in view.witness.rows] == [("1", ["c1", "c2"]), ("2", ["d1", ""])]
     assert [(c.outcome, c.replayed, c.actions) for c in view.witness.columns] == [
         ("Player 1 wins", True, "1 [0,2] 3"), ("Player 2 wins", False, "1 [0,2] 2")]
     assert [r.outcome for r in view.readings] == ["Player 1 wins", "Player 2 wins"]
+
+
+def test_the_moves_of_two_plays_are_aligned_and_long_runs_of_the_same_moves_folded() -> None:
+    """A move both plays make shares a row even after moves only one makes; a run of the same
+    moves longer than twice FOLD_KEEP and one is shown by its ends, the rest folded into one row
+    that says how many (the numbers go on counting the folded moves)."""
+    from rulecheck.reports.model import FOLD_KEEP, _step_rows
+
+    same = [f"move {i}" for i in range(20)]
+    rows = _step_rows([["x", *same, "end a"], ["y", "only b", *same, "end b"]])
+    shown = [(r.label, r.cells, r.fold) for r in rows]
+    assert shown[:2] == [("1", ["x", "y"], ""), ("2", ["", "only b"], "")]
+    kept = [r for r in rows if r.cells and r.cells[0] == r.cells[1]]
+    assert [r.cells[0] for r in kept] == same[:FOLD_KEEP] + same[-FOLD_KEEP:]
+    fold = next(r for r in rows if r.fold)
+    assert fold.cells == [] and f"steps {3 + FOLD_KEEP} to {2 + 20 - FOLD_KEEP}" in fold.fold and f"({20 - 2 * FOLD_KEEP} steps" in fold.fold
+    assert (rows[-1].label, rows[-1].cells) == (str(2 + 20 + 1), ["end a", "end b"])
+    # a short run is not folded; three plays are shown row by row
+    assert not any(r.fold for r in _step_rows([same[:7], same[:7]]))
+    assert [r.cells for r in _step_rows([["a"], ["b", "c"], ["d"]])] == [["a", "b", "d"], ["", "c", ""]]
 
 
 def test_frequencies_come_from_the_simulation_results() -> None:
