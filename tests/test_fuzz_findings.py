@@ -212,3 +212,18 @@ def test_an_index_outside_its_range(statement: str, tmp_path: Path) -> None:
     code, out, err = run(["verify", str(path), "--jobs", "1", "--timeout", "2", "--check", "exhaustion"])
     allowed(code, out, err)
     assert "has no entry" in out and "[witness]" in out, out
+
+
+@pytest.mark.parametrize("text", ["table x {|0 \r|\r}", "table x {|0 \n|\n}", "table x {\n  | 1 | 2\n  |\n}\n"],
+                         ids=["cr", "lf", "cells-then-bar"])
+def test_fmt_of_a_table_row_whose_closing_bar_is_on_the_next_line(text: str, tmp_path: Path) -> None:
+    """fmt took the line holding only a row's closing bar for a whole row of no cells and wrote
+    "|  |" (two bars for one): its check that the tokens are unchanged failed, exit 3. A row is
+    aligned only where one line holds all of it."""
+    from rulecheck.editor.format import format_text
+
+    path = tmp_path / "row.rules"
+    path.write_bytes(text.encode("utf-8"))
+    code, out, err = run(["fmt", "--check", str(path)])
+    allowed(code, out, err)
+    assert format_text("table t {\n  | 1 | 2\n  |\n}\n").splitlines()[1:3] == ["  | 1 | 2", "    |"]  # the bar goes on with its row

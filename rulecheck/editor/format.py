@@ -25,6 +25,7 @@ meaning.
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -208,9 +209,12 @@ def format_text(text: str, name: str = "<text>") -> str:
     for rows in tables.values():
         for n in rows.cells:
             row_table[n] = rows
+    # a row is aligned only where one line holds the whole of it (not one that spans lines, nor
+    # the closing bar of one that began on the line before)
+    row_size = Counter(t.row for t in toks if t.row is not None)
     for line_toks in by_line.values():
         first = line_toks[0]
-        if first.row is not None and all(t.row == first.row for t in line_toks):
+        if first.row is not None and len(line_toks) == row_size[first.row] and all(t.row == first.row for t in line_toks):
             cells: dict[int, list[_Tok]] = {}
             for t in line_toks:
                 if t.cell is not None:
@@ -256,7 +260,8 @@ def format_text(text: str, name: str = "<text>") -> str:
             else:
                 indent = _continued(first, number, frame, done)
             done[number] = indent
-            body = _row(first, line_toks, row_table, words) if first.row is not None else _join(line_toks, words)
+            whole_row = first.row is not None and len(line_toks) == row_size[first.row]
+            body = _row(first, line_toks, row_table, words) if whole_row else _join(line_toks, words)
             if comment is not None:
                 body += "  " + comment
             out.append(" " * indent + body)
