@@ -7,7 +7,8 @@ spliced into a small valid game, and by mutating the committed rulesets and the 
 files of the project (lines and tokens deleted, duplicated and swapped, extreme numbers, unicode,
 NUL, BOM, CR LF and CR line ends, very long lines, deep nesting, invalid UTF-8).
 
-Every input goes through ``check``, then ``play``, ``gen`` with the engine imported and played
+Every input goes through ``check`` and the language server (the editor's view of it, in
+process: diagnostics, symbols, hover and go to definition, formatting, an edit), then ``play``, ``gen`` with the engine imported and played
 beside the interpreter, ``simulate`` and a bounded ``verify``. The only allowed outcomes are
 success or a diagnostic (exit code 0, 1 or 2, and no "internal error" or traceback); every output
 for a terminal must be inert (no control character of the ruleset's); each command must end
@@ -43,7 +44,7 @@ from rulecheck.dsl.types import MAX_INT  # noqa: E402
 
 #: Seconds of processor time a command may take before it counts as a hang (generous: a mutated
 #: ruleset of 40 KB is a whole game; an endless loop exceeds any bound). See time_bound.
-BOUNDS = {"check": 60.0, "fmt": 60.0, "play": 60.0, "gen": 120.0, "engine": 60.0, "simulate": 180.0, "verify": 300.0}
+BOUNDS = {"lsp": 60.0, "check": 60.0, "fmt": 60.0, "play": 60.0, "gen": 120.0, "engine": 60.0, "simulate": 180.0, "verify": 300.0}
 
 #: What a terminal acts on (see dsl/safetext.py): no output made for one may hold it.
 UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -448,6 +449,9 @@ def _exercise(data: bytes, folder: Path, verify_checks: list[str], seed: int, he
     try:
         code, _, _ = command("check", ["check", str(path)])
         run.stages.append(("check", code))
+        with time_bound(BOUNDS["lsp"], "the language server"):
+            editor(data.decode("utf-8", errors="replace"), seed)
+        run.stages.append(("lsp", 0))
         fmt, _, _ = command("fmt", ["fmt", "--check", str(path)])  # says, never writes
         if code == 2:
             return
@@ -479,6 +483,62 @@ def _exercise(data: bytes, folder: Path, verify_checks: list[str], seed: int, he
     finally:
         if path.read_bytes() != data:
             raise Bad("the input file changed")
+
+
+def editor(text: str, seed: int, positions: int = 24) -> None:
+    """The language server on the text, its features called in process as pygls calls them for
+    an editor: the document opened (diagnostics), its symbols, hover and go to definition at
+    ``positions`` places (past the end of a line and of the text too), formatting, then an edit
+    that cuts the text in half. Every answer must convert to the protocol's JSON with no position
+    below zero; an exception is a failure (the server would answer the editor with an error)."""
+    from lsprotocol import converters
+    from lsprotocol import types as lsp
+    from pygls.workspace import Workspace
+
+    from rulecheck.editor.lsp import build
+
+    server = build()
+    server.protocol._workspace = Workspace(None)
+    published: list[Any] = []
+    server.text_document_publish_diagnostics = published.append  # type: ignore[method-assign]
+    features = server.protocol.fm.features
+    uri = "file:///fuzz/fuzz.rules"
+    doc = lsp.TextDocumentIdentifier(uri=uri)
+    convert = converters.get_converter()
+    rng = random.Random(seed)
+
+    def answer(result: Any) -> None:
+        def walk(x: Any) -> None:
+            if isinstance(x, dict):
+                for k, v in x.items():
+                    if k in ("line", "character") and not (isinstance(v, int) and v >= 0):
+                        raise Bad(f"the language server answers a position with {k} {v!r}")
+                    walk(v)
+            elif isinstance(x, list):
+                for v in x:
+                    walk(v)
+        walk(convert.unstructure(result))
+
+    item = lsp.TextDocumentItem(uri=uri, language_id="rulecheck-rules", version=1, text=text)
+    server.workspace.put_text_document(item)
+    features[lsp.TEXT_DOCUMENT_DID_OPEN](lsp.DidOpenTextDocumentParams(text_document=item))
+    answer(published)
+    answer(features[lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL](lsp.DocumentSymbolParams(text_document=doc)))
+    lines = text.split("\n")
+    for _ in range(positions):
+        line = rng.randrange(len(lines) + 2)
+        width = len(lines[line]) if line < len(lines) else 0
+        at = lsp.Position(line=line, character=rng.randrange(width + 3))
+        answer(features[lsp.TEXT_DOCUMENT_HOVER](lsp.HoverParams(text_document=doc, position=at)))
+        answer(features[lsp.TEXT_DOCUMENT_DEFINITION](lsp.DefinitionParams(text_document=doc, position=at)))
+    options = lsp.FormattingOptions(tab_size=2, insert_spaces=True)
+    answer(features[lsp.TEXT_DOCUMENT_FORMATTING](lsp.DocumentFormattingParams(text_document=doc, options=options)))
+    half = text[: len(text) // 2]
+    server.workspace.put_text_document(lsp.TextDocumentItem(uri=uri, language_id="rulecheck-rules", version=2, text=half))
+    change = lsp.DidChangeTextDocumentParams(text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+                                             content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=half)])
+    features[lsp.TEXT_DOCUMENT_DID_CHANGE](change)
+    answer(published)
 
 
 def play_engine(engine: Path, program: ir.Program, players: int, seed: int, max_steps: int = 300) -> None:

@@ -1,6 +1,6 @@
 """The fuzzer: any input, any command, a clear diagnostic or success (tests/fuzzing.py).
 
-In the normal run the three tests try 180 inputs (the quick profile: about 20 s of processor time).
+In the normal run the three tests try 180 inputs (the quick profile: about 30 s of processor time).
 The long profile is run by hand before a release, and for changes to the parser, the checker or a
 back end::
 
