@@ -344,6 +344,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     readings = parse_readings(args.reading)
     bind_program(rules, readings)  # reports an unknown reading as E0503
     players, timeout = _verify_limits(args, rules)
+    cluster = _cluster_args(args)
     jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {jobs}", "e.g. --jobs 2")
@@ -358,8 +359,20 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                       params=parse_params(args.param, rules), param_labels=param_labels(args.param),
                       random_games=args.random_games)
     try:
-        with beyond_the_verifier(loaded), _VerifyProgress(err, f"verify {rules.name}") as progress:
-            outcome = verify(rules, options, progress)
+        with contextlib.ExitStack() as stack:
+            remote = None
+            if cluster is not None:
+                from rulecheck import cluster as dask_cluster
+
+                assert loaded.source is not None
+                try:
+                    client = stack.enter_context(dask_cluster.connect(*cluster))
+                except dask_cluster.ClusterError as exc:
+                    raise UsageError(exc.message, exc.hint) from None
+                remote = dask_cluster.verify_remote(client, loaded.source.name, loaded.source.text, options)
+            stack.enter_context(beyond_the_verifier(loaded))
+            progress = stack.enter_context(_VerifyProgress(err, f"verify {rules.name}"))
+            outcome = verify(rules, options, progress, remote)
     except ReplayMismatch as exc:
         _err(err, f"a witness failed its replay: {exc}", "this is a bug in rulecheck: the solver and the engines disagree")
         return EXIT_INTERNAL
@@ -654,6 +667,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run only the checks that give this kind of finding (repeatable): " + ", ".join(CHECK_KINDS))
     v.add_argument("--jobs", type=int, default=None, metavar="J", help="checks run at once in worker processes (default: the machine's cores)")
     v.add_argument("--verbose", action="store_true", help="list every proven check")
+    _cluster_options(v)
     v.set_defaults(func=cmd_verify)
 
     rp = sub.add_parser("report", help="write a clarification report for translators (.html or .md)")

@@ -1,11 +1,17 @@
-"""Simulation on a Dask distributed cluster: `rulecheck simulate --scheduler tcp://HOST:PORT` or
-`--workers N` (a local cluster of N worker processes). Dask is an optional extra:
-`pip install 'rulecheck[cluster]'` (docs/simulate.md, "On a cluster").
+"""Simulation and verification on a Dask distributed cluster: `rulecheck simulate` and `rulecheck
+verify` with `--scheduler tcp://HOST:PORT` or `--workers N` (a local cluster of N worker
+processes). Dask is an optional extra: `pip install 'rulecheck[cluster]'` (docs/simulate.md and
+docs/verify.md, "On a cluster").
 
-The games are cut into the same chunks as on one machine and each chunk's tally is an integer
-count keyed by the games' seeds, so the result is the same whatever the number of workers, the
-order chunks end in, or which worker plays which. The plan (the engines' source text) goes to every
-worker once; a worker builds the engines once per thread and keeps them for the plan's chunks.
+simulate: the games are cut into the same chunks as on one machine and each chunk's tally is an
+integer count keyed by the games' seeds, so the result is the same whatever the number of workers,
+the order chunks end in, or which worker plays which. The plan (the engines' source text) goes to
+every worker once; a worker builds the engines once per thread and keeps them for the plan's chunks.
+
+verify: each task (a reading of an ambiguity, a check, the invariants' proofs of a player count)
+is one job on the cluster, given the ruleset's text and the options; the worker repeats what the
+local parent does before it would fork that task's worker (verifier/verify.py, run_one), so the
+findings are those of a local run, whatever the number of workers.
 """
 
 from __future__ import annotations
@@ -15,12 +21,14 @@ import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rulecheck.reports import simulate as sim
 
 if TYPE_CHECKING:
     from distributed import Client
+
+    from rulecheck.verifier.context import Options
 
 EXTRA = "pip install 'rulecheck[cluster]'"
 CONNECT_TIMEOUT = 30  # seconds to reach a scheduler
@@ -89,6 +97,46 @@ def runner(client: Client) -> sim.ChunkRunner:
             client.cancel([shared])
 
     return run
+
+
+class _VerifyRemote:
+    """verify's tasks as jobs of the client's cluster (verifier.verify.Remote)."""
+
+    def __init__(self, client: Client, name: str, text: str, options: Options) -> None:
+        self.client = client
+        self.args = (name, text, options)
+        self.futures: dict[Any, tuple[str, ...]] = {}
+        self.ended: Any = None  # distributed.as_completed over the futures, once there is one
+
+    def submit(self, task: tuple[str, ...], lemmas: dict[tuple[str, int, bool], bool], first: bool) -> None:
+        from distributed import as_completed
+
+        from rulecheck.verifier.verify import run_task_from_source
+
+        future = self.client.submit(run_task_from_source, *self.args, task, lemmas, first, pure=False)
+        self.futures[future] = task
+        if self.ended is None:
+            with self.client.as_current():  # as_completed asks for the current client
+                self.ended = as_completed([future])
+        else:
+            self.ended.add(future)
+
+    def next_done(self) -> Any:
+        with self.client.as_current():
+            future = next(self.ended)
+        self.futures.pop(future)
+        return future.result()  # the task's error, if it raised one, is raised here
+
+    def cancel(self) -> None:
+        if self.futures:
+            self.client.cancel(list(self.futures))
+        self.futures.clear()
+
+
+def verify_remote(client: Client, name: str, text: str, options: Options) -> _VerifyRemote:
+    """Where `rulecheck verify --scheduler/--workers` runs its tasks: the ruleset's text goes
+    with each (a worker loads it as the command line did)."""
+    return _VerifyRemote(client, name, text, options)
 
 
 def plan_key(plan: sim.Plan) -> str:

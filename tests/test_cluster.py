@@ -1,6 +1,6 @@
-"""simulate on a Dask cluster: a real scheduler and two workers started as processes on loopback,
-and a local cluster (--workers), give byte for byte the JSON of the local run (slow: a few seconds
-to start the cluster)."""
+"""simulate and verify on a Dask cluster: a real scheduler and two workers started as processes on
+loopback, and a local cluster (--workers), give byte for byte the JSON of the local run (slow: a
+few seconds to start the cluster)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ pytestmark = pytest.mark.slow
 DASK = Path(sys.executable).parent / "dask"
 CINDERELLA = str(ROOT / "rulesets" / "cinderella.rules")
 SMALL = str(ROOT / "tests" / "verify" / "bad" / "ambiguity_differs.rules")
+#: a board game with invariants whose proofs (one task per player count) other tasks wait for
+BOARD = str(ROOT / "tests" / "boards" / "stepping_stones.rules")
 
 
 def cli(args: list[str]) -> tuple[int, str, str]:
@@ -119,13 +121,51 @@ def test_a_local_cluster_gives_the_local_result() -> None:
     assert out == local(SMALL, 60, 1)
 
 
+def verify_local(path: str, jobs: int) -> str:
+    code, out, err = cli(["verify", path, "--format", "json", "--jobs", str(jobs), "--timeout", "5"])
+    assert code in (0, 1), err
+    return out
+
+
+@pytest.mark.parametrize("path", [SMALL, BOARD])
+def test_verify_on_a_scheduler_with_two_workers_gives_the_local_json(scheduler: str, path: str) -> None:
+    """Each task runs on a worker, which repeats the parent's work up to the task's starting point:
+    the findings, witnesses and proofs are byte for byte those of a local run (a worker runs
+    several tasks one after another, so state left by one task must not change the next)."""
+    code, out, err = cli(["verify", path, "--format", "json", "--scheduler", scheduler, "--timeout", "5"])
+    assert code in (0, 1), err
+    assert json.loads(out)["findings"]
+    assert out == verify_local(path, 1) == verify_local(path, 2)
+
+
+def test_verify_on_a_local_cluster_gives_the_local_json() -> None:
+    code, out, err = cli(["verify", SMALL, "--format", "json", "--workers", "2", "--timeout", "5"])
+    assert code in (0, 1), err
+    assert out == verify_local(SMALL, 1)
+
+
+def test_a_verify_task_that_fails_on_a_worker_raises_its_error_where_the_run_waits(scheduler: str) -> None:
+    """A task's error on a worker is raised where the run waits for it, as a forked worker's is
+    (verify() then ends with it)."""
+    from rulecheck import cluster
+    from rulecheck.verifier.context import Options
+
+    with cluster.connect(scheduler) as client:
+        remote = cluster.verify_remote(client, "gone.rules", "not a ruleset", Options(jobs=1))
+        remote.submit(("obligations",), {}, False)
+        with pytest.raises(ValueError, match="does not load where the task runs"):
+            remote.next_done()
+        remote.cancel()
+
+
+@pytest.mark.parametrize("command", ["simulate", "verify"])
 @pytest.mark.parametrize("args, says", [
     (["--scheduler", "tcp://127.0.0.1:1", "--workers", "2"], "--scheduler and --workers exclude each other"),
     (["--workers", "2", "--jobs", "2"], "--jobs counts local worker processes"),
     (["--workers", "0"], "--workers must be at least 1"),
     (["--scheduler", "localhost"], "takes a Dask scheduler address"),
 ])
-def test_cluster_options_are_checked(args: list[str], says: str) -> None:
-    code, out, err = cli(["simulate", SMALL, "--games", "10", *args])
+def test_cluster_options_are_checked(command: str, args: list[str], says: str) -> None:
+    code, out, err = cli([command, SMALL, *(["--games", "10"] if command == "simulate" else []), *args])
     assert (code, out) == (2, "")
     assert says in err and "Traceback" not in err

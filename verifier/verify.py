@@ -15,7 +15,7 @@ import os
 import signal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from rulecheck.dsl import ir
 from rulecheck.reports import wording
@@ -64,34 +64,16 @@ class Outcome:
 class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleCheck, DeductionCheck):
     """Every check of one run, and the scheduling of their tasks over worker processes."""
 
+    #: Where the tasks run instead of forked workers (a Dask cluster: rulecheck/cluster.py); None: here
+    remote: Remote | None = None
+
     def run(self) -> Outcome:
         wanted = self.o.checks if self.o.checks is not None else frozenset(KINDS)
-        tasks: list[tuple[str, ...]] = []
-        if wanted & {"ambiguity", "sensitivity"}:
-            for amb in self.rules.ambiguities.values():
-                if amb.name in self.o.readings:
-                    continue
-                tasks.extend(("reading", amb.name, r.name) for r in amb.readings if r.name != self.base_readings[amb.name])
-        tasks += [(name,) for name, kinds in TASK_KINDS.items() if wanted & kinds and (name != "deductions" or self.rules.targets)]
-        needs = self.lemma_needs(tasks)
-        lemmas = sorted({dep for deps in needs.values() for dep in deps}, key=lambda t: -int(t[1]))
-        def build(n: int) -> list[Trace]:
-            # the default readings' traces: forked workers inherit them; with the data free too
-            # where the sensitivity checks or the invariants' proofs for every table start from it
-            built = [self.base(n)]
-            if self.symbolic and ((self.o.sensitivity and "sensitivity" in wanted) or lemmas):
-                try:
-                    built.append(self.free_base(n))
-                except Unsupported:
-                    pass
-            return built
-
+        tasks, needs, started, build = self.plan(wanted)
         results: dict[tuple[str, ...], list[Finding]] = {}
         timing: dict[str, float] = {}
-        # the lemmas others wait for first, then the checks over every player count (the
-        # longest), the readings that wait for the lemmas among them; the other readings fill in
-        started = lemmas + sorted(tasks, key=lambda t: (t[0] == "reading" and t not in needs, t[0] == "reading"))
-        for i, (task, found, spent) in enumerate(self.run_tasks(started, needs, build), start=1):
+        run = self.run_tasks(started, needs, build) if self.remote is None else self.run_remote(started, needs)
+        for i, (task, found, spent) in enumerate(run, start=1):
             results[task] = found
             for k, secs in spent.items():
                 timing[k] = timing.get(k, 0.0) + secs
@@ -109,6 +91,35 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
         self.findings.sort(key=lambda f: (order.get(f.kind, 99), sev[f.severity], f.span.line, f.span.col, f.subject, f.title))
         return Outcome(self.rules, self.findings, self.players, dict(self.base_readings), dict(self.timing),
                        dict(sorted(self.o.param_labels.items())), self.wall_stops)
+
+    def plan(self, wanted: frozenset[str]) -> tuple[list[Task], dict[Task, list[Task]], list[Task], Callable[[int], list[Trace]]]:
+        """The run's tasks (in the order of the output), the lemmas each waits for, the order
+        they are started in, and how the shared traces of a player count are built."""
+        tasks: list[Task] = []
+        if wanted & {"ambiguity", "sensitivity"}:
+            for amb in self.rules.ambiguities.values():
+                if amb.name in self.o.readings:
+                    continue
+                tasks.extend(("reading", amb.name, r.name) for r in amb.readings if r.name != self.base_readings[amb.name])
+        tasks += [(name,) for name, kinds in TASK_KINDS.items() if wanted & kinds and (name != "deductions" or self.rules.targets)]
+        needs = self.lemma_needs(tasks)
+        lemmas = sorted({dep for deps in needs.values() for dep in deps}, key=lambda t: -int(t[1]))
+
+        def build(n: int) -> list[Trace]:
+            # the default readings' traces: forked workers inherit them; with the data free too
+            # where the sensitivity checks or the invariants' proofs for every table start from it
+            built = [self.base(n)]
+            if self.symbolic and ((self.o.sensitivity and "sensitivity" in wanted) or lemmas):
+                try:
+                    built.append(self.free_base(n))
+                except Unsupported:
+                    pass
+            return built
+
+        # the lemmas others wait for first, then the checks over every player count (the
+        # longest), the readings that wait for the lemmas among them; the other readings fill in
+        started = lemmas + sorted(tasks, key=lambda t: (t[0] == "reading" and t not in needs, t[0] == "reading"))
+        return tasks, needs, started, build
 
     def lemma_needs(self, tasks: list[tuple[str, ...]]) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
         """The tasks that wait for the invariants' proofs for each player count (the "lemmas"
@@ -137,17 +148,13 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
         from (its own copy, inherited at the fork)."""
         jobs = max(1, min(self.o.jobs, len(tasks)))
         pending = list(tasks)
-        lemmas: dict[tuple[str, ...], dict[tuple[str, int, bool], bool]] = {}
+        lemmas: dict[Task, Lemmas] = {}
 
-        def next_ready() -> tuple[tuple[str, ...], dict[tuple[str, int, bool], bool]] | None:
-            for t in pending:
-                if all(dep in lemmas for dep in needs.get(t, ())):
-                    pending.remove(t)
-                    return t, {k: v for dep in needs.get(t, ()) for k, v in lemmas[dep].items()}
-            return None
+        def next_ready() -> tuple[Task, Lemmas] | None:
+            return _next_ready(pending, needs, lemmas)
 
-        first = pending[0] if pending and pending[0][0] == "lemmas" else None
-        order = sorted(self.players, key=lambda n: first is None or str(n) != first[1])
+        first = _first(tasks)
+        order = self.build_order(first)
         if not hasattr(os, "fork"):
             for n in order:
                 build(n)  # the checks run one after the other here: each gets a fresh z3 context
@@ -156,7 +163,7 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
                 lemmas[task] = proved
                 yield task, found, spent
             return
-        running: dict[Any, tuple[int, tuple[str, ...]]] = {}  # result pipe -> (worker pid, task)
+        running: dict[Any, tuple[int, Task]] = {}  # result pipe -> (worker pid, task)
         try:
             # a fresh worker for each task, forked by this thread (no pool and no helper thread,
             # whose forks could copy a lock another thread held) at a fixed point of the parent's
@@ -164,25 +171,11 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
             # but the first), even with one job: which checks ran before in a process must not
             # matter (terms are interned in creation order, and the order of their parts reaches
             # the solver), so the output depends neither on timing nor on --jobs
-            self.shared_tr = Translator()
-            for n in order:
-                built = build(n)
-                if first is not None and first[1] == str(n) and first in pending:
+            for point in self.prepare(order, first, build):
+                if point == "first" and first in pending:
+                    assert first is not None
                     pending.remove(first)
                     running.update(self.fork_task(first, {}))
-                # the rules of these games are the background of almost every other check's
-                # questions (the invariants' proofs start afresh: see run_task)
-                for t in built:
-                    for c in t.constraints:
-                        self.shared_tr(c)
-                # and whether its games end within the loop bound, or run past it: almost every
-                # check asks (a few random games, the solver where they do not show it)
-                self.tr = self.shared_tr
-                self.ends_within(n)
-                self.cut_by_bound(n)
-                self.tr = None
-            # and the default readings' engine replays every witness
-            self.engine(self.base_readings)
             while pending or running:
                 while len(running) < jobs and (ready := next_ready()) is not None:
                     running.update(self.fork_task(*ready))
@@ -210,6 +203,69 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
                     pass
                 conn.close()
             self.shared_tr = None
+
+    def build_order(self, first: Task | None) -> list[int]:
+        """The player counts in the order their traces are built: the first task's first."""
+        return sorted(self.players, key=lambda n: first is None or str(n) != first[1])
+
+    def prepare(self, order: list[int], first: Task | None, build: Callable[[int], list[Trace]]) -> Iterator[str]:
+        """The parent's work before the tasks, in a fixed order: "first" once the traces the
+        first task needs are built (it starts there), "all" when everything every other task
+        starts from is done. A task run elsewhere (run_one) repeats it to the same point, so that
+        it starts from the state a forked worker would have inherited."""
+        self.shared_tr = Translator()
+        for n in order:
+            built = build(n)
+            if first is not None and first[1] == str(n):
+                yield "first"
+            # the rules of these games are the background of almost every other check's
+            # questions (the invariants' proofs start afresh: see run_task)
+            for t in built:
+                for c in t.constraints:
+                    self.shared_tr(c)
+            # and whether its games end within the loop bound, or run past it: almost every
+            # check asks (a few random games, the solver where they do not show it)
+            self.tr = self.shared_tr
+            self.ends_within(n)
+            self.cut_by_bound(n)
+            self.tr = None
+        # and the default readings' engine replays every witness
+        self.engine(self.base_readings)
+        yield "all"
+
+    def run_remote(self, tasks: list[Task], needs: dict[Task, list[Task]]) -> Iterator[tuple[Task, list[Finding], dict[str, float]]]:
+        """The tasks on self.remote (each started once the lemmas it needs are proven, all that
+        are ready at once); yields each as it ends. Each repeats the parent's work up to its
+        starting point on its own (run_one): nothing here builds a trace."""
+        assert self.remote is not None
+        pending = list(tasks)
+        lemmas: dict[Task, Lemmas] = {}
+        first = _first(tasks)
+        running = 0
+        try:
+            while pending or running:
+                while (ready := _next_ready(pending, needs, lemmas)) is not None:
+                    self.remote.submit(ready[0], ready[1], ready[0] == first)
+                    running += 1
+                assert running, "a task waits for one that is not run"
+                task, found, spent, proved = self.remote.next_done()
+                running -= 1
+                lemmas[task] = proved
+                yield task, found, spent
+        finally:
+            self.remote.cancel()
+
+    def run_one(self, task: Task, lemmas: Lemmas, first: bool) -> tuple[Task, list[Finding], dict[str, float], Lemmas]:
+        """One task of this run, in a process of its own (a cluster's worker): the parent's work
+        repeated up to where the task would have been forked, then the task, as a forked worker
+        runs it."""
+        wanted = self.o.checks if self.o.checks is not None else frozenset(KINDS)
+        _, _, started, build = self.plan(wanted)
+        at = _first(started)
+        for point in self.prepare(self.build_order(at), at, build):
+            if (point == "first") == first:
+                return self.run_task(task, lemmas)
+        raise AssertionError(f"the task {' '.join(task)} has no point to start at")
 
     def fork_task(self, task: tuple[str, ...], lemmas: dict[tuple[str, int, bool], bool]) -> dict[Any, tuple[int, tuple[str, ...]]]:
         """Runs one task in a forked worker (which inherits this verifier: nothing is pickled but
@@ -269,13 +325,66 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
         self.findings.extend(check_translations(self.rules))
 
 
+Task = tuple[str, ...]  # ("reading", ambiguity, reading), ("lemmas", players) or (check,)
+Lemmas = dict[tuple[str, int, bool], bool]  # the invariants' proofs a task starts from
+
+
+class Remote(Protocol):
+    """Somewhere else to run tasks (rulecheck/cluster.py: a Dask cluster)."""
+
+    def submit(self, task: Task, lemmas: Lemmas, first: bool) -> None: ...
+
+    def next_done(self) -> tuple[Task, list[Finding], dict[str, float], Lemmas]:
+        """The next task to end, waiting for one; its error raised here."""
+        ...
+
+    def cancel(self) -> None: ...
+
+
+def _first(tasks: list[Task]) -> Task | None:
+    """The task started while the parent builds the other counts' traces: the first lemmas."""
+    return tasks[0] if tasks and tasks[0][0] == "lemmas" else None
+
+
+def _next_ready(pending: list[Task], needs: dict[Task, list[Task]], lemmas: dict[Task, Lemmas]) -> tuple[Task, Lemmas] | None:
+    """The first pending task whose lemmas are proven (taken off the list), with them."""
+    for t in pending:
+        if all(dep in lemmas for dep in needs.get(t, ())):
+            pending.remove(t)
+            return t, {k: v for dep in needs.get(t, ()) for k, v in lemmas[dep].items()}
+    return None
+
+
+def run_task_from_source(name: str, text: str, options: Options, task: Task, lemmas: Lemmas, first: bool) -> tuple[
+        Task, list[Finding], dict[str, float], Lemmas]:
+    """One task of a verify run of the ruleset ``text``, in this process: as verify() would start
+    it, from fresh interned terms (a cluster's worker runs them one after another)."""
+    from rulecheck.dsl.loader import load_text
+
+    rules = load_text(text, name).rules
+    if rules is None:
+        raise ValueError(f"{name} does not load where the task runs")
+    tm.reset()
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return Verifier(rules, options).run_one(task, lemmas, first)
+    finally:
+        tm.reset()
+        if collecting:
+            gc.enable()
+
+
 _KIND_ORDER = (
     "ambiguity", "incompleteness", "conflict", "non-termination", "exhaustion", "dead-rule", "sensitivity",
     "translation", "edition-difference", "invariant", "deduction",
 )
 
 
-def verify(rules: ir.Ruleset, options: Options | None = None, progress: Callable[[str], None] | None = None) -> Outcome:
+def verify(rules: ir.Ruleset, options: Options | None = None, progress: Callable[[str], None] | None = None,
+           remote: Remote | None = None) -> Outcome:
+    """Every check of the options on the ruleset; the tasks in forked worker processes, or on
+    ``remote`` (the same output either way)."""
     tm.reset()
     # the interned terms live to the end of the run: the cyclic collector's passes over millions
     # of them cost a tenth of a run on a shipped ruleset (docs/verify.md, Speed) and free nothing, so it is
@@ -283,7 +392,9 @@ def verify(rules: ir.Ruleset, options: Options | None = None, progress: Callable
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return Verifier(rules, options or Options(), progress).run()
+        v = Verifier(rules, options or Options(), progress)
+        v.remote = remote
+        return v.run()
     finally:
         if collecting:
             gc.enable()
