@@ -180,7 +180,7 @@ def position(programs: list[ir.Program], n: int, plays: list[list[Any]], params:
     table = _tables(here, ["the other reading"] * (len(here) - 1), "under")
     marks = [len(st.machine.log) for st in here]
     ends = [len(st.machine.log) for st in history[parting]] if at_parting else None
-    draws = _draws(programs[0], n, plays[0], at, params)
+    draws = _draws(programs[0], n, plays[0], at, params, parting if at_parting else None)
     cards = _assumed_cards(first)
     longest = (parting - at) if at_parting else max(len(a) - at for a in plays)
     pos = Position(at, table, draws, cards, marks, longest)
@@ -223,7 +223,7 @@ def paired_position(programs: list[ir.Program], n: int, plays: list[list[Any]], 
     except (RuleError, ValueError):
         return None
     stops = upto if upto is not None else [len(a) for a in plays]
-    pos = Position(at[0], _tables(states, labels, "in"), _draws(programs[0], n, plays[0], at[0], None), _assumed_cards(states[0]),
+    pos = Position(at[0], _tables(states, labels, "in"), _draws(programs[0], n, plays[0], at[0], None, stops[0]), _assumed_cards(states[0]),
                    [len(st.machine.log) for st in states], max(u - k for u, k in zip(stops, at)), where="editions")
     pos.ends = ends
     return pos
@@ -282,13 +282,19 @@ def late_position(program: ir.Program, n: int, actions: list[Any], params: dict[
                     len(actions) - k_at, where="late")
 
 
-def _draws(program: ir.Program, n: int, actions: list[Any], k: int, params: dict[str, Any] | None) -> list[list[str]]:
-    """The components chance draws after action k, zone by zone, in the order they are drawn."""
+#: Draws listed per zone in a position; the rest are counted (the actions give them all).
+DRAWS_LISTED = 30
+
+
+def _draws(program: ir.Program, n: int, actions: list[Any], k: int, params: dict[str, Any] | None,
+           upto: int | None = None) -> list[list[str]]:
+    """The components chance draws after action k (up to action ``upto``: the moves a witness
+    shows), zone by zone, in the order they are drawn; past DRAWS_LISTED in a zone, how many more."""
     rules = program.rules
     out: dict[str, list[str]] = {}
     try:
         state = Game(program, n, params).new_initial_state()
-        for i, a in enumerate(actions):
+        for i, a in enumerate(actions[:upto]):
             if i >= k and state.is_chance_node():
                 p = state.pending
                 if p is not None and isinstance(p.stmt, ir.Observe):
@@ -301,7 +307,8 @@ def _draws(program: ir.Program, n: int, actions: list[Any], k: int, params: dict
             apply(state, a)
     except (RuleError, ValueError):
         pass
-    return [[zone, ", ".join(names)] for zone, names in out.items()]
+    return [[zone, ", ".join(names[:DRAWS_LISTED]) + (f", … ({len(names) - DRAWS_LISTED} more)" if len(names) > DRAWS_LISTED else "")]
+            for zone, names in out.items()]
 
 
 def _assumed_cards(state: State) -> list[list[str]]:
