@@ -149,3 +149,18 @@ def test_a_long_game_of_one_reading_is_shown_from_late_in_it(length: int) -> Non
         apply(at, a)
     assert not at.is_chance_node() and pos.marks == [len(at.machine.log)]
     assert pos.table == _table(at)  # the table of the state the rules reach there
+
+
+def test_a_position_lists_the_draws_of_the_moves_it_shows_and_counts_the_rest() -> None:
+    """The draws beside a position are those of the moves the witness shows (up to the parting
+    when it ends there, not the rest of a game of thousands of moves), at most DRAWS_LISTED a
+    zone, the others counted."""
+    from rulecheck.verifier.witness import DRAWS_LISTED, _draws, random_game
+
+    program = ir.bind(_rules("loving_penguin"), {})  # 60 penguin cards dealt, and more rounds after
+    actions = random_game(program, 4, seed=3)
+    every = dict((z, w) for z, w in _draws(program, 4, actions, 0, None))
+    assert any(w.endswith(" more)") and w.count(", ") == DRAWS_LISTED for w in every.values()), every
+    few = dict((z, w) for z, w in _draws(program, 4, actions, 0, None, upto=5))
+    assert sum(w.count(", ") + 1 for w in few.values()) <= 5
+    assert all(every[z].startswith(w) for z, w in few.items())
