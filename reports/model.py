@@ -704,6 +704,21 @@ def _coverage(rules: ir.Ruleset, rulebook: str, name: str | None) -> CoverageVie
     return CoverageView(len(sents), len(cited), percent, uncited, cited, name)
 
 
+def _undecided(f: Finding) -> str:
+    """Where an unknown finding is undecided and what was proven beside it: an unknown's bound is
+    what was checked, so it is never shown as if it were what is undecided."""
+    d = f.details
+    parts = []
+    left = d.get("unknown") or d.get("endless")
+    if isinstance(left, str) and left:
+        parts.append(f"not decided for {left}")
+    if isinstance(d.get("proven"), str) and d["proven"]:
+        parts.append(f"proven for {d['proven']}")
+    elif f.bound:
+        parts.append(f"checked: {f.bound}")
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
 def _summary(
     rules: ir.Ruleset,
     findings: list[Finding],
@@ -722,7 +737,7 @@ def _summary(
                     "unknown": "unknown (not a proof)", "static": "found by reading the rules"}
     statuses = [(status_words[s], st[s]) for s in ("witness", "proven", "unknown", "static") if st[s]]
     proven = [f"{f.title}" + (f" ({f.bound})" if f.bound else "") for f in findings if f.status == "proven"]
-    unknown = [f"{f.title}" + (f" ({f.bound})" if f.bound else "") for f in findings if f.status == "unknown"]
+    unknown = [f"{f.title}{_undecided(f)}" for f in findings if f.status == "unknown"]
     lang = language_name(g.language) + (f", translated from {language_name(g.original)}" if g.original else "")
     players = f"{g.min_players}" if g.min_players == g.max_players else f"{g.min_players} to {g.max_players}"
     cov_text = None

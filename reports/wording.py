@@ -161,12 +161,13 @@ def _invariant(f: Finding) -> Words:
         under = d.get("under")
         return (f"invariant '{name}' can be broken" + (f" under {under}" if under else ""),
                 f"A game of {d['players']} players{' under ' + under if under else ''} breaks: {desc}.")
+    held = f" It holds in every {final}state of every game of {d['proven']}{_scope(d)}." if d.get("proven") else ""
     if v == "timeout":
-        return f"invariant '{name}': not decided in time", f"{desc}: the solver ran out of time for {d['unknown']}."
+        return f"invariant '{name}': not decided in time", f"{desc}: the solver ran out of time for {d['unknown']}.{held}"
     assert v == "endless"
     return (f"invariant '{name}': not decided (no game ends within the bound)",
             f"{desc}: no game of {d['endless']} reaches its end within the bound, so no final state was checked"
-            + (f"; the solver ran out of time for {d['unknown']}" if d.get("unknown") else "") + ".")
+            + (f"; the solver ran out of time for {d['unknown']}" if d.get("unknown") else "") + f".{held}")
 
 
 def _termination(f: Finding) -> Words:

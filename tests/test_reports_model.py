@@ -33,6 +33,24 @@ def test_unknown_is_never_shown_as_proven() -> None:
     assert verdict(proven).startswith("Proven harmless")
 
 
+def test_the_summary_says_where_an_unknown_is_undecided_not_only_where_it_was_proven() -> None:
+    """An unknown finding's bound is what was checked (2 to 4 players proven, 5 to 6 not decided):
+    the summary's list of what is not decided said "not decided in time (2 to 4 players)", which
+    reads as undecided at 2 to 4 players."""
+    rules = cinderella()
+    span = next(iter(rules.ambiguities.values())).span
+    partial = Finding("invariant", "warning", "unknown", "inv_a", "invariant 'inv_a': not decided in time", "m", span,
+                      bound="2 to 4 players", details={"unknown": "5 to 6 players", "proven": "2 to 4 players"}, verdict="timeout")
+    loop = Finding("non-termination", "warning", "unknown", "loop", "no end proven for this loop", "m", span, bound="3 passes",
+                   details={"unknown": "3 players (up to 3 passes of each open loop)"}, verdict="timeout")
+    bare = Finding("invariant", "warning", "unknown", "inv_b", "invariant 'inv_b': not decided in time", "m", span,
+                   details={"unknown": "2 to 6 players"}, verdict="timeout")
+    shown = build_report(rules, [partial, loop, bare]).summary.unknown
+    assert "invariant 'inv_a': not decided in time (not decided for 5 to 6 players; proven for 2 to 4 players)" in shown
+    assert "no end proven for this loop (not decided for 3 players (up to 3 passes of each open loop); checked: 3 passes)" in shown
+    assert "invariant 'inv_b': not decided in time (not decided for 2 to 6 players)" in shown
+
+
 def test_findings_are_ordered_by_kind_then_severity() -> None:
     rules = cinderella()
     report = build_report(rules, list(reversed(hand_written_findings(rules))))

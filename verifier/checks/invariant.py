@@ -120,15 +120,18 @@ class InvariantCheck(Context):
             # a final state no game reaches within the bound proves nothing about final states
             endless = [n for n in proven if inv.at_end and n not in whole and not self.ends_within(n)]
             if found is None and endless:
-                self.found("invariant", "endless", inv.name, inv.span, quotes, endless=self.span_line(endless),
-                           unknown=self.span_line(unknown) if unknown else None, **facts)
+                held = [n for n in proven if n not in endless]  # proven where games end within the bound
+                self.found("invariant", "endless", inv.name, inv.span, quotes, bound=self.span_line(held) if held else None,
+                           endless=self.span_line(endless), unknown=self.span_line(unknown) if unknown else None,
+                           proven=self.span_line(held) if held else None, scope=scope if held else None, **facts)
             elif found is not None:
                 n, play = found
                 self.found("invariant", "broken", inv.name, inv.span, quotes, witness=self.witness([play], n, f"'{inv.name}' does not hold"),
                            players=n, **facts)
             elif unknown:
                 self.found("invariant", "timeout", inv.name, inv.span, quotes, bound=self.span_line(proven) if proven else None,
-                           unknown=self.span_line(unknown), **facts)
+                           unknown=self.span_line(unknown), proven=self.span_line(proven) if proven else None,
+                           scope=scope if proven else None, **facts)
             else:
                 self.found("invariant", "holds", inv.name, inv.span, quotes, bound=self.bound(f"every game of {self.span_line(proven)}"),
                            proven=self.span_line(proven), scope=scope, **facts)
