@@ -711,12 +711,12 @@ def _undecided(f: Finding) -> str:
     parts = []
     left = d.get("unknown") or d.get("endless")
     if isinstance(left, str) and left:
-        parts.append(f"not decided for {left}")
+        parts.append(f"for {left}")
     if isinstance(d.get("proven"), str) and d["proven"]:
         parts.append(f"proven for {d['proven']}")
     elif f.bound:
         parts.append(f"checked: {f.bound}")
-    return f" ({'; '.join(parts)})" if parts else ""
+    return f" — {'; '.join(parts)}" if parts else ""
 
 
 def _summary(

@@ -46,9 +46,9 @@ def test_the_summary_says_where_an_unknown_is_undecided_not_only_where_it_was_pr
     bare = Finding("invariant", "warning", "unknown", "inv_b", "invariant 'inv_b': not decided in time", "m", span,
                    details={"unknown": "2 to 6 players"}, verdict="timeout")
     shown = build_report(rules, [partial, loop, bare]).summary.unknown
-    assert "invariant 'inv_a': not decided in time (not decided for 5 to 6 players; proven for 2 to 4 players)" in shown
-    assert "no end proven for this loop (not decided for 3 players (up to 3 passes of each open loop); checked: 3 passes)" in shown
-    assert "invariant 'inv_b': not decided in time (not decided for 2 to 6 players)" in shown
+    assert "invariant 'inv_a': not decided in time — for 5 to 6 players; proven for 2 to 4 players" in shown
+    assert "no end proven for this loop — for 3 players (up to 3 passes of each open loop); checked: 3 passes" in shown
+    assert "invariant 'inv_b': not decided in time — for 2 to 6 players" in shown
 
 
 def test_findings_are_ordered_by_kind_then_severity() -> None:
