@@ -142,6 +142,7 @@ class StepRow:
     label: str
     cells: list[str]
     fold: str = ""
+    steps: tuple[int, int] = (0, 0)  # the step numbers it stands for (first, last)
 
 
 @dataclass
@@ -498,7 +499,7 @@ def _step_rows(tails: list[list[str]]) -> list[StepRow]:
     makes before it, and a long run of the same moves is folded; more plays row by row."""
     if len(tails) != 2:
         tail = max((len(t) for t in tails), default=0)
-        return [StepRow(str(i + 1), [t[i] if i < len(t) else "" for t in tails]) for i in range(tail)]
+        return _cut_long([StepRow(str(i + 1), [t[i] if i < len(t) else "" for t in tails], steps=(i + 1, i + 1)) for i in range(tail)])
     a, b = tails
     pairs: list[tuple[str, str]] = []
     folds: dict[int, int] = {}  # where in pairs a fold goes: how many moves it holds
@@ -518,11 +519,25 @@ def _step_rows(tails: list[list[str]]) -> list[StepRow]:
     number = 0
     for k, (x, y) in enumerate(pairs):
         if k in folds:
-            rows.append(StepRow("…", [], wording.folded_moves(number + 1, number + folds[k])))
+            rows.append(StepRow("…", [], wording.folded_moves(number + 1, number + folds[k]), (number + 1, number + folds[k])))
             number += folds[k]
         number += 1
-        rows.append(StepRow(str(number), [x, y]))
-    return rows
+        rows.append(StepRow(str(number), [x, y], steps=(number, number)))
+    return _cut_long(rows)
+
+
+#: Rows of a witness's moves shown at most: the first and the last half of them, the steps
+#: between said by one row (a game of hundreds of moves after its position, which the findings'
+#: JSON keeps whole).
+ROWS_SHOWN = 60
+
+
+def _cut_long(rows: list[StepRow]) -> list[StepRow]:
+    if len(rows) <= ROWS_SHOWN:
+        return rows
+    keep = ROWS_SHOWN // 2
+    first, last = rows[keep].steps[0], rows[-keep - 1].steps[1]
+    return [*rows[:keep], StepRow("…", [], wording.cut_moves(first, last), (first, last)), *rows[-keep:]]
 
 
 def _plain(v: Any) -> str:

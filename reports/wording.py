@@ -53,6 +53,11 @@ def folded_moves(first: int, last: int) -> str:
     return f"steps {first} to {last}: the same in both columns ({last - first + 1} steps; the whole game is in the findings file)"
 
 
+def cut_moves(first: int, last: int) -> str:
+    """The middle of a long witness's moves, left out of a report."""
+    return f"steps {first} to {last} are not shown here ({last - first + 1} steps; the whole game is in the findings file)"
+
+
 def long_witness(longest: int, step: int, several: bool) -> str:
     """Why a witness needs more than a few moves after its position."""
     if several:

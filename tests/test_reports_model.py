@@ -124,6 +124,14 @@ def test_the_moves_of_two_plays_are_aligned_and_long_runs_of_the_same_moves_fold
     fold = next(r for r in rows if r.fold)
     assert fold.cells == [] and f"steps {3 + FOLD_KEEP} to {2 + 20 - FOLD_KEEP}" in fold.fold and f"({20 - 2 * FOLD_KEEP} steps" in fold.fold
     assert (rows[-1].label, rows[-1].cells) == (str(2 + 20 + 1), ["end a", "end b"])
+    # a long game is shown by its first and last rows, the steps between said by one row
+    from rulecheck.reports.model import ROWS_SHOWN
+
+    long = _step_rows([[f"a{i}" for i in range(500)], [f"b{i}" for i in range(400)]])
+    assert len(long) == ROWS_SHOWN + 1
+    cut = long[ROWS_SHOWN // 2]
+    assert cut.fold and cut.steps == (ROWS_SHOWN // 2 + 1, 500 - ROWS_SHOWN // 2) and f"({cut.steps[1] - cut.steps[0] + 1} steps" in cut.fold
+    assert long[-1].cells == ["a499", ""] and long[0].cells == ["a0", "b0"]
     # a short run is not folded; three plays are shown row by row
     assert not any(r.fold for r in _step_rows([same[:7], same[:7]]))
     assert [r.cells for r in _step_rows([["a"], ["b", "c"], ["d"]])] == [["a", "b", "d"], ["", "c", ""]]
