@@ -113,7 +113,7 @@ def test_the_moves_of_two_plays_are_aligned_and_long_runs_of_the_same_moves_fold
     """A move both plays make shares a row even after moves only one makes; a run of the same
     moves longer than twice FOLD_KEEP and one is shown by its ends, the rest folded into one row
     that says how many (the numbers go on counting the folded moves)."""
-    from rulecheck.reports.model import FOLD_KEEP, _step_rows
+    from rulecheck.reports.witnesses import FOLD_KEEP, _step_rows
 
     same = [f"move {i}" for i in range(20)]
     rows = _step_rows([["x", *same, "end a"], ["y", "only b", *same, "end b"]])
@@ -125,7 +125,7 @@ def test_the_moves_of_two_plays_are_aligned_and_long_runs_of_the_same_moves_fold
     assert fold.cells == [] and f"steps {3 + FOLD_KEEP} to {2 + 20 - FOLD_KEEP}" in fold.fold and f"({20 - 2 * FOLD_KEEP} steps" in fold.fold
     assert (rows[-1].label, rows[-1].cells) == (str(2 + 20 + 1), ["end a", "end b"])
     # a long game is shown by its first and last rows, the steps between said by one row
-    from rulecheck.reports.model import ROWS_SHOWN
+    from rulecheck.reports.witnesses import ROWS_SHOWN
 
     long = _step_rows([[f"a{i}" for i in range(500)], [f"b{i}" for i in range(400)]])
     assert len(long) == ROWS_SHOWN + 1
