@@ -215,9 +215,11 @@ class Context:
             return "", Result("unsat")
         sessions = [self.session(bg) for _, bg, _ in goals]
         program = self.program(traces[0].readings)
+        engine = self.engine(traces[0].readings)
         stuck: set[str] = set()  # goals a fixed deal did not settle: other deals will not either
         for k in range(self.o.guided_tries):
-            fixed = deal_constraints(traces[0], model_of_actions(traces[0], random_game(program, n, seed=k, params=self.o.params)))
+            deal = random_game(program, n, seed=k, params=self.o.params, engine=engine)
+            fixed = deal_constraints(traces[0], model_of_actions(traces[0], deal))
             for (name, _, goal), session in zip(goals, sessions):
                 if name in stuck:
                     continue
@@ -279,7 +281,8 @@ class Context:
         does): models the solver would accept. A goal's mask, and-ed with it, tells which of
         them make it true."""
         program = self.program(t.readings)
-        value = tm.Evaluators([model_of_actions(t, random_game(program, t.players, seed=seed, params=self.o.params))
+        engine = self.engine(t.readings)
+        value = tm.Evaluators([model_of_actions(t, random_game(program, t.players, seed=seed, params=self.o.params, engine=engine))
                                for seed in range(games)])
         valid = value.full
         for c in t.constraints:

@@ -225,7 +225,7 @@ class AmbiguityCheck(SameRuleCheck):
             return None
         program_a, program_b = self.program(self.base_readings), self.program(alt)
         for g in range(SEEN_GAMES):
-            actions = random_game(program_a, n, seed=game_seed(0, g), params=self.o.params)
+            actions = random_game(program_a, n, seed=game_seed(0, g), params=self.o.params, engine=self.engine(self.base_readings))
             diff = first_seen_difference(program_a, program_b, n, actions, names, self.o.params)
             if diff is None:
                 continue
