@@ -369,7 +369,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     client = stack.enter_context(dask_cluster.connect(*cluster))
                 except dask_cluster.ClusterError as exc:
                     raise UsageError(exc.message, exc.hint) from None
-                remote = dask_cluster.verify_remote(client, loaded.source.name, loaded.source.text, options)
+                remote = dask_cluster.VerifyRemote(client, loaded.source.name, loaded.source.text, options)
             stack.enter_context(beyond_the_verifier(loaded))
             progress = stack.enter_context(_VerifyProgress(err, f"verify {rules.name}"))
             outcome = verify(rules, options, progress, remote)

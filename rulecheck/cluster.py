@@ -99,13 +99,14 @@ def runner(client: Client) -> sim.ChunkRunner:
     return run
 
 
-class _VerifyRemote:
-    """verify's tasks as jobs of the client's cluster (verifier.verify.Remote)."""
+class VerifyRemote:
+    """verify's tasks as jobs of the client's cluster (verifier.verify.Remote): the ruleset's text
+    goes with each (a worker loads it as the command line did)."""
 
     def __init__(self, client: Client, name: str, text: str, options: Options) -> None:
         self.client = client
         self.args = (name, text, options)
-        self.futures: dict[Any, tuple[str, ...]] = {}
+        self.futures: set[Any] = set()
         self.ended: Any = None  # distributed.as_completed over the futures, once there is one
 
     def submit(self, task: tuple[str, ...], lemmas: dict[tuple[str, int, bool], bool], first: bool) -> None:
@@ -114,7 +115,7 @@ class _VerifyRemote:
         from rulecheck.verifier.verify import run_task_from_source
 
         future = self.client.submit(run_task_from_source, *self.args, task, lemmas, first, pure=False)
-        self.futures[future] = task
+        self.futures.add(future)
         if self.ended is None:
             with self.client.as_current():  # as_completed asks for the current client
                 self.ended = as_completed([future])
@@ -124,19 +125,13 @@ class _VerifyRemote:
     def next_done(self) -> Any:
         with self.client.as_current():
             future = next(self.ended)
-        self.futures.pop(future)
+        self.futures.discard(future)
         return future.result()  # the task's error, if it raised one, is raised here
 
     def cancel(self) -> None:
         if self.futures:
             self.client.cancel(list(self.futures))
         self.futures.clear()
-
-
-def verify_remote(client: Client, name: str, text: str, options: Options) -> _VerifyRemote:
-    """Where `rulecheck verify --scheduler/--workers` runs its tasks: the ruleset's text goes
-    with each (a worker loads it as the command line did)."""
-    return _VerifyRemote(client, name, text, options)
 
 
 def plan_key(plan: sim.Plan) -> str:

@@ -151,7 +151,7 @@ def test_a_verify_task_that_fails_on_a_worker_raises_its_error_where_the_run_wai
     from rulecheck.verifier.context import Options
 
     with cluster.connect(scheduler) as client:
-        remote = cluster.verify_remote(client, "gone.rules", "not a ruleset", Options(jobs=1))
+        remote = cluster.VerifyRemote(client, "gone.rules", "not a ruleset", Options(jobs=1))
         remote.submit(("obligations",), {}, False)
         with pytest.raises(ValueError, match="does not load where the task runs"):
             remote.next_done()

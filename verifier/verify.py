@@ -336,7 +336,6 @@ class Remote(Protocol):
 
     def next_done(self) -> tuple[Task, list[Finding], dict[str, float], Lemmas]:
         """The next task to end, waiting for one; its error raised here."""
-        ...
 
     def cancel(self) -> None: ...
 

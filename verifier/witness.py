@@ -210,23 +210,19 @@ def _replayed_to(program: ir.Program, n: int, actions: list[Any], k: int, params
     return state
 
 
-def paired_position(programs: list[ir.Program], n: int, plays: list[list[Any]], at: list[int], upto: list[int] | None,
+def paired_position(programs: list[ir.Program], n: int, plays: list[list[Any]], at: list[int], upto: list[int],
                     labels: list[str]) -> Position | None:
     """The table where plays whose moves do not correspond one to one (two editions of a game, one
     of which asks a decision the other does not) part: ``at[i]`` actions into play i. The first
     play's table, then each place that differs in another (``labels``: the others' names); the
-    moves shown after it end ``upto[i]`` actions in (None: at the end). None when a play does not
-    replay to that point."""
+    moves shown after it end ``upto[i]`` actions in. None when a play does not replay to that point."""
     try:
         states = [_replayed_to(p, n, a, k, None) for p, a, k in zip(programs, plays, at)]
-        ends = None if upto is None else [len(_replayed_to(p, n, a, u, None).machine.log) for p, a, u in zip(programs, plays, upto)]
+        ends = [len(_replayed_to(p, n, a, u, None).machine.log) for p, a, u in zip(programs, plays, upto)]
     except (RuleError, ValueError):
         return None
-    stops = upto if upto is not None else [len(a) for a in plays]
-    pos = Position(at[0], _tables(states, labels, "in"), _draws(programs[0], n, plays[0], at[0], None, stops[0]), _assumed_cards(states[0]),
-                   [len(st.machine.log) for st in states], max(u - k for u, k in zip(stops, at)), where="editions")
-    pos.ends = ends
-    return pos
+    return Position(at[0], _tables(states, labels, "in"), _draws(programs[0], n, plays[0], at[0], None, upto[0]), _assumed_cards(states[0]),
+                    [len(st.machine.log) for st in states], max(u - k for u, k in zip(upto, at)), ends=ends, where="editions")
 
 
 def deal_position(program: ir.Program, n: int, actions: list[Any], params: dict[str, Any] | None = None) -> Position | None:
@@ -273,9 +269,7 @@ def late_position(program: ir.Program, n: int, actions: list[Any], params: dict[
             apply(state, act)
         if k_at is None:
             return None
-        state = game.new_initial_state(log=True)  # again, to the decision found, with the log
-        for act in actions[:k_at]:
-            apply(state, act)
+        state = _replayed_to(program, n, actions, k_at, params)  # again, to the decision found, with the log
     except (RuleError, ValueError):
         return None
     return Position(k_at, _table(state), _draws(program, n, actions, k_at, params), _assumed_cards(state), [len(state.machine.log)],
@@ -408,29 +402,15 @@ def random_game(program: ir.Program, n: int, seed: int, params: dict[str, Any] |
 
 def engine_random_game(module: types.ModuleType, n: int, seed: int, params: dict[str, Any] | None = None,
                        max_moves: int = 10_000) -> list[Any]:
-    """continue_game with no actions given, on a generated engine: the moves a coupled random
-    player makes, up to the end, the rules' stop (the move they stop at not included) or
-    ``max_moves``."""
-    pick = Coupled(seed)
-    out: list[Any] = []
-    try:
-        state = module.load_game({"players": n, **(params or {})}).new_initial_state()
-        while not state.is_terminal() and len(out) < max_moves:
-            label = state.decision_label()
-            a: Any
-            if state.is_chance_node():
-                a = pick.chance(label, state.chance_outcomes())
-                state.apply_action(a)
-            elif state.is_simultaneous_node():
-                a = [pick.choose(q, label, state.legal_actions(q)) for q in range(n)]
-                state.apply_actions(a)
-            else:
-                a = pick.choose(state.current_player(), label, state.legal_actions())
-                state.apply_action(a)
-            out.append(a)
-    except module.RuleError:
-        pass
-    return out
+    """continue_game with no actions given, on a generated engine: the coupled random player of
+    simulate (codegen/playout.play) up to the end, the rules' stop or ``max_moves``. play records
+    the move the rules stop at too; continue_game does not, so it is dropped here (an engine stops
+    only by a RuleError: a node with no option is one already)."""
+    from rulecheck.codegen.playout import ERROR, play
+
+    record: list[Any] = []
+    outcome, _, _ = play(module.load_game({"players": n, **(params or {})}), module.RuleError, seed, max_moves, record)
+    return record[:-1] if outcome == ERROR else record
 
 
 def model_of_actions(trace: Trace, actions: list[Any]) -> dict[str, bool | int]:
