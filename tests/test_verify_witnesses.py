@@ -183,3 +183,44 @@ def test_a_random_game_is_the_same_in_the_engine_and_in_the_interpreter(name: st
         for seed in range(1 if long else 3):
             cap = 400 if long else 10_000
             assert engine_random_game(module, n, seed, None, cap) == random_game(program, n, seed, max_moves=cap), (n, seed)
+
+
+STOPS = """
+game "Stops" { players 2..2 }
+card Tok "t{n}" { n: 1..4 }
+table Tok in bag {
+  given n
+  | n |
+  | 1..4 |
+}
+zone bag: Tok hidden "the bag"
+zone hand[player]: Tok public "a hand"
+flow {
+  draw from bag to hand[player(2)]
+  choose k from 1..4 by player(1) label "asks for"
+  choose c from {t for t in hand[player(2)] if t.n >= k} by player(2) label "shows"
+  end winners {player(2)}
+}
+"""
+
+
+def test_a_random_game_keeps_the_move_the_rules_stop_at() -> None:
+    """A random game that reaches a choice with no option keeps the move after which the rules
+    stop, in the interpreter and the engine alike, so its replay stops there with the same rule
+    error; dropped, the replay ended a move early, not terminal, and verify refused the witness as
+    unfinished (exit 3)."""
+    from rulecheck.dsl.loader import load_text
+    from rulecheck.verifier.witness import engine_random_game, random_game, replay_interpreter
+
+    loaded = load_text(STOPS, "stops.rules")
+    assert loaded.rules is not None, loaded.diagnostics.sorted()
+    program = ir.bind(loaded.rules, {})
+    module = load_module(generate(program), "random_game_stops")
+    stopped = 0
+    for seed in range(40):
+        actions = random_game(program, 2, seed)
+        assert engine_random_game(module, 2, seed) == actions, seed
+        for error in (replay_engine(module, 2, actions)[1], replay_interpreter(program, 2, actions).error):
+            assert error is None or error.startswith("incomplete:"), (seed, actions, error)
+        stopped += replay_engine(module, 2, actions)[1] is not None
+    assert 0 < stopped < 40  # both kinds of game were played

@@ -404,13 +404,12 @@ def engine_random_game(module: types.ModuleType, n: int, seed: int, params: dict
                        max_moves: int = 10_000) -> list[Any]:
     """continue_game with no actions given, on a generated engine: the coupled random player of
     simulate (codegen/playout.play) up to the end, the rules' stop or ``max_moves``. play records
-    the move the rules stop at too; continue_game does not, so it is dropped here (an engine stops
-    only by a RuleError: a node with no option is one already)."""
-    from rulecheck.codegen.playout import ERROR, play
+    the move the rules stop at, as continue_game does: the replay stops at it with the same error."""
+    from rulecheck.codegen.playout import play
 
     record: list[Any] = []
-    outcome, _, _ = play(module.load_game({"players": n, **(params or {})}), module.RuleError, seed, max_moves, record)
-    return record[:-1] if outcome == ERROR else record
+    play(module.load_game({"players": n, **(params or {})}), module.RuleError, seed, max_moves, record)
+    return record
 
 
 def model_of_actions(trace: Trace, actions: list[Any]) -> dict[str, bool | int]:
@@ -465,19 +464,18 @@ def continue_game(program: ir.Program, n: int, actions: list[Any], params: dict[
             if state.is_chance_node():
                 outcomes = state.chance_outcomes()
                 a = a if isinstance(a, int) and a in [x for x, _ in outcomes] else pick.chance(state.decision_label(), outcomes)
-                state.apply_action(a)
             elif state.is_simultaneous_node():
                 options = [state.legal_actions(q) for q in range(n)]
                 if not (isinstance(a, list) and all(x in o for x, o in zip(a, options))):
                     label = state.decision_label()
                     a, queue = [pick.choose(q, label, o) for q, o in enumerate(options)], []
-                state.apply_actions(a)
             else:
                 legal = state.legal_actions()
                 if not (isinstance(a, int) and a in legal):
                     a, queue = pick.choose(state.current_player(), state.decision_label(), legal), []
-                state.apply_action(a)
+            # recorded first: a move the rules stop at is part of the game, its replay stops there too
             out.append(a)
+            apply(state, a)
     except RuleError:
         pass
     return out
@@ -560,6 +558,7 @@ def follow(program: ir.Program, source: ir.Program, n: int, actions: list[Any], 
     out: list[Any] = []
     queue = list(actions)
     parted = False
+    moving: Any = None  # this reading's move being applied: where the rules stop, it is part of the game
     try:
         # inside the try: rules that stop before the first decision stop the game at once
         sa, sb = State(Game(source, n, params)), State(Game(program, n, params))
@@ -578,9 +577,14 @@ def follow(program: ir.Program, source: ir.Program, n: int, actions: list[Any], 
             if move is None:
                 parted = True
                 move = _random_move(sb, n, pick)
+            moving = move
             apply(sb, move)
             out.append(move)
-    except (RuleError, ValueError):
+            moving = None
+    except RuleError:
+        if moving is not None:  # its replay stops at the same move, with the same rule error
+            out.append(moving)
+    except ValueError:
         pass
     return out
 
