@@ -416,6 +416,17 @@ class Provenance:
 
 
 @dataclass
+class VaryingRow:
+    """A table row whose components are in play only in some games: a range of a column up to a
+    parameter (``bound``: column, first value, parameter) and/or a guard (``when EXPR``)."""
+
+    cids: list[int]
+    bound: tuple[str, int, str] | None
+    guard: Expr | None
+    span: Span
+
+
+@dataclass
 class Kind:
     name: str
     word: str  # "card" or "piece"
@@ -426,6 +437,7 @@ class Kind:
     start_zone: str
     span: Span
     source: Source | None
+    varying: list[VaryingRow] = field(default_factory=list)  # rows in play only in some games
 
 
 @dataclass

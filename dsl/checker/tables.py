@@ -166,6 +166,7 @@ class Tables(Names):
                     hint="every range a..b and every '*' multiplies the rows; check the bounds",
                 )
                 return
+            first = len(self.components)
             for combo in product(*choices):
                 attrs = dict(zip(cols, combo))
                 cid = len(self.components)
@@ -175,6 +176,13 @@ class Tables(Names):
                 comp = ir.Component(cid, t.kind, attrs, "", rspan, when)
                 comp.display = self.display_of(kind, comp)
                 self.components.append(comp)
+            if guard is not None or bounded:
+                bound = None
+                if bounded:
+                    i, cell = next(iter(bounded.items()))
+                    assert isinstance(cell.value, int) and cell.bound is not None
+                    bound = (cols[i], cell.value, cell.bound)
+                kind.varying.append(ir.VaryingRow(list(range(first, len(self.components))), bound, guard, rspan))
 
     def range_bound(self, cell: ast.Cell) -> int | None:
         """The largest value a range of rows up to a parameter can reach: the top of the
@@ -210,7 +218,7 @@ class Tables(Names):
         if p.type.lo is not None and p.type.lo >= value:
             return None
         span = cell.bound_span or cell.span
-        return ir.BinOp(BOOL, span, "<=", ir.Const(TInt(value, value), cell.span, value), ir.ParamRef(p.type, span, p.name))
+        return ir.BinOp(BOOL, span, ">=", ir.ParamRef(p.type, span, p.name), ir.Const(TInt(value, value), cell.span, value))
 
     @staticmethod
     def and_when(a: ir.Expr | None, b: ir.Expr | None) -> ir.Expr | None:
