@@ -9,7 +9,7 @@ generated engine spells the same operators in Python (``codegen/engine.py``, ``g
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import ir
@@ -67,3 +67,21 @@ def out_of_play(rules: ir.Ruleset, params: Mapping[str, Any], n: int) -> frozens
 def in_play_of(rules: ir.Ruleset, kind: str, out: frozenset[int]) -> frozenset[int]:
     """The components of a kind that are in play, given those out of play."""
     return frozenset(c.cid for c in rules.components_of(kind) if c.cid not in out)
+
+
+def condition_text(e: ir.Expr, rules: ir.Ruleset, name: Callable[[str], str] = str) -> str:
+    """A condition as the rules language writes it (``name`` maps a parameter's name, as an
+    edition's common names do), for comparing conditions and showing them."""
+    from .values import show
+
+    if isinstance(e, ir.Const):
+        return show(e.value, e.type, rules)
+    if isinstance(e, ir.ParamRef):
+        return name(e.name)
+    if isinstance(e, ir.Builtin):
+        return "num_players"
+    if isinstance(e, ir.Unary):
+        inner = condition_text(e.operand, rules, name)
+        return f"not ({inner})" if e.op == "not" else f"-{inner}"
+    assert isinstance(e, ir.BinOp)
+    return f"({condition_text(e.left, rules, name)} {e.op} {condition_text(e.right, rules, name)})"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rulecheck.dsl import ir
+from rulecheck.dsl.inplay import condition_text
 from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TMap, TPlace, TPlayer, TSet, TText, Type
 from rulecheck.dsl.values import place_table, show
 from rulecheck.dsl.walk import walk_exprs, walk_stmts
@@ -245,6 +246,8 @@ def units(side: Side) -> dict[str, Unit]:
         for c in comps:
             # compared on the attributes both editions print (the kind's finding says which differ)
             vals = {a: repr(side.value(c.attrs[a], k.attrs[a])) for a in k.attrs if a in c.attrs}
+            if c.when is not None:  # in play only in some games: the condition is part of the component
+                vals[" in play"] = condition_text(c.when, rules, side.common)
             srcs = [p.source for p in k.provenance.values() if p.source is not None][:1]
             add(Unit(f"component {side.display(c.cid)}", "components", f"the component {side.display(c.cid)}", vals, srcs, c.span, None,
                      "; ".join(f"{a} {show(c.attrs[a], k.attrs[a], rules)}" for a in k.attrs if a in c.attrs)))
