@@ -205,8 +205,9 @@ class Tables(Names):
             return None
         if not isinstance(p.type, TInt) or p.type.hi is None:
             what = "an int without a declared range" if isinstance(p.type, TInt) else f"of type {tshow(p.type)}"
-            self.d.error("E0409", f"a range of rows can run up to a number parameter with a declared range; '{name}' is {what}", span,
-                         hint=f"declare it with its range, e.g. param {name}: 1..13 = …, so the table makes a component for every value it allows")
+            hint = (f"to leave the row out while '{name}' is false, guard it: | {cell.value}..… | when {name}" if isinstance(p.type, TBool)
+                    else f"declare it with its range, e.g. param {name}: 1..13 = …, so the table makes a component for every value it allows")
+            self.d.error("E0409", f"a range of rows can run up to a number parameter with a declared range; '{name}' is {what}", span, hint=hint)
             return None
         return p.type.hi
 
