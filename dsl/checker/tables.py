@@ -122,17 +122,17 @@ class Tables(Names):
                             choices.append([0])
                             continue
                         assert isinstance(cell.value, int)
-                        values: list[ir.Value] = list(range(cell.value, hi + 1))
-                        if not values:
+                        numbers = list(range(cell.value, hi + 1))
+                        if not numbers:
                             self.d.error("E0405", f"the range {cell.value}..{cell.bound} is empty: '{cell.bound}' is at most {hi}", cell.span,
                                          hint=f"write a lower bound of at most {hi}, or widen the type of '{cell.bound}'")
-                        elif len(values) > MAX_COMPONENTS:
-                            self.d.error("E0006", f"the range {cell.value}..{cell.bound} makes {len(values):,} rows; a ruleset may have at most {MAX_COMPONENTS:,} components",
+                        elif len(numbers) > MAX_COMPONENTS:
+                            self.d.error("E0006", f"the range {cell.value}..{cell.bound} makes {len(numbers):,} rows; a ruleset may have at most {MAX_COMPONENTS:,} components",
                                          cell.span, hint=f"narrow the type of '{cell.bound}'")
                             return
                         else:
-                            self.check_in_range(values, at, cell.span, col)
-                        choices.append(values)
+                            self.check_in_range(numbers, at, cell.span, col)
+                        choices.append(list(numbers))
                         bounded[len(choices) - 1] = cell
                     else:
                         assert isinstance(cell.value, int) and cell.hi is not None
