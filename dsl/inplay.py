@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import ir
-from .types import TBool, TEnum, TInt
+from .types import TBool, TEnum, TError, TInt
 
 #: the operators a condition may use: comparisons, and, or, not, a minus sign
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
@@ -22,7 +22,10 @@ LOGICAL = ("and", "or")
 
 def not_fixed(e: ir.Expr) -> ir.Expr | None:
     """The first part of a condition that is not fixed for a game or not one of the operators a
-    condition may use, or None when the whole of it is."""
+    condition may use, or None when the whole of it is (a part with an error already has its
+    diagnostic)."""
+    if isinstance(e.type, TError):
+        return None
     if isinstance(e, ir.Const):
         return None if isinstance(e.type, (TBool, TInt, TEnum)) else e
     if isinstance(e, ir.ParamRef):

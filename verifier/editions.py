@@ -128,6 +128,9 @@ class Side:
                 return self.expr(d.body, {f: a for (f, _), a in zip(d.formals, args)})
             return ("call", self.callee(e.name), tuple(args))
         if isinstance(e, ir.Builtin):
+            if e.op == ir.IN_PLAY:  # the components of a kind in play: which kind matters
+                assert isinstance(e.type, TSet) and isinstance(e.type.elem, TComp)
+                return ("in_play", self.common(str(e.type.elem.kind)))
             return ("builtin", e.op, tuple(ex(a) for a in e.args))
         if isinstance(e, ir.Unary):
             return ("unary", e.op, ex(e.operand))
