@@ -13,7 +13,8 @@ line in a row, none at the ends of the file) and the comments, and decides every
   the bracket of an index, and inside the braces of a set (`{16, 17, 18}`, `{}`); braces of a
   block written on one line are spaced (`{ senior "Senior", adult "Adult" }`);
 - table rows aligned: every cell padded to its column's widest (by display width: a CJK character
-  counts two columns), but a last column that holds strings, which stays free text;
+  counts two columns), but a last column that holds strings, which stays free text; a row's guard
+  (`when …`) follows its last bar after one space;
 - a comment after code two spaces after it; a comment line at the level of the code around it.
 
 Keeping the lines keeps every line number a finding, a report or a golden file cites; the shipped
