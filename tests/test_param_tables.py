@@ -210,3 +210,15 @@ def test_fmt_aligns_guarded_rows() -> None:
     text = SHORT_DECK.replace("  | 8..9         | when bonus and num_players < 3", "  | 8..9 |   when   bonus and num_players<3")
     assert format_text(text) == format_text(SHORT_DECK)
     assert "  | 8..9         | when bonus and num_players < 3\n" in format_text(text)
+
+
+def test_deduce_refuses_a_card_seen_that_is_out_of_play() -> None:
+    from rulecheck.verifier.deduction import Deducer, LogError, Seen
+
+    _, mod = engine("short_deck", {})
+    d = Deducer(mod, rules(), 2, {"num_cards": 3})
+    assert d.deals == 3 * 2  # the two draws from the three cards in play
+    d.see(Seen(1, "hand[Player 1]", ["card 3"]))
+    assert len(d.worlds) == 2
+    with pytest.raises(LogError, match="'card 4' is out of play"):
+        Deducer(mod, rules(), 2, {"num_cards": 3}).see(Seen(1, "hand[Player 1]", ["card 4"]))
