@@ -2,7 +2,7 @@
 
 OpenSpiel asks every game for ``max_game_length`` (decisions; a simultaneous node counts once) and
 sizes information-state tensors by it.  The flow gives a bound when every loop has a count known
-before play (``repeat N times`` with a constant or parameter, ``for each`` over a finite type) and
+before play (``repeat N times`` with a constant or parameter, or an operator over them, ``for each`` over a finite type) and
 every ``draw`` a count of that kind; a ``while`` or ``repeat until`` has none, and neither does a
 game whose length depends on what happens in play.  ``None`` says so: the adapters then truncate
 at a length the user gives (docs/engine.md).
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TPlayer, TSet, Type
+
+from .intbounds import IntBounds
 
 Bound = tuple[int, int]  # (decisions, chance nodes)
 
@@ -28,11 +30,23 @@ def length_bound(program: ir.Program) -> Bound | None:
         return None
 
 
+def _before_play(e: ir.Expr) -> bool:
+    """Is ``e`` +, - and * over constants and parameters with a declared range (its bounds known)?"""
+    if isinstance(e, ir.Const):
+        return isinstance(e.value, int)
+    if isinstance(e, ir.ParamRef):
+        return isinstance(e.type, TInt) and e.type.lo is not None and e.type.hi is not None
+    if isinstance(e, ir.Unary):
+        return e.op == "neg" and _before_play(e.operand)
+    return isinstance(e, ir.BinOp) and e.op in ("+", "-", "*") and _before_play(e.left) and _before_play(e.right)
+
+
 class _Walker:
     def __init__(self, program: ir.Program) -> None:
         self.program = program
         self.rules = program.rules
         self.procs: dict[str, Bound] = {}
+        self.ints = IntBounds(program)
 
     def block(self, body: list[ir.Stmt]) -> Bound:
         d = c = 0
@@ -80,6 +94,9 @@ class _Walker:
                 return max(0, t.hi)
         if isinstance(e.type, TInt) and e.type.hi is not None:
             return max(0, e.type.hi)
+        # an operator over such counts (``repeat num_cards - 1 times``): the bounds of its value
+        if _before_play(e):
+            return max(0, self.ints.clamped(e)[1])
         raise _Unbounded
 
     def members(self, t: Type) -> int:

@@ -16,6 +16,7 @@ import jinja2
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.checker import MAX_RANGE
+from rulecheck.dsl.inplay import COMPARISONS, LOGICAL
 from rulecheck.dsl.types import MAX_INT, TBool, TComp, TEnum, TInt, TPlace, TPlayer, TRecord, TSet, Type
 from rulecheck.dsl.values import choice_bounds, drawn_names, mask_width, num_distinct_actions, param_spec, place_table, places_chosen, show
 from rulecheck.dsl.walk import walk_stmts
@@ -108,6 +109,10 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
         "mask_bytes": mask_bytes(rules),
         "chance_lists": chance_lists(rules, c.chance_zones, c.observe_points),
         "start_loc": tuple(layout.zone_base[rules.kinds[comp.kind].start_zone] for comp in rules.components),
+        "out_if": out_conditions(rules),
+        "kind_masks": tuple(sum(1 << comp.cid for comp in rules.components_of(k)) for k in rules.kinds),
+        "zone_comp": tuple(z["index"] if z["comp"] else -1 for z in zones),
+        "var_comp": tuple(v["index"] if v["comp"] else -1 for v in variables),
         "zones": zones,
         "zone_labels": tuple(zone_labels(rules, layout)),
         "variables": variables,
@@ -214,6 +219,7 @@ def zone_table(rules: ir.Ruleset, layout: Layout) -> list[dict[str, Any]]:
                 "vis": _VISIBILITY[z.visibility], "zone": z.name, "index": idx,
                 "ids": tuple(comp.cid for comp in rules.components if comp.kind in z.kinds),
                 "vis_if": _vis_if(rules, z.vis_if),
+                "comp": isinstance(z.index, TComp),
             })
     return out
 
@@ -241,6 +247,7 @@ def var_table(c: Compiler, rules: ir.Ruleset, layout: Layout) -> list[dict[str, 
                 "var": v.name, "index": idx, "mask": rep_of(v.type) == "mask",
                 "enc": tensor_encoding(rules, v.type),
                 "vis_if": _vis_if(rules, v.vis_if),
+                "comp": isinstance(v.index, TComp),
             })
     return out
 
@@ -305,6 +312,36 @@ def _number_code(e: ir.Expr, names: list[str]) -> str | None:
         a, b = _number_code(e.left, names), _number_code(e.right, names)
         return None if a is None or b is None else f"({a} {e.op} {b})"
     return None
+
+
+def out_conditions(rules: ir.Ruleset) -> list[dict[str, Any]]:
+    """The components in play only in some games, grouped by the condition (as Python over the
+    parameters P and the player count n) under which they are: {"code", "mask"} each."""
+    names = list(rules.params)
+    masks: dict[str, int] = {}
+    for comp in rules.components:
+        if comp.when is not None:
+            code = guard_code(comp.when, names)
+            masks[code] = masks.get(code, 0) | 1 << comp.cid
+    return [{"code": code, "mask": mask} for code, mask in masks.items()]
+
+
+def guard_code(e: ir.Expr, names: list[str]) -> str:
+    """A component's condition of play in Python: the operators dsl/inplay.py allows, over the
+    parameter values P and the player count n."""
+    if isinstance(e, ir.Const):
+        assert type(e.value) in (bool, int)
+        return repr(e.value)
+    if isinstance(e, ir.ParamRef):
+        return f"P[{names.index(e.name)}]"
+    if isinstance(e, ir.Builtin):
+        assert e.op == "num_players"
+        return "n"
+    if isinstance(e, ir.Unary):
+        operand = guard_code(e.operand, names)
+        return f"(not {operand})" if e.op == "not" else f"(-{operand})"
+    assert isinstance(e, ir.BinOp) and e.op in COMPARISONS + LOGICAL
+    return f"({guard_code(e.left, names)} {e.op} {guard_code(e.right, names)})"
 
 
 def _vis_if(rules: ir.Ruleset, vis_if: tuple[str, str] | None) -> tuple[int, int] | None:

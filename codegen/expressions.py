@@ -209,6 +209,10 @@ class Expressions(Tables):
             return "n", None
         if op == "winners":
             return "max(S.w or 0, 0)", "mask"  # a draw (-1) has no winners
+        if op == ir.IN_PLAY:
+            t = e.type
+            assert isinstance(t, TSet) and isinstance(t.elem, TComp) and t.elem.kind is not None
+            return f"S.g.K[{list(self.rules.kinds).index(t.elem.kind)}]", "mask"
         args = self.ex_seq([(a, None) for a in e.args])
         if op in ir.BOARD_BUILTINS:
             return self.board_builtin(e, args)

@@ -48,6 +48,8 @@ class IntBounds:
         if isinstance(e, ir.VarRef):
             v = self.rules.vars[e.name]
             return _declared(v.type)
+        if isinstance(e, ir.ParamRef):
+            return _declared(e.type)  # a game's value is checked against it when the game is set up
         if isinstance(e, ir.AttrRef):
             prov = self.rules.kinds[e.kind].provenance.get(e.attr)
             values = [c.attrs[e.attr] for c in self.rules.components_of(e.kind)]

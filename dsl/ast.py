@@ -437,6 +437,8 @@ class Cell(Node):
     value: object = None
     items: list[Cell] = field(default_factory=list)
     hi: int | None = None
+    bound: str | None = None  # a range whose upper bound is a parameter (`1..num_cards`): its name
+    bound_span: Span | None = None
 
 
 @dataclass
@@ -457,6 +459,7 @@ class TableDecl(Decl):
     clauses: list[TableClause]
     rows: list[list[Cell]]
     row_spans: list[Span]
+    guards: list[Expr | None] = field(default_factory=list)  # `| … | when EXPR`, by row
 
 
 @dataclass

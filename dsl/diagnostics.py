@@ -56,6 +56,7 @@ CODES: dict[str, str] = {
     "E0406": "a board whose layout is not well formed",
     "E0407": "an observation that cannot be made",
     "E0408": "a record used other than through its entries",
+    "E0409": "a table row that depends on what a game does not fix",
     "E0501": "an ambiguity needs at least two readings",
     "E0502": "a reading overrides a name that does not exist",
     "E0503": "a reading that names no ambiguity",

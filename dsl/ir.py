@@ -97,6 +97,10 @@ class CallDef(Expr):
 BUILTINS_0 = ("players", "num_players", "winners")
 BUILTINS_1 = ("next", "prev", "seat", "player", "size", "abs", "where")
 BUILTINS_2 = ("min", "max")
+#: The components of one kind that are in play in this game (no arguments; the kind is that of the
+#: type, a set of it): what a kind's name stands for when its table depends on parameters
+#: (``Component.when``).  Not a name a ruleset can write.
+IN_PLAY = "in_play"
 
 
 #: Builtins of boards (the board is the type of their first argument): adjacent(a, b),
@@ -412,6 +416,17 @@ class Provenance:
 
 
 @dataclass
+class VaryingRow:
+    """A table row whose components are in play only in some games: a range of a column up to a
+    parameter (``bound``: column, first value, parameter) and/or a guard (``when EXPR``)."""
+
+    cids: list[int]
+    bound: tuple[str, int, str] | None
+    guard: Expr | None
+    span: Span
+
+
+@dataclass
 class Kind:
     name: str
     word: str  # "card" or "piece"
@@ -422,6 +437,7 @@ class Kind:
     start_zone: str
     span: Span
     source: Source | None
+    varying: list[VaryingRow] = field(default_factory=list)  # rows in play only in some games
 
 
 @dataclass
@@ -431,6 +447,9 @@ class Component:
     attrs: dict[str, Value]
     display: str
     span: Span
+    #: in play only in games where this holds (a bool expression of parameters and the player
+    #: count, ``dsl/inplay.py``); out of play, a component is in no zone and no rule reaches it
+    when: Expr | None = None
 
 
 @dataclass
@@ -699,6 +718,10 @@ class Ruleset:
 
     def components_of(self, kind: str | None) -> list[Component]:
         return [c for c in self.components if kind is None or c.kind == kind]
+
+    def varies(self, kind: str | None = None) -> bool:
+        """Whether some component (of the kind) is in play only in some games."""
+        return any(c.when is not None for c in self.components_of(kind))
 
     def default_readings(self) -> dict[str, str]:
         return {a.name: a.default.name for a in self.ambiguities.values()}

@@ -372,7 +372,12 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
             clauses,
             [r[1] for r in rows],
             [r[2] for r in rows],
+            [r[3] for r in rows],
         )
+
+    def table_row(self, meta: Any, ch: list[Any]) -> tuple[str, list[ast.Cell], Span, ast.Expr | None]:
+        row, guard = ch
+        return (*row, guard)
 
     def t_given(self, meta: Any, ch: list[Any]) -> ast.TableClause:
         return ast.TableClause(_span(meta), "given", ch[0], None, ch[1])
@@ -409,6 +414,9 @@ class _Builder(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def cell_range(self, meta: Any, ch: list[Any]) -> ast.Cell:
         return ast.Cell(_span(meta), "range", ch[0], hi=ch[1])  # numbers already (sint)
+
+    def cell_range_param(self, meta: Any, ch: list[Any]) -> ast.Cell:
+        return ast.Cell(_span(meta), "range", ch[0], bound=str(ch[1]), bound_span=_tok_span(ch[1]))
 
     def cell_all(self, meta: Any, ch: list[Any]) -> ast.Cell:
         return ast.Cell(_span(meta), "all")

@@ -23,7 +23,9 @@ def summarize(rules: ir.Ruleset) -> str:
     players = f"{g.min_players}" if g.min_players == g.max_players else f"{g.min_players}-{g.max_players}"
     lines.append(f"  players      {players}, {g.order}" + (" (assumed)" if g.players_assumed else ""))
     kinds = Counter(c.kind for c in rules.components)
-    comps = ", ".join(f"{kinds[k]} {k} {rules.kinds[k].word}{'s' if kinds[k] != 1 else ''}" for k in rules.kinds if kinds[k])
+    varying = Counter(c.kind for c in rules.components if c.when is not None)
+    comps = ", ".join(f"{kinds[k]} {k} {rules.kinds[k].word}{'s' if kinds[k] != 1 else ''}"
+                      + (f" ({varying[k]} in play only in some games)" if varying[k] else "") for k in rules.kinds if kinds[k])
     lines.append(f"  components   {comps or 'none'}")
     lines.append(f"  zones        {', '.join(z.name + ('[' + z.index.show() + ']' if z.index else '') for z in rules.zones.values())}")
     if rules.boards:

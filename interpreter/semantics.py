@@ -15,12 +15,15 @@ from typing import Any
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.checker.base import MAX_RANGE
+from rulecheck.dsl.inplay import in_play_of, out_of_play
 from rulecheck.dsl.source import Span
 from rulecheck.dsl.types import MAX_INT, TComp, TEnum, TInt, TPlayer, TRecord, TSet, Type
 from rulecheck.dsl.values import place_number, show
 
 #: Statements a game may execute between two decisions before it is stopped as non-terminating.
 STEP_BUDGET = 2_000_000
+#: Where a component out of play is (``Machine.loc``): no zone instance, so nothing lists it.
+OUT_OF_PLAY: tuple[str, Any] = ("", None)
 
 
 def bounded(value: int, span: Span) -> int:
@@ -109,6 +112,9 @@ class Machine:
         self.rules = rules
         self.n = num_players
         self.params, self.attr_values = resolve_params(rules, params)
+        # components out of play in this game (a table that depends on parameters) are in no zone,
+        # and no zone or variable has an entry for them (domain)
+        self.out = out_of_play(rules, self.params, num_players)
         self.logging = log
         self.log: list[str] = []
         self.trace: list[tuple[str, str, ir.Source | None]] | None = None
@@ -120,9 +126,13 @@ class Machine:
                 self.contents[(z.name, idx)] = set()
         self.loc: list[tuple[str, Any]] = []
         for c in rules.components:
+            if c.cid in self.out:
+                self.loc.append(OUT_OF_PLAY)
+                continue
             key = (rules.kinds[c.kind].start_zone, None)
             self.loc.append(key)
             self.contents[key].add(c.cid)
+        self.in_play = {k: in_play_of(rules, k, self.out) for k in rules.kinds}
         self.vars: dict[str, Any] = {}
         for v in rules.vars.values():
             if v.index is None:
@@ -148,7 +158,7 @@ class Machine:
         if isinstance(t, TPlayer):
             return list(range(self.n))
         if isinstance(t, TComp):
-            return [c.cid for c in self.rules.components_of(t.kind)]
+            return [c.cid for c in self.rules.components_of(t.kind) if c.cid not in self.out]
         if isinstance(t, TEnum):
             return list(range(len(self.rules.enums[t.name].values)))
         if isinstance(t, TInt) and t.lo is not None and t.hi is not None:
@@ -516,6 +526,10 @@ class Machine:
             return self.n
         if op == "winners":
             return self.winners if self.winners is not None else frozenset()
+        if op == ir.IN_PLAY:
+            t = e.type
+            assert isinstance(t, TSet) and isinstance(t.elem, TComp) and t.elem.kind is not None
+            return self.in_play[t.elem.kind]
         args = [self.ev(a, env) for a in e.args]
         if op in ir.BOARD_BUILTINS:
             return self.board_builtin(e, args)

@@ -274,6 +274,10 @@ class English:
             return "the number of players"
         if op == "winners":
             return "the winners"
+        if op == ir.IN_PLAY:
+            t = e.type
+            assert isinstance(t, TSet) and isinstance(t.elem, TComp)
+            return f"all {self.noun_of(t.elem)}s in play"
         if op == "next":
             return f"the player after {self.noun(args[0])} ({direction})"
         if op == "prev":
@@ -861,10 +865,12 @@ class English:
     def kind(self, k: ir.Kind) -> Block:
         comps = self.rules.components_of(k.name)
         plural = f"{k.name} {k.word}s"
-        lines = [Line(0, f"There {'is' if len(comps) == 1 else 'are'} {len(comps)} {plural}; "
+        most = "at most " if k.varying else ""  # some are out of play in some games
+        lines = [Line(0, f"There {'is' if len(comps) == 1 else 'are'} {most}{len(comps)} {plural}; "
                          f"at the start they are in {self.zone_phrase(k.start_zone, None)}.", k.source)]
         if k.display:
             lines.append(Line(0, f"Each is named {quoted(k.display)}" + (f", for example {quoted(comps[0].display)}." if comps else ".")))
+        lines += self.in_play_lines(k, comps)
         for attr, t in k.attrs.items():
             lines.append(Line(0, f"{capital(human(attr))}: {self.type_phrase(t)}.", k.attr_sources.get(attr)))
         groups: dict[tuple[str, str | None, int], list[str]] = {}
@@ -885,6 +891,29 @@ class English:
                 lines.append(Line(0, f"Not given by the rulebook, and not assumed: the {cols}; engines use {default}. Why: {p.rationale}", p.source))
         return Block(anchor("kind", k.name), "kind", plural, k.name, k.span, [], lines, self.component_table(k))
 
+    def in_play_lines(self, k: ir.Kind, comps: list[ir.Component]) -> list[Line]:
+        """Which components are in play in which games: one sentence per table row that depends
+        on parameters (a range up to a parameter, a guard)."""
+        lines = []
+        for row in k.varying:
+            group = [self.rules.components[c] for c in row.cids]
+            if not group:
+                continue
+            names = quoted(group[0].display) if len(group) == 1 else f"{quoted(group[0].display)} to {quoted(group[-1].display)}"
+            when = f" only when {self.cond(row.guard)}" if row.guard is not None else ""
+            if row.bound is not None:
+                col, lo, param = row.bound
+                p = self.rules.params[param]
+                what = f"{quoted(human(param))}" + (f" ({p.desc})" if p.desc else "")
+                text = (f"Of {names}, those whose {human(col)} is {lo} to {what} are in play{when}; "
+                        "the others are out of the game: in no zone, and no rule reaches them.")
+            else:
+                one = len(group) == 1
+                text = (f"{capital(names)} {'is' if one else 'are'} in play{when}; in other games {'it is' if one else 'they are'} "
+                        f"out of the game: in no zone, and no rule reaches {'it' if one else 'them'}.")
+            lines.append(Line(0, text, None))
+        return lines
+
     def component_table(self, k: ir.Kind) -> DataTable | None:
         comps = self.rules.components_of(k.name)
         if not comps:
@@ -896,8 +925,11 @@ class English:
             row = [c.display]
             for a in attrs:
                 row.append(self.value(c.attrs[a], k.attrs[a], quote_text=False) if a in c.attrs else "?")
+            if k.varying:  # when each is in play (out of the game otherwise)
+                row.append("always" if c.when is None else self.cond(c.when))
             rows.append(row)
-        return DataTable([k.name] + [human(a) for a in attrs], notes, rows)
+        extra = ["in play"] if k.varying else []
+        return DataTable([k.name] + [human(a) for a in attrs] + extra, notes + [""] * len(extra), rows)
 
     def zone(self, z: ir.ZoneInfo) -> Block:
         heading = capital(z.desc) if z.desc else capital(human(z.name))

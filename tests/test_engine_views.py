@@ -139,7 +139,7 @@ def test_length_bounds() -> None:
         return length_bound(ir.bind(rules, {}))
 
     assert bound("tests/rulesets/kuhn_poker.rules") == (3, 2)
-    assert bound("tests/rulesets/goofspiel.rules") == (3, 3)
+    assert bound("tests/rulesets/goofspiel.rules") == (12, 12)  # num_cards up to 13: 12 rounds of a draw and the bids
     assert bound("tests/rulesets/liars_dice.rules") == (14, 2)  # 7 rounds of 2 turns: a safe bound of 13
     assert bound("tests/rulesets/leduc_poker.rules") == (8, 3)  # OpenSpiel's max_game_length is 8 too
     assert bound("rulesets/loving_penguin.rules") is None  # repeat until

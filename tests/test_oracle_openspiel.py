@@ -54,11 +54,18 @@ def _win_loss(s: Any) -> list[float]:
 
 ORACLES = {
     "kuhn_poker": Oracle("kuhn_poker.rules", "kuhn_poker", 3000, lambda _, a: a, _payoff),
-    # goofspiel: bids are the numbers 1..4, OpenSpiel's actions 0..3.  OpenSpiel's information
-    # state shows both hands, who won each prize and the points, not which card met which: the
-    # engine's remembers every bid
+    # goofspiel: bids are the numbers 1..num_cards, OpenSpiel's actions 0..num_cards-1; the prizes
+    # are components 0..12, of which those above num_cards are out of play.  OpenSpiel's
+    # information state shows both hands, who won each prize and the points, not which card met
+    # which: the engine's remembers every bid
     "goofspiel": Oracle("goofspiel.rules", "goofspiel(num_cards=4,players=2,points_order=random,returns_type=win_loss)", 3000,
                         lambda p, a: a if p == pyspiel.PlayerId.CHANCE else a + 1, _win_loss, coarser=True),
+    # the same at three and five cards (num_cards a parameter of the ruleset); with three, the
+    # hands at the one decision after the first tell both bids, so the partitions are equal
+    **{f"goofspiel_{k}": Oracle("goofspiel.rules", f"goofspiel(num_cards={k},players=2,points_order=random,returns_type=win_loss)", 1000,
+                                lambda p, a: a if p == pyspiel.PlayerId.CHANCE else a + 1, _win_loss, coarser=k > 3,
+                                params=(("num_cards", k),))
+       for k in (3, 5)},
     # sealed bids (imp_info=true): a player sees her own bids and the points, never the other's bids
     "goofspiel_sealed": Oracle("goofspiel.rules", "goofspiel(num_cards=4,players=2,points_order=random,returns_type=win_loss,imp_info=true)",
                                2000, lambda p, a: a if p == pyspiel.PlayerId.CHANCE else a + 1, _win_loss, params=(("imp_info", True),)),

@@ -393,9 +393,12 @@ class Deducer:
         place = labels[zone]
         names = {_norm(c.display): c.cid for c in self.rules.components}
         wanted: set[int] = set()
+        out = getattr(self.game, "OUT", 0)  # the components out of play in this game
         for c in e.components:
             if _norm(c) not in names:
                 raise LogError(e.line, f"no component '{c}'")
+            if out >> names[_norm(c)] & 1:
+                raise LogError(e.line, f"'{c}' is out of play in this game: a table row that depends on the parameters leaves it out")
             wanted.add(names[_norm(c)])
         z, idx = place_table(self.rules)[place]
         self.worlds = [w for w in self.worlds if wanted <= set(w.state.zone_contents().get((z, idx), ()))]

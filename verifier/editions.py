@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rulecheck.dsl import ir
+from rulecheck.dsl.inplay import condition_text
 from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TMap, TPlace, TPlayer, TSet, TText, Type
 from rulecheck.dsl.values import place_table, show
 from rulecheck.dsl.walk import walk_exprs, walk_stmts
@@ -127,6 +128,9 @@ class Side:
                 return self.expr(d.body, {f: a for (f, _), a in zip(d.formals, args)})
             return ("call", self.callee(e.name), tuple(args))
         if isinstance(e, ir.Builtin):
+            if e.op == ir.IN_PLAY:  # the components of a kind in play: which kind matters
+                assert isinstance(e.type, TSet) and isinstance(e.type.elem, TComp)
+                return ("in_play", self.common(str(e.type.elem.kind)))
             return ("builtin", e.op, tuple(ex(a) for a in e.args))
         if isinstance(e, ir.Unary):
             return ("unary", e.op, ex(e.operand))
@@ -245,6 +249,8 @@ def units(side: Side) -> dict[str, Unit]:
         for c in comps:
             # compared on the attributes both editions print (the kind's finding says which differ)
             vals = {a: repr(side.value(c.attrs[a], k.attrs[a])) for a in k.attrs if a in c.attrs}
+            if c.when is not None:  # in play only in some games: the condition is part of the component
+                vals[" in play"] = condition_text(c.when, rules, side.common)
             srcs = [p.source for p in k.provenance.values() if p.source is not None][:1]
             add(Unit(f"component {side.display(c.cid)}", "components", f"the component {side.display(c.cid)}", vals, srcs, c.span, None,
                      "; ".join(f"{a} {show(c.attrs[a], k.attrs[a], rules)}" for a in k.attrs if a in c.attrs)))

@@ -23,6 +23,7 @@ from typing import Any
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.checker import MAX_RANGE
+from rulecheck.dsl.inplay import in_play_of, out_of_play
 from rulecheck.dsl.source import Span
 from rulecheck.dsl.types import MAX_INT, TBool, TComp, TEnum, TInt, TMap, TPlace, TPlayer, TRecord, TSet, TText, Type
 from rulecheck.dsl.values import place_number
@@ -504,6 +505,9 @@ class SymExec:
         self.n = n
         values, attr_values = resolve_params(self.rules, params)
         self.params = values
+        # parameters are concrete in a run, so the components out of play are known: in no zone,
+        # and no zone or variable has an entry for them (as in the interpreter)
+        self.out = out_of_play(self.rules, values, n)
         self.attrs = attrs or AttrSource(self.rules, attr_values)
         self.loop_bound = loop_bound
         self.drained = drained or {}  # loop sid -> most passes, for loops proven to end
@@ -542,11 +546,14 @@ class SymExec:
         # a place (type place) is numbered as in values.place_table, whatever the player count
         self.zid_place: dict[int, int] = {zid: place_number(self.rules, zone, idx) for (zone, idx), zid in self.zone_ids.items()}
         self.zone_kinds: dict[str, list[int]] = {
-            z.name: [c.cid for c in self.rules.components if c.kind in z.kinds] for z in self.rules.zones.values()
+            z.name: [c.cid for c in self.rules.components if c.kind in z.kinds and c.cid not in self.out] for z in self.rules.zones.values()
         }
         self.loc: list[dict[int, Term]] = []
         self.counts: dict[int, Term] = dict.fromkeys(range(len(self.zone_ids)), 0)
         for comp in self.rules.components:
+            if comp.cid in self.out:
+                self.loc.append({})
+                continue
             start = self.zone_ids[(self.rules.kinds[comp.kind].start_zone, None)]
             self.loc.append({start: True})
             self.counts[start] = tm.add(self.counts[start], 1)
@@ -607,7 +614,7 @@ class SymExec:
         if isinstance(t, TPlayer):
             return list(range(self.n))
         if isinstance(t, TComp):
-            return [c.cid for c in self.rules.components_of(t.kind)]
+            return [c.cid for c in self.rules.components_of(t.kind) if c.cid not in self.out]
         if isinstance(t, TEnum):
             return list(range(len(self.rules.enums[t.name].values)))
         if isinstance(t, TBool):
@@ -731,8 +738,10 @@ class SymExec:
         self.block(self.rules.flow, ChainMap(), True)
         # true by construction, but the solver would have to rediscover it through every move:
         # each component is in exactly one zone, and each zone holds as many as its count says
-        for loc in self.loc:
-            self.constraints.append(tm.pb_eq(loc.values(), 1))
+        # (a component out of play is in none)
+        for cid, loc in enumerate(self.loc):
+            if cid not in self.out:
+                self.constraints.append(tm.pb_eq(loc.values(), 1))
 
         self.fail(
             "incomplete", self.rules.flow[-1].span if self.rules.flow else Span(1, 1, 1, 1), "flow",
@@ -1018,6 +1027,9 @@ class SymExec:
         loc_abs: list[dict[int, Term]] = []
         zones = sorted(self.zone_ids.items(), key=lambda kv: kv[1])
         for c, loc in enumerate(self.loc):
+            if c in self.out:  # out of play: in no zone, in every state
+                loc_abs.append({})
+                continue
             if whole:  # anywhere its kind can be
                 places = [zid for (zname, _idx), zid in zones if c in self.zone_kinds[zname]]
             elif all(not isinstance(v, tm.T) for v in loc.values()):
@@ -1202,7 +1214,7 @@ class SymExec:
 
     def comp_domain(self, t: Type) -> list[int]:
         kind = t.kind if isinstance(t, TComp) else None
-        return [c.cid for c in self.rules.components_of(kind)]
+        return [c.cid for c in self.rules.components_of(kind) if c.cid not in self.out]
 
     def key(self, s: ir.Stmt, extra: str = "") -> str:
         return "/".join([*self.path, self.ordinals[s.sid]]) + extra
@@ -1668,6 +1680,10 @@ class SymExec:
             return self.n
         if op == "winners":
             return self.winners
+        if op == ir.IN_PLAY:
+            t = e.type
+            assert isinstance(t, TSet) and isinstance(t.elem, TComp)
+            return SymSet(dict.fromkeys(in_play_of(self.rules, str(t.elem.kind), self.out), True))
         args = [self.ev(a, env, g) for a in e.args]
         if op in ir.BOARD_BUILTINS:
             return self.board_builtin(e, args, g)
@@ -1792,7 +1808,9 @@ class SymExec:
         if form is None or len(form[0]) < 2:
             return None
         weights, total = form
-        for loc in self.loc:
+        for c, loc in enumerate(self.loc):
+            if c in self.out:
+                continue  # in no zone: it weighs nothing
             ws = {weights.get(z, 0) for z in loc}
             if len(ws) != 1:
                 return None

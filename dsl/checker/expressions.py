@@ -189,6 +189,9 @@ class Expressions(Names):
         if n in self.proc_sigs:
             return self.err("E0203", f"'{n}' is a procedure: it is a step of the game, not a value", sp, hint=f"run it as a step on its own line: {n}(…)")
         if n in self.kinds:
+            if any(c.when is not None for c in self.components if c.kind == n):
+                # its table depends on parameters: the components in play, known once a game is set up
+                return ir.Builtin(TSet(TComp(n)), sp, ir.IN_PLAY, [])
             # a card or piece type stands for the set of all its components
             if n not in self.all_of:  # (once per name: a file may name a type thousands of times)
                 self.all_of[n] = frozenset(c.cid for c in self.components if c.kind == n)

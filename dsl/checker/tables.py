@@ -8,9 +8,10 @@ from __future__ import annotations
 from itertools import product
 
 from .. import ast, ir
+from ..inplay import not_fixed
 from ..source import Span
-from ..types import TBool, TEnum, TError, TInt, TSet, TText, Type
-from .base import MAX_COMPONENTS, _listing, _src
+from ..types import BOOL, TBool, TEnum, TError, TInt, TSet, TText, Type
+from .base import MAX_COMPONENTS, Scope, _listing, _src
 from .names import Names
 from .types import tshow
 
@@ -80,7 +81,12 @@ class Tables(Names):
         if self.d.has_errors:
             # rows are still checked for their own errors
             pass
-        for row, rspan in zip(t.rows[1:], t.row_spans[1:]):
+        guards = t.guards or [None] * len(t.rows)
+        if guards[0] is not None:
+            self.d.error("E0402", "the first row of a table names its columns: it cannot have a guard", guards[0].span,
+                         hint="write the guard after a row of values: | 5..6 | when long_game")
+        for row, rspan, guard_expr in zip(t.rows[1:], t.row_spans[1:], guards[1:]):
+            guard = self.row_guard(guard_expr) if guard_expr is not None else None
             if len(row) != len(header):
                 self.d.error(
                     "E0402", f"this row has {len(row)} cell{'s' if len(row) != 1 else ''}; the header has {len(header)}", rspan,
@@ -88,6 +94,7 @@ class Tables(Names):
                 )
                 continue
             choices: list[list[ir.Value]] = []
+            bounded: dict[int, ast.Cell] = {}  # the columns whose range runs up to a parameter
             for col, cell in zip(cols, row):
                 at = kind.attrs.get(col)
                 if at is None or isinstance(at, TError):  # the column or its type already has an error
@@ -109,6 +116,24 @@ class Tables(Names):
                     if not isinstance(at, TInt):
                         self.d.error("E0301", f"a range of rows needs a number column; '{col}' is {tshow(at)}", cell.span, hint="a..b makes one row per number; write one value in this column, or * for one row per enum value")
                         choices.append([0])
+                    elif cell.bound is not None:
+                        hi = self.range_bound(cell)
+                        if hi is None:
+                            choices.append([0])
+                            continue
+                        assert isinstance(cell.value, int)
+                        numbers = list(range(cell.value, hi + 1))
+                        if not numbers:
+                            self.d.error("E0405", f"the range {cell.value}..{cell.bound} is empty: '{cell.bound}' is at most {hi}", cell.span,
+                                         hint=f"write a lower bound of at most {hi}, or widen the type of '{cell.bound}'")
+                        elif len(numbers) > MAX_COMPONENTS:
+                            self.d.error("E0006", f"the range {cell.value}..{cell.bound} makes {len(numbers):,} rows; a ruleset may have at most {MAX_COMPONENTS:,} components",
+                                         cell.span, hint=f"narrow the type of '{cell.bound}'")
+                            return
+                        else:
+                            self.check_in_range(numbers, at, cell.span, col)
+                        choices.append(list(numbers))
+                        bounded[len(choices) - 1] = cell
                     else:
                         assert isinstance(cell.value, int) and cell.hi is not None
                         if cell.value > cell.hi:
@@ -141,12 +166,81 @@ class Tables(Names):
                     hint="every range a..b and every '*' multiplies the rows; check the bounds",
                 )
                 return
+            first = len(self.components)
             for combo in product(*choices):
                 attrs = dict(zip(cols, combo))
                 cid = len(self.components)
-                comp = ir.Component(cid, t.kind, attrs, "", rspan)
+                when = guard
+                for i, cell in bounded.items():
+                    when = self.and_when(when, self.bound_condition(cell, combo[i]))  # type: ignore[arg-type]
+                comp = ir.Component(cid, t.kind, attrs, "", rspan, when)
                 comp.display = self.display_of(kind, comp)
                 self.components.append(comp)
+            if guard is not None or bounded:
+                bound = None
+                if bounded:
+                    i, cell = next(iter(bounded.items()))
+                    assert isinstance(cell.value, int) and cell.bound is not None
+                    bound = (cols[i], cell.value, cell.bound)
+                kind.varying.append(ir.VaryingRow(list(range(first, len(self.components))), bound, guard, rspan))
+
+    def range_bound(self, cell: ast.Cell) -> int | None:
+        """The largest value a range of rows up to a parameter can reach: the top of the
+        parameter's declared range (None: a diagnostic)."""
+        name, span = cell.bound, cell.bound_span or cell.span
+        assert name is not None
+        p = self.params.get(name)
+        ints = [n for n, q in self.params.items() if isinstance(q.type, TInt) and q.type.hi is not None]
+        if p is None:
+            if name in self.decl_spans or name in self.enum_values or name in ("players", "num_players"):
+                self.d.error("E0409", f"a range of rows can run up to a parameter only; '{name}' is not one", span,
+                             hint=(f"parameters that can bound it: {', '.join(ints)}" if ints else "declare one: param num_cards: 1..13 = 4")
+                             + "; a row can depend on the player count through a guard: | … | when num_players > 2")
+            else:
+                self.d.error("E0201", f"unknown parameter '{name}'", span,
+                             hint=self.suggest(name, ints or self.params) or f"declare it: param {name}: 1..13 = 4")
+            return None
+        self.used.add(("param", name))
+        if isinstance(p.type, TError):
+            return None
+        if not isinstance(p.type, TInt) or p.type.hi is None:
+            what = "an int without a declared range" if isinstance(p.type, TInt) else f"of type {tshow(p.type)}"
+            hint = (f"to leave the row out while '{name}' is false, guard it: | {cell.value}..… | when {name}" if isinstance(p.type, TBool)
+                    else f"declare it with its range, e.g. param {name}: 1..13 = …, so the table makes a component for every value it allows")
+            self.d.error("E0409", f"a range of rows can run up to a number parameter with a declared range; '{name}' is {what}", span, hint=hint)
+            return None
+        return p.type.hi
+
+    def bound_condition(self, cell: ast.Cell, value: int) -> ir.Expr | None:
+        """When the component of this value of a range up to a parameter is in play (None: always)."""
+        assert cell.bound is not None
+        p = self.params[cell.bound]
+        assert isinstance(p.type, TInt)
+        if p.type.lo is not None and p.type.lo >= value:
+            return None
+        span = cell.bound_span or cell.span
+        return ir.BinOp(BOOL, span, ">=", ir.ParamRef(p.type, span, p.name), ir.Const(TInt(value, value), cell.span, value))
+
+    @staticmethod
+    def and_when(a: ir.Expr | None, b: ir.Expr | None) -> ir.Expr | None:
+        if a is None or b is None:
+            return a or b
+        return ir.BinOp(BOOL, a.span, "and", a, b)
+
+    def row_guard(self, e: ast.Expr) -> ir.Expr | None:
+        """A row's guard: a bool expression that a game fixes (parameters, the player count)."""
+        x = self.expect(e, Scope(), BOOL, "a row's guard")
+        if isinstance(x.type, TError):
+            return None
+        bad = not_fixed(x)
+        if bad is not None:
+            reads = isinstance(bad, (ir.VarRef, ir.ZoneRef, ir.CallDef, ir.AttrRef, ir.Agg, ir.MapGet, ir.RecordField)) or (
+                isinstance(bad, ir.Builtin) and bad.op != "players")
+            what = "reads the state of the game, which changes in play" if reads else "is not a parameter, the player count or a constant"
+            self.d.error("E0409", f"a row's guard must be fixed before play; this part {what}", bad.span,
+                         hint="a guard may use parameters, num_players, numbers, true and false, enum values, comparisons, and, or and not")
+            return None
+        return x
 
     def check_in_range(self, values: list[int], t: TInt, span: Span, col: str) -> None:
         for v in values:

@@ -13,7 +13,8 @@ line in a row, none at the ends of the file) and the comments, and decides every
   the bracket of an index, and inside the braces of a set (`{16, 17, 18}`, `{}`); braces of a
   block written on one line are spaced (`{ senior "Senior", adult "Adult" }`);
 - table rows aligned: every cell padded to its column's widest (by display width: a CJK character
-  counts two columns), but a last column that holds strings, which stays free text;
+  counts two columns), but a last column that holds strings, which stays free text; a row's guard
+  (`when …`) follows its last bar after one space;
 - a comment after code two spaces after it; a comment line at the level of the code around it.
 
 Keeping the lines keeps every line number a finding, a report or a golden file cites; the shipped
@@ -77,6 +78,7 @@ class _Tok:
     block: bool = False  # a brace of a block (see BLOCKS)
     tight_braces: bool = False  # a brace of a set
     row: int | None = None  # the table row it belongs to, by number
+    guard: int | None = None  # the table row whose guard (`when …` after it) it belongs to
     cell: int | None = None  # and the cell
     unary: bool = False  # a minus sign that has no left operand
 
@@ -146,6 +148,11 @@ def _collect(tree: Tree[Token]) -> tuple[list[_Tok], dict[int, _Rows]]:
             else:
                 is_element = data == "start" or ((data in BLOCKS or data in EXPRESSION_LISTS) and inside)
                 walk(child, is_element, chain, table, row, cell)
+        if data == "table_row":  # a row's guard: the tokens after its cells
+            number = next((t.row for t in toks[first:] if t.row is not None), None)
+            for t in toks[first:]:
+                if t.row is None:
+                    t.guard = number
         if element and len(toks) > first:
             toks[first].starts = True
 
@@ -211,10 +218,10 @@ def format_text(text: str, name: str = "<text>") -> str:
             row_table[n] = rows
     # a row is aligned only where one line holds the whole of it (not one that spans lines, nor
     # the closing bar of one that began on the line before)
-    row_size = Counter(t.row for t in toks if t.row is not None)
+    row_size = Counter(t.row if t.row is not None else t.guard for t in toks if t.row is not None or t.guard is not None)
     for line_toks in by_line.values():
         first = line_toks[0]
-        if first.row is not None and len(line_toks) == row_size[first.row] and all(t.row == first.row for t in line_toks):
+        if first.row is not None and _whole_row(first.row, line_toks, row_size):
             cells: dict[int, list[_Tok]] = {}
             for t in line_toks:
                 if t.cell is not None:
@@ -260,8 +267,13 @@ def format_text(text: str, name: str = "<text>") -> str:
             else:
                 indent = _continued(first, number, frame, done)
             done[number] = indent
-            whole_row = first.row is not None and len(line_toks) == row_size[first.row]
-            body = _row(first, line_toks, row_table, words) if whole_row else _join(line_toks, words)
+            whole_row = first.row is not None and _whole_row(first.row, line_toks, row_size)
+            if whole_row:
+                cells_toks = [t for t in line_toks if t.guard is None]
+                guard_toks = [t for t in line_toks if t.guard is not None]
+                body = _row(first, cells_toks, row_table, words) + (" " + _join(guard_toks, words) if guard_toks else "")
+            else:
+                body = _join(line_toks, words)
             if comment is not None:
                 body += "  " + comment
             out.append(" " * indent + body)
@@ -316,6 +328,12 @@ def _join(toks: list[_Tok], words: dict[str, str]) -> str:
             parts.append(" ")
         parts.append(t.tok.value)
     return "".join(parts)
+
+
+def _whole_row(row: int, line_toks: list[_Tok], row_size: Counter[int | None]) -> bool:
+    """Does the line hold the whole of a table row (its cells, and its guard if it has one) and
+    nothing else?"""
+    return len(line_toks) == row_size[row] and all(t.row == row or t.guard == row for t in line_toks)
 
 
 def _row(first: _Tok, toks: list[_Tok], tables: dict[int, _Rows], words: dict[str, str]) -> str:

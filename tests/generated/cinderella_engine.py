@@ -267,6 +267,17 @@ _KIND_OF: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 
 #: the zone instance each component starts in
 _LOC0: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 43, 43, 43, 43, 43, 43, 43, 43, 43)
 _Z0: tuple[int, ...] = tuple(sum(1 << c for c, i in enumerate(_LOC0) if i == z) for z in range(44))
+#: the components of each card or piece type, as masks
+_KIND_MASKS: tuple[int, ...] = (262143, 133955584)
+
+
+def _out_of_play(P: tuple[Any, ...], n: int) -> int:
+    """The components out of play in a game with these parameter values and n players (a table
+    row that depends on them), as a mask: they are in no zone, and nothing lists them."""
+    out = 0
+    return out
+
+
 #: zone instances by number, named as in messages
 _ZLABEL: tuple[str, ...] = ('deck', 'hand[Player 1]', 'hand[Player 2]', 'hand[Player 3]', 'hand[Player 4]', 'field', 'presented[Player 1]', 'presented[Player 2]', 'presented[Player 3]', 'presented[Player 4]', 'chips[Player 1]', 'chips[Player 2]', 'chips[Player 3]', 'chips[Player 4]', 'common', 'on[Person 1]', 'on[Person 2]', 'on[Person 3]', 'on[Person 4]', 'on[Person 5]', 'on[Person 6]', 'on[Person 7]', 'on[Person 8]', 'on[Person 9]', 'on[Person 10]', 'on[Person 11]', 'on[Person 12]', 'on[Person 13]', 'on[Person 14]', 'on[Person 15]', 'on[Person 16]', 'on[Person 17]', 'on[Person 18]', 'on[red OK!]', 'on[blue OK!]', 'on[green OK!]', 'on[orange OK!]', 'on[red NO!]', 'on[blue NO!]', 'on[green NO!]', 'on[orange NO!]', 'on[gray NO!]', 'spare', 'box')
 #: zone instances in observation order: (instance, label, seat or -1, visibility 0 public / 1 hidden / 2 owner, zone, index)
@@ -307,6 +318,8 @@ _ZONE_VIEW: tuple[tuple[int, str, int, int, str, Any], ...] = (
     (42, 'spare', -1, 0, 'spare', None),
     (43, 'box', -1, 1, 'box', None),
 )
+#: by row of _ZONE_VIEW, the component a zone instance belongs to (a zone indexed by components), else -1
+_ZONE_COMP: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, -1, -1)
 # ---- constants of the rules --------------------------------------------------------------------
 
 _K0: Any = (0, 1, 2, 3)
@@ -405,6 +418,8 @@ _VAR_VIEW: tuple[tuple[int, str, int, int, bool, Any, Callable[[Any], str], str,
     (56, 'no_uses[Player 3]', 2, 0, True, 0, _show2, 'no_uses', 2, False),
     (57, 'no_uses[Player 4]', 3, 0, True, 0, _show2, 'no_uses', 3, False),
 )
+#: by row of _VAR_VIEW, the component a variable's entry belongs to (indexed by components), else -1
+_VAR_COMP: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, -1, -1, -1, -1)
 
 # ---- decisions: point 0 is the start, every other point is one decision of the flow ------------
 
@@ -2941,8 +2956,9 @@ def _named(S: State, shown: int) -> tuple[list[Any], list[list[int]]]:
                         parent[root(c)] = root(could[0])
         _step(s, step)
     classes: dict[int, list[int]] = {}
+    hidden = ~(shown | S.g.OUT)  # components out of play are in no game the view could be in
     for c in range(len(_DISP)):
-        if not shown >> c & 1:
+        if hidden >> c & 1:
             classes.setdefault(root(c), []).append(c)
     return named, [ids for ids in classes.values() if len(ids) > 1]
 
@@ -3192,6 +3208,16 @@ class Game:
         self.VV: tuple[tuple[int, str, int, int, bool, Any, Callable[[Any], str], str, Any, bool], ...] = _resolved(_VAR_VIEW, _VAR_VIS_IF, self.P)
         self.PS: tuple[bool, ...] = tuple(s and (c is None or bool(self.P[c])) for s, c in zip(_PSECRET, _PSECRET_IF))
         self.layout = _layout(n, self.ZV, self.VV)
+        # components out of play (a table row that depends on the parameters): in no zone, and no
+        # string lists them or the zone instances and variable entries that belong to them
+        # (tensors keep their fixed size: the positions of such a component stay zero)
+        self.OUT: int = _out_of_play(self.P, n)
+        self.K: tuple[int, ...] = tuple(m & ~self.OUT for m in _KIND_MASKS)
+        self.LOC0: tuple[int, ...] = tuple(-1 if self.OUT >> c & 1 else i for c, i in enumerate(_LOC0))
+        self.Z0: tuple[int, ...] = tuple(m & ~self.OUT for m in _Z0)
+        if self.OUT:
+            self.ZV = tuple(row for row, c in zip(self.ZV, _ZONE_COMP) if c < 0 or not self.OUT >> c & 1)
+            self.VV = tuple(row for row, c in zip(self.VV, _VAR_COMP) if c < 0 or not self.OUT >> c & 1)
         self.A: int = _num_actions(self.P)  # the action space for these parameters; the last is PASS
         self.PASS: int = self.A - 1
 
@@ -3271,8 +3297,8 @@ class State:
     def __init__(self, game: Game) -> None:
         self.g = game
         self.n = game.n
-        self.z: list[int] = list(_Z0)
-        self.loc: list[int] = list(_LOC0)
+        self.z: list[int] = list(game.Z0)
+        self.loc: list[int] = list(game.LOC0)
         self.v: list[Any] = list(_V0)
         self.L: list[Any] = [None] * _NSLOTS
         self.pc = 0  # the decision point the state waits at; -1 when the game is over
@@ -3544,12 +3570,12 @@ class State:
     def zone_contents(self) -> dict[tuple[str, Any], tuple[int, ...]]:
         """Every zone instance with the ids of its components (full information: for tests and
         debugging, not for players)."""
-        return {(zone, index): _BITS[self.z[inst]] for inst, _, seat, _, zone, index in _ZONE_VIEW if seat < self.n}
+        return {(zone, index): _BITS[self.z[inst]] for inst, _, seat, _, zone, index in self.g.ZV if seat < self.n}
 
     def variable_values(self) -> dict[tuple[str, Any], Any]:
         """Every variable (per index) with its value, sets as frozensets (full information)."""
         out: dict[tuple[str, Any], Any] = {}
-        for slot, _, seat, _, _, _, _, var, index, is_mask in _VAR_VIEW:
+        for slot, _, seat, _, _, _, _, var, index, is_mask in self.g.VV:
             if seat < self.n:
                 out[(var, index)] = frozenset(_BITS[self.v[slot]]) if is_mask else self.v[slot]
         return out
