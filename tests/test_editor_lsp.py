@@ -4,6 +4,8 @@ checker's diagnostics as the text changes, hover, go to definition, document sym
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -236,3 +238,26 @@ def test_a_reserved_word_that_names_a_declaration() -> None:
     assert found is not None and "`at`, variable" in found[0]
     assert a.definition(3, 3) == []  # the keyword `turn` of the game declaration is no name
 
+
+def lsp_exit_code(*, shutdown: bool) -> int:
+    """`rulecheck lsp` told initialize, [shutdown,] exit over stdin in one go: its exit code."""
+
+    def message(body: dict[str, object]) -> bytes:
+        data = json.dumps(body).encode()
+        return b"Content-Length: %d\r\n\r\n%s" % (len(data), data)
+
+    stream = message({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "capabilities": {}}})
+    stream += message({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    if shutdown:
+        stream += message({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+    stream += message({"jsonrpc": "2.0", "method": "exit"})
+    done = subprocess.run([sys.executable, "-m", "rulecheck", "lsp"], input=stream, capture_output=True, timeout=60)
+    assert b"error" not in done.stderr, done.stderr
+    return done.returncode
+
+
+def test_the_exit_code_follows_the_protocol() -> None:
+    """0 when the client asked for shutdown before exit, else 1; and no complaint on stderr about
+    the standard output the server closed (it used to end with rulecheck's internal error, 3)."""
+    assert lsp_exit_code(shutdown=True) == 0
+    assert lsp_exit_code(shutdown=False) == 1
