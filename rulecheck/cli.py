@@ -767,7 +767,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             return EXIT_BAD_INPUT
         check_numbers(args)
         code: int = args.func(args, out, err)
-        out.flush()
+        if not out.closed:  # the language server closes standard output when the client says exit
+            out.flush()
         return code
     except UsageError as exc:
         _err(err, exc.message, exc.hint)

@@ -4,6 +4,8 @@ checker's diagnostics as the text changes, hover, go to definition, document sym
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -216,3 +218,46 @@ def test_hover_text_from_the_ruleset_is_not_markdown() -> None:
     md = found[0]
     assert "\\<img src=x\\>" in md and "\\*\\*bold\\*\\*" in md and "\\[link\\](y)" in md and "\\`code\\` \\<b\\>" in md
     assert "<img" not in md.replace("\\<img", "")
+
+
+def test_a_reserved_word_that_names_a_declaration() -> None:
+    """`var at[player]`, `procedure turn(…)`: the parser reads these words as names where no keyword
+    can stand (before `(` or `[`), while the tokens the editor keeps are the basic lexer's, which
+    call them keywords. The outline selects the name; definition and hover find the declaration."""
+    from rulecheck.editor.analysis import Analysis
+
+    text = ('game "G" {\n  players 2..2\n  turn turn\n}\nvar at[player]: int = 0 "where"\n'
+            'procedure turn(p: player) {\n  set at[p] = 1\n}\nflow {\n  turn(player(1))\n  end winners {}\n}\n')
+    a = Analysis.of(text, "g.rules")
+    spans = {s.name: s.name_span for s in a.symbols}
+    assert (spans["at"].line, spans["at"].col, spans["at"].end_col) == (5, 5, 7)
+    assert (spans["turn"].line, spans["turn"].col, spans["turn"].end_col) == (6, 11, 15)
+    assert a.definition(7, 7) == [spans["at"]]  # set at[p]
+    assert a.definition(10, 3) == [spans["turn"]]  # turn(player(1))
+    found = a.hover(7, 7)
+    assert found is not None and "`at`, variable" in found[0]
+    assert a.definition(3, 3) == []  # the keyword `turn` of the game declaration is no name
+
+
+def lsp_exit_code(*, shutdown: bool) -> int:
+    """`rulecheck lsp` told initialize, [shutdown,] exit over stdin in one go: its exit code."""
+
+    def message(body: dict[str, object]) -> bytes:
+        data = json.dumps(body).encode()
+        return b"Content-Length: %d\r\n\r\n%s" % (len(data), data)
+
+    stream = message({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "capabilities": {}}})
+    stream += message({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    if shutdown:
+        stream += message({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+    stream += message({"jsonrpc": "2.0", "method": "exit"})
+    done = subprocess.run([sys.executable, "-m", "rulecheck", "lsp"], input=stream, capture_output=True, timeout=60)
+    assert b"error" not in done.stderr, done.stderr
+    return done.returncode
+
+
+def test_the_exit_code_follows_the_protocol() -> None:
+    """0 when the client asked for shutdown before exit, else 1; and no complaint on stderr about
+    the standard output the server closed (it used to end with rulecheck's internal error, 3)."""
+    assert lsp_exit_code(shutdown=True) == 0
+    assert lsp_exit_code(shutdown=False) == 1

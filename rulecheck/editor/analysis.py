@@ -7,6 +7,7 @@ characters; rulecheck/editor/lsp.py turns them into the client's units.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,10 @@ from rulecheck.dsl.source import SourceFile, Span
 
 if TYPE_CHECKING:  # reports imports this module (reports/highlight.py): no import back at load time
     from rulecheck.reports.english import Block
+
+#: A word as the grammar's NAME spells it. The editor's token list comes from the basic lexer, which
+#: gives a reserved word its keyword's type even where the parser reads it as a name.
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 #: Lines of English a hover shows at most (a long procedure says "…" after them).
 HOVER_LINES = 24
@@ -86,7 +91,7 @@ class Analysis:
         variable) of the declaration it is in, else the declarations of that name (a definition
         that varies by an ambiguity also has one per reading)."""
         tok = self.token_at(line, col)
-        if tok is None or tok.type != "NAME":
+        if tok is None or not self._is_name(tok):
             return []
         name = str(tok)
         enclosing = self._decl_node_at(line, col)
@@ -103,6 +108,15 @@ class Analysis:
                 continue
             found.append(s.name_span)
         return found
+
+    def _is_name(self, tok: Token) -> bool:
+        """A NAME, or a reserved word called or indexed (`turn(p)`, `at[p]`): no keyword comes
+        before `(` or `[` in the grammar, so the parser reads the word as a name there."""
+        if tok.type == "NAME":
+            return True
+        i = next((k for k, t in enumerate(self.tokens) if t is tok), None)
+        return (_WORD.fullmatch(str(tok)) is not None and i is not None and i + 1 < len(self.tokens)
+                and str(self.tokens[i + 1]) in ("(", "["))
 
     def _previous(self, tok: Token) -> str | None:
         i = next((k for k, t in enumerate(self.tokens) if t is tok), None)
@@ -124,7 +138,7 @@ class Analysis:
         tok = self.token_at(line, col)
         target: Symbol | None = None
         about: Span | None = None
-        if tok is not None and tok.type == "NAME":
+        if tok is not None and self._is_name(tok):
             spans = self.definition(line, col)
             about = Span(line, tok.column or 1, line, (tok.column or 1) + len(tok.value))
             for s in _walk_symbols(self.symbols):
@@ -166,10 +180,11 @@ def _walk_symbols(symbols: list[Symbol]) -> list[Symbol]:
 
 
 def _name_span(tokens: list[Token], name: str, within: Span) -> Span:
-    """The first NAME token spelling ``name`` inside ``within`` (declarations keep only their own span)."""
+    """The first token spelling ``name`` inside ``within`` (declarations keep only their own span):
+    a NAME, or a reserved word the declaration gives as its name (`var at[player]`, `procedure turn(…)`)."""
     for tok in tokens:
         line, col = tok.line or 0, tok.column or 0
-        if tok.type == "NAME" and str(tok) == name and _contains(within, line, col):
+        if str(tok) == name and _contains(within, line, col):
             return Span(line, col, line, col + len(name))
     return Span(within.line, within.col, within.line, within.col)
 

@@ -30,6 +30,10 @@ BUILTINS = ("num_players", "next", "prev", "seat", "size", "abs", "min", "max", 
             "adjacent", "neighbours", "distance", "steps", "length", "entries")
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+#: Between a word and the name it declares: on the same line. A name on the next line is not the
+#: one declared (`kind ambiguity`, then `source …` in an ambiguity), and the TextMate grammar,
+#: which matches a line at a time, could not see it either.
+_BLANK = r"[ \t]+"
 
 
 class RulesLexer(RegexLexer):
@@ -46,15 +50,16 @@ class RulesLexer(RegexLexer):
             (r"#[^\n]*", Comment.Single),
             (r'"', String.Double, "string"),
             (r"@[a-z][a-z-]*", Name.Attribute),  # a translation's language tag
-            (r"(game)(\s+)(?=\")", bygroups(Keyword.Declaration, Whitespace)),
-            (r"(term)(\s+)(?=\")", bygroups(Keyword.Declaration, Whitespace)),
+            # a word the grammar reserves elsewhere names a procedure, a definition or a variable where
+            # it is called or indexed (`turn(p)`, `at[p]`): no keyword comes before ( or [
+            (words(KEYWORDS, prefix=r"\b", suffix=r"(?=[(\[])"), Name),
+            (rf"(game)({_BLANK})(?=\")", bygroups(Keyword.Declaration, Whitespace)),
+            (rf"(term)({_BLANK})(?=\")", bygroups(Keyword.Declaration, Whitespace)),
             (r"(flow)\b", Keyword.Declaration),
-            (rf"({'|'.join(DECLARATIONS)})\b(\s+)({_NAME})", bygroups(Keyword.Declaration, Whitespace, Name.Function)),
+            (rf"({'|'.join(DECLARATIONS)})\b({_BLANK})({_NAME})", bygroups(Keyword.Declaration, Whitespace, Name.Function)),
             (words(CONSTANTS, suffix=r"\b"), Keyword.Constant),
             (words(TYPES, suffix=r"\b"), Keyword.Type),
-            (rf"(turn)\b(\s+)({_NAME})", bygroups(Keyword, Whitespace, Name)),  # `turn NAME`: NAME is a procedure
-            # a word the grammar reserves elsewhere names a procedure or a definition where it is called
-            (words(KEYWORDS, prefix=r"\b", suffix=r"(?=\()"), Name),
+            (rf"(turn)\b({_BLANK})({_NAME})", bygroups(Keyword, Whitespace, Name)),  # `turn NAME`: NAME is a procedure
             (words(KEYWORDS, suffix=r"\b"), Keyword),
             (words(BUILTINS, suffix=r"\b(?=\s*\()"), Name.Builtin),
             (r"[0-9]+", Number.Integer),
@@ -70,14 +75,20 @@ class RulesLexer(RegexLexer):
             (r'"', String.Double, "#pop"),
             (r'[^"\\{]+', String.Double),
         ],
+        # A bare " ends the string wherever it is, as the parser's STRING token says, even inside
+        # the braces or a quoted string in them, so that braces typed half way do not turn the rest of
+        # the file into a string.
         "interpolation": [
             (r"\}", String.Interpol, "#pop"),
+            (r'"', String.Double, "#pop:2"),
             (r'\\"', String.Double, "quoted"),  # inside the braces, \" is a string's quote mark
+            (r'#[^}"\n]*', Comment.Single),  # up to the brace or the quote that ends the braces
             include("root"),
         ],
         "quoted": [
             (r'\\"', String.Double, "#pop"),
+            (r'"', String.Double, "#pop:3"),
             (r"\\.", String.Escape),
-            (r'[^\\]+', String.Double),
+            (r'[^\\"]+', String.Double),
         ],
     }

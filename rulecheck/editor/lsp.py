@@ -37,6 +37,7 @@ class RulesServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("rulecheck", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
         self.analyses: dict[str, tuple[int | None, Analysis]] = {}
+        self.shut_down = False  # the client asked for shutdown before exit
 
     def analysis(self, uri: str) -> tuple[TextDocument, Analysis]:
         """The document's analysis, made again when the text changed since the last one."""
@@ -101,6 +102,10 @@ def _symbol(doc: TextDocument, s: Symbol) -> lsp.DocumentSymbol:
 def build() -> RulesServer:
     server = RulesServer()
 
+    @server.feature(lsp.SHUTDOWN)
+    def shutdown(ls: RulesServer, params: None) -> None:
+        ls.shut_down = True
+
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: RulesServer, params: lsp.DidOpenTextDocumentParams) -> None:
         ls.publish(params.text_document.uri)
@@ -152,5 +157,8 @@ def build() -> RulesServer:
 
 
 def main() -> int:
-    build().start_io()
-    return 0
+    """Serve until the client says exit; then 0 if it asked for shutdown first, else 1, as the
+    protocol wants (pygls's own exit code does not get out of start_io)."""
+    server = build()
+    server.start_io()
+    return 0 if server.shut_down else 1
