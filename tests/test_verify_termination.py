@@ -123,3 +123,75 @@ def test_a_counter_that_can_fall_ranks_nothing() -> None:
     f = loop_finding(verify(loaded.rules, Options(timeout=10.0, jobs=1)))
     # the count starts again from 0: the loop comes back to the state a pass began in
     assert (f.status, f.verdict) == ("witness", "lasso")
+
+
+SHUTTLE = """
+game "Shuttle" { players 2..2 }
+var pos[player]: 0..3 = 0 public "where each runner is"
+flow {
+  while all(pos[p] < 3 for p in players) {
+    for each p in players {
+      choose ahead from {true, false} by p label "steps ahead"
+      if ahead {
+        set pos[p] = pos[p] + 1
+      } else {
+        set pos[p] = max(0, pos[p] - 1)
+      }
+    }
+  }
+  end winners {p for p in players if pos[p] == 3}
+}
+"""
+
+#: Two runs of a loop that always ends: the second begins where the first began.
+RERUN = """
+game "Rerun" { players 2..2 }
+var pos: 0..3 = 0 public "where the runner is"
+flow {
+  repeat 2 times {
+    set pos = 0
+    while pos < 3 {
+      choose hop from {true, false} by player(1) label "hops high"
+      set pos = pos + 1
+    }
+  }
+  end winners {player(1)}
+}
+"""
+
+
+def rules_of_text(text: str) -> ir.Ruleset:
+    loaded = load_text(text, "loop.rules")
+    assert loaded.ok and loaded.rules is not None, loaded.diagnostics.sorted()
+    return loaded.rules
+
+
+def _loop_verified(text: str) -> Any:
+    # one pass of the loop: the solver cannot see a pass come back to where it began
+    return loop_finding(verify(rules_of_text(text), Options(timeout=5.0, jobs=1, loop_bound=1, checks=frozenset({"non-termination"}))))
+
+
+def test_random_play_finds_a_lasso_the_solver_leaves_open() -> None:
+    """Runners who may step back: the state a pass began in comes back (both at 0, both step
+    back). Beyond the solver's one pass, a random game shows it, cut where the pass begins again,
+    and the game replays in the engine as one that goes on."""
+    from rulecheck.codegen.engine import generate, load_module
+    from rulecheck.verifier.checks.termination import _first_repeat
+    from rulecheck.verifier.witness import UNFINISHED, replay_engine
+
+    f = _loop_verified(SHUTTLE)
+    assert (f.status, f.verdict) == ("witness", "lasso")
+    (play,) = f.witness.plays
+    program = ir.bind(rules_of_text(SHUTTLE), {})
+    sid = next(s.sid for s in statements(program) if isinstance(s, ir.While))
+    assert _first_repeat(program, 2, {}, play.actions, sid, {}) == len(play.actions)
+    module = load_module(generate(program), "shuttle_lasso")
+    assert replay_engine(module, 2, play.actions)[1] == UNFINISHED
+
+
+def test_random_play_claims_no_lasso_of_a_loop_run_more_than_once() -> None:
+    """A loop run twice that always ends: its second run begins in the state the first began in,
+    with the outer loop's count between them, which the state does not hold. Not a lasso, and
+    random play claims none (the solver's one pass leaves it undecided)."""
+    f = _loop_verified(RERUN)
+    assert (f.status, f.verdict) == ("unknown", "timeout")

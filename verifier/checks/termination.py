@@ -3,7 +3,8 @@
 A loop is proven to end, whatever the number of passes, by a measure: a zone it empties that
 nothing refills (conditions.shrinking_zone), or a counter every pass adds to that stops it at a
 limit (conditions.ranked_counter). Otherwise the solver looks for a lasso (a pass that ends where
-it began, with the loop going on) in the default readings' games, and the game it finds is played
+it began, with the loop going on) in the default readings' games; where it leaves that open, random
+games may show one (a pass that begins where an earlier one began). The game found is played
 again under every other reading to tell whether those repeat too.
 """
 
@@ -27,12 +28,19 @@ from ..conditions import (
 )
 from ..context import Context, _quotes
 from ..findings import Play
-from ..symbolic import Trace, statements
+from ..symbolic import statements
 from ..witness import (
     actions_of,
     apply,
+    random_game,
     replay_interpreter,
 )
+
+#: Random games tried for a lasso at each player count the solver leaves open, and their length
+#: in moves: a loop whose passes are long (a race of many turns) is out of the solver's reach
+#: beyond a pass or two, and random play often comes back to a state it was in.
+LASSO_GAMES = 16
+LASSO_MOVES = 2_000
 
 #: The measure of a loop proven to end: ("drains", zone) or ("ranked", (name, step, limit, passes)).
 Measure = tuple[str, Any]
@@ -129,9 +137,20 @@ class TerminationCheck(Context):
             (proven if r.status == "unsat" else unknown).append(n)
         src = _quotes(loop.source)
         ended = sorted(ends) + absent
+        cycle: tuple[int, Play] | None = None  # the players and the game of a lasso
         if found is not None:
             n, t, model = found
-            play = self._cycle_play(t, model, n)
+            cycle = n, self._lasso_play(t.readings, n, actions_of(t, model, n, self.pass_action))
+        elif unknown and sound_lasso:
+            # what the solver left open, random games may still show (only where it ran out of
+            # passes or time: a proof within the bound stands)
+            for k in unknown:
+                actions = self.random_lasso(loop, k, counting)
+                if actions is not None:
+                    cycle = k, self._lasso_play(self.base_readings, k, actions)
+                    break
+        if cycle is not None:
+            n, play = cycle
             also: list[str] = []
             open_: list[str] = []
             for label, readings, other in others:
@@ -173,10 +192,46 @@ class TerminationCheck(Context):
         seen = heads.get(loop.sid, [])
         return any(_same_but_counters(seen[i], seen[j], counting) for j in range(1, len(seen)) for i in range(j))
 
-    def _cycle_play(self, t: Trace, model: dict[str, bool | int], n: int) -> Play:
-        actions = actions_of(t, model, n, self.pass_action)
-        r = replay_interpreter(self.program(t.readings), n, actions, self.o.params)
-        return Play("the game", dict(sorted(t.readings.items())), actions, r.log, "the state repeats", None, False)
+    def random_lasso(self, loop: ir.RepeatUntil | ir.While, n: int, counting: dict[str, int | None]) -> list[Any] | None:
+        """The moves of a random game under the default readings up to where a pass of the loop
+        begins in a state an earlier pass began in (the counters aside), the loop going on; None
+        when LASSO_GAMES games of LASSO_MOVES moves show none. Only for a loop the flow runs once:
+        two passes of different runs of a loop may meet in one state with other things left to do
+        around them (an outer loop's count, a procedure's arguments), which the state does not hold."""
+        program = self.program(self.base_readings)
+        if self.o.random_games <= 0 or not any(s is loop for s in program.rules.flow):
+            return None
+        engine = self.engine(self.base_readings)
+        for seed in range(min(LASSO_GAMES, self.o.random_games)):
+            actions = random_game(program, n, seed, self.o.params, LASSO_MOVES, engine=engine)
+            cut = _first_repeat(program, n, self.o.params, actions, loop.sid, counting)
+            if cut is not None:
+                return actions[:cut]
+        return None
+
+    def _lasso_play(self, readings: dict[str, str], n: int, actions: list[Any]) -> Play:
+        r = replay_interpreter(self.program(readings), n, actions, self.o.params)
+        return Play("the game", dict(sorted(readings.items())), actions, r.log, "the state repeats", None, False)
+
+
+def _first_repeat(program: ir.Program, n: int, params: dict[str, Any], actions: list[Any], sid: int,
+                  counting: dict[str, int | None]) -> int | None:
+    """How many of the actions it takes for a pass of loop ``sid`` to begin in the state an earlier
+    pass began in (see _same_but_counters), played in the reference interpreter; None if none does."""
+    heads: dict[int, list[Any]] = {}
+    try:
+        state = State(Game(program, n, params), heads=heads)
+        for m, a in enumerate(actions):
+            if state.is_terminal():
+                return None
+            before = len(heads.get(sid, []))
+            apply(state, a)
+            seen = heads.get(sid, [])
+            if len(seen) > before and any(_same_but_counters(seen[i], seen[-1], counting) for i in range(len(seen) - 1)):
+                return m + 1
+    except (RuleError, ValueError):
+        return None
+    return None
 
 
 def _changed(base: dict[str, str], readings: dict[str, str]) -> str:
