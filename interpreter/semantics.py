@@ -98,11 +98,15 @@ class Machine:
     """One game in progress under one Program, player count and parameter values."""
 
     def __init__(self, program: ir.Program, num_players: int, params: dict[str, ir.Value] | None = None, log: bool = False,
-                 covered: set[str] | None = None, heads: dict[int, list[Any]] | None = None) -> None:
+                 covered: set[str] | None = None, heads: dict[int, list[Any]] | None = None,
+                 exits: dict[int, list[Any]] | None = None) -> None:
         self.covered = covered  # when given, receives the label of every rule that applies (ir.label_*)
         # when given, receives the state at the start of every pass of an open loop, by loop
         # (the verifier compares them to tell whether a round repeats)
         self.heads = heads
+        # likewise, where an open loop stops: (the index in ``heads`` of this run's first pass,
+        # one past its last, the state)
+        self.exits = exits
         rules = program.rules
         if not rules.game.min_players <= num_players <= rules.game.max_players:
             raise ValueError(
@@ -287,11 +291,15 @@ class Machine:
                 yield from self.block(s.body, env)
         elif isinstance(s, (ir.RepeatUntil, ir.While)):
             until = isinstance(s, ir.RepeatUntil)
+            first = len(self.heads.get(s.sid, [])) if self.heads is not None else 0
             while bool(self.ev(s.cond, env)) != until:
                 self.tick(s.span)
                 if self.heads is not None:
                     self.heads.setdefault(s.sid, []).append(self.snapshot())
                 yield from self.block(s.body, env)
+            if self.exits is not None:
+                last = len(self.heads.get(s.sid, [])) if self.heads is not None else 0
+                self.exits.setdefault(s.sid, []).append((first, last, self.snapshot()))
         elif isinstance(s, ir.CallProc):
             proc = self.program.procs[s.name]
             args = [self.ev(a, env) for a in s.args]

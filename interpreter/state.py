@@ -47,9 +47,9 @@ class Game:
 
 class State:
     def __init__(self, game: Game, log: bool = False, covered: set[str] | None = None,
-                 heads: dict[int, list[Any]] | None = None) -> None:
+                 heads: dict[int, list[Any]] | None = None, exits: dict[int, list[Any]] | None = None) -> None:
         self.game = game
-        self.machine = Machine(game.program, game.num_players(), game.params, log=log, covered=covered, heads=heads)
+        self.machine = Machine(game.program, game.num_players(), game.params, log=log, covered=covered, heads=heads, exits=exits)
         self._gen: Generator[Pending, Any, None] = self.machine.run()
         self.pending: Pending | None = None
         self._history: list[int | tuple[int, ...]] = []

@@ -592,6 +592,9 @@ class SymExec:
         self.invariant_violations: list[tuple[ir.Invariant, Term]] = []
         self.loop_heads: dict[int, list[dict[str, Any]]] = {}
         self.truncated: Term = False
+        # a zone's count kept as a term through every move (not the count of its members once
+        # a move makes it unknown): see induction.py
+        self.exact_counts = False
         self.struct: Term = True
         self.site = 0
         self.abstract: list[AbstractCheck] = []
@@ -672,9 +675,11 @@ class SymExec:
             return as_int(merge_counts(zid, self.counts))
         return self.zone_members(zone, idx).size()
 
-    def move(self, cid: int, dst: Value, cond: Term, count: bool = True) -> None:
+    def move(self, cid: int, dst: Value, cond: Term, count: bool = True, one: dict[int, tuple[list[Term], list[Term]]] | None = None) -> None:
         """Move one component under a condition, keeping every zone's count exact (a caller that
-        knows the counts better updates them itself and passes count=False)."""
+        knows the counts better updates them itself and passes count=False; one that moves one
+        of several components gets, in ``one``, the conditions under which it came to or left
+        each zone)."""
         if cond is False:
             return
         dsts = {dst: True} if isinstance(dst, int) else dict(dst.mem)
@@ -695,9 +700,16 @@ class SymExec:
                 continue
             came = tm.and_(arrive, tm.not_(here))
             left = tm.and_(cond, here, tm.not_(dsts.get(z, False)))
-            if came is not False or left is not False:
-                # a zone whose count stops being a number is counted by its members instead
-                del self.counts[z]
+            if one is not None:
+                one.setdefault(z, ([], []))
+                one[z][0].append(came)
+                one[z][1].append(left)
+            elif came is not False or left is not False:
+                if self.exact_counts:
+                    self.counts[z] = tm.sub(tm.add(self.counts[z], tm.bool_to_int(came)), tm.bool_to_int(left))
+                else:
+                    # a zone whose count stops being a number is counted by its members instead
+                    del self.counts[z]
         self.loc[cid] = {z: c for z, c in new.items() if c is not False}
 
     # ---- guards, errors, reach ------------------------------------------------------------
@@ -861,8 +873,13 @@ class SymExec:
                     self.move(c, zid, tm.and_(ok, m), count=known is None)
             else:
                 f = as_fd(what, self.comp_domain(s.what.type))
+                # one component of several moves: a zone gains or loses one where any of them
+                # came or left (one boolean, where a sum over the components is an adder)
+                one: dict[int, tuple[list[Term], list[Term]]] | None = {} if self.exact_counts and known is None else None
                 for c, m in sorted(f.mem.items()):
-                    self.move(c, zid, tm.and_(ok, m), count=known is None)
+                    self.move(c, zid, tm.and_(ok, m), count=known is None, one=one)
+                for z, (came, left) in sorted((one or {}).items()):
+                    self.counts[z] = tm.sub(tm.add(self.counts[z], tm.bool_to_int(tm.or_all(came))), tm.bool_to_int(tm.or_all(left)))
             if known is not None:
                 src, moved = known
                 assert isinstance(zid, int)
@@ -1023,6 +1040,24 @@ class SymExec:
         the zone counts known at this point, the variables' ranges. ``whole``: facts true of every
         state at all (no count, no value known from the trace), so that a proof there holds
         however long the game that leads to it."""
+        lemmas, loc_abs, counts_abs, vars_abs = self.abstract_state(tag, whole)
+        saved = (self.loc, self.vars, self.obligations, self.errs, self.reach, self.site, self.counts, self.loc_ver, self.var_ver)
+        self.loc, self.vars, self.obligations, self.errs, self.reach, self.counts = loc_abs, vars_abs, [], [], {}, counts_abs
+        self.no_compare += 1  # an abstract state has no other reading's state beside it
+        self.abstract_states += 1
+        # a state no concrete one is: the definitions' cache keeps it apart
+        self.loc_ver, self.var_ver = next(self.fresh), {name: next(self.fresh) for name in self.var_ver}
+        try:
+            value = evaluate()
+            obligations = self.obligations
+        finally:
+            self.loc, self.vars, self.obligations, self.errs, self.reach, self.site, self.counts, self.loc_ver, self.var_ver = saved
+            self.no_compare -= 1
+        return lemmas, (value, obligations)
+
+    def abstract_state(self, tag: str, whole: bool) -> tuple[list[Term], list[dict[int, Term]], dict[int, Term], dict[str, Any]]:
+        """The locations, zone counts and variables of an abstract state (see over_abstract_state),
+        and the facts that constrain them."""
         lemmas: list[Term] = []
         loc_abs: list[dict[int, Term]] = []
         zones = sorted(self.zone_ids.items(), key=lambda kv: kv[1])
@@ -1045,7 +1080,7 @@ class SymExec:
         # the solver would otherwise have to rediscover from the one-hot locations
         counts_abs: dict[int, Term] = {}
         by_kind: dict[tuple[int, ...], list[Term]] = defaultdict(list)
-        for (zname, _idx), zid in sorted(self.zone_ids.items(), key=lambda kv: kv[1]):
+        for (zname, _idx), zid in zones:
             members = [loc_abs[c].get(zid, False) for c in self.zone_kinds[zname]]
             cnt = tm.int_var(f"{tag}|cnt|{zid}", 0, len(members))
             lemmas.append(tm.eq(cnt, tm.count_true(members)))
@@ -1065,19 +1100,7 @@ class SymExec:
                 vars_abs[v.name] = free(cur, v.type, f"{tag}|var|{v.name}")
             else:
                 vars_abs[v.name] = {k: free(x, v.type, f"{tag}|var|{v.name}|{k}") for k, x in cur.items()}
-        saved = (self.loc, self.vars, self.obligations, self.errs, self.reach, self.site, self.counts, self.loc_ver, self.var_ver)
-        self.loc, self.vars, self.obligations, self.errs, self.reach, self.counts = loc_abs, vars_abs, [], [], {}, counts_abs
-        self.no_compare += 1  # an abstract state has no other reading's state beside it
-        self.abstract_states += 1
-        # a state no concrete one is: the definitions' cache keeps it apart
-        self.loc_ver, self.var_ver = next(self.fresh), {name: next(self.fresh) for name in self.var_ver}
-        try:
-            value = evaluate()
-            obligations = self.obligations
-        finally:
-            self.loc, self.vars, self.obligations, self.errs, self.reach, self.site, self.counts, self.loc_ver, self.var_ver = saved
-            self.no_compare -= 1
-        return lemmas, (value, obligations)
+        return lemmas, loc_abs, counts_abs, vars_abs
 
     def free_value(self, t: Type, name: str, lemmas: list[Term]) -> Value:
         """Any value of type t."""
@@ -1714,6 +1737,8 @@ class SymExec:
         if op == "size":
             s = args[0]
             assert isinstance(s, SymSet)
+            if self.exact_counts and s.whole and s.origin in self.counts and s.ver == self.loc_ver:
+                return self.counts[s.origin]  # a whole zone of this state: its count, kept exact by every move
             return s.size()
         if op == "where":
             return self.where(args[0])

@@ -427,16 +427,18 @@ class Batch:
         """Is goal i possible (where every fact holds)?"""
         return self.ask_using(i)[0]
 
-    def ask_using(self, i: int) -> tuple[Result, list[str]]:
-        """Is goal i possible where every fact holds? When not: the facts the proof needed (from
-        an unsat core, not necessarily the fewest), so that only those need proofs of their own."""
+    def ask_using(self, i: int, assume: Iterable[str] | None = None) -> tuple[Result, list[str]]:
+        """Is goal i possible where every fact (those named in ``assume``) holds? When not: the
+        facts the proof needed (from an unsat core, not necessarily the fewest), so that only
+        those need proofs of their own."""
         if self.goals[i] is False:
             return Result("unsat"), []
         if self.solver is None:
             self._start()
         if self.contradictory:
             return Result("unsat"), []
-        r = self.session._result(self.solver, self.solver.check(self.which[i], *self.fact_vars.values()))
+        used = self.fact_vars if assume is None else {name: self.fact_vars[name] for name in sorted(set(assume))}
+        r = self.session._result(self.solver, self.solver.check(self.which[i], *used.values()))
         # the SAT solver's inprocessing at the start of each question (about half a second on
         # a 4-player game) has been done once for the game: the next questions go straight to
         # the search (measured: docs/verify.md)
@@ -444,4 +446,4 @@ class Batch:
         if r.status != "unsat" or not self.fact_vars:
             return r, []
         core = {str(w) for w in self.solver.unsat_core()}
-        return r, [name for name, w in self.fact_vars.items() if str(w) in core]
+        return r, [name for name, w in used.items() if str(w) in core]
