@@ -155,8 +155,12 @@ def _invariant(f: Finding) -> Words:
     v = f.verdict
     final = "final " if d.get("at_end") else ""
     if v == "holds-any-length":
-        why = ("it follows from the winners each end of the game gives, whatever the state of the table there" if d.get("at_end")
-               else "no state of the table breaks it, wherever the components are (each in one place) and whatever the variables hold")
+        if d.get("how") == "induction":
+            why = ("each pass of every open-ended loop keeps it, from any state in which the facts proven of that loop's start "
+                   "hold, and those facts hold at the start of every pass (a proof by induction over the passes)")
+        else:
+            why = ("it follows from the winners each end of the game gives, whatever the state of the table there" if d.get("at_end")
+                   else "no state of the table breaks it, wherever the components are (each in one place) and whatever the variables hold")
         return (f"invariant '{name}' holds",
                 f"{desc}: true in every {final}state of every game of {d['players']}{_scope(d)}, however long: {why}.{_others(d)}")
     if v == "holds":
@@ -192,6 +196,11 @@ def _termination(f: Finding) -> Words:
         return ("this loop always ends",
                 f"Every pass through this loop {d['progress']}, and the loop goes on only while {d['condition']}: "
                 f"it ends after at most {d['passes']} passes, in every game at any player count{_scope(d)}, however it goes.{_unproven(d)}")
+    if v == "measured":
+        return ("this loop always ends",
+                f"Every pass through this loop {_moves(d)}, never the other way, together by at least one, and each of them stays "
+                f"within bounds while the loop goes on: it ends in every game of {d['players']}{_scope(d)}, however it goes (proven "
+                f"from facts that hold at the start of every pass, by induction).{_ends_under(d)}")
     if v == "within-bound":
         return ("this loop always ends",
                 f"No game of {d['proven']}{_scope(d)} makes more than {d['loop_bound']} passes through this loop: the loop always "
@@ -205,8 +214,19 @@ def _termination(f: Finding) -> Words:
         more = ""
         if also:
             more += f" The same moves repeat in the same way under {_readings(also)}."
-        if open_:
-            more += f" Under {_readings(open_)} they do not: whether play can go on for ever there is not decided."
+        own = [x["reading"] for x in d.get("own_lassos") or []]
+        if own:
+            more += (f" Under {_readings(own)} those moves do not repeat, but a game of {'its' if len(own) == 1 else 'each one’s'} "
+                     "own comes back to a state a pass began in, the loop going on: play can go on for ever there too (the moves "
+                     "are in the findings file, for replay).")
+        for x in d.get("ranked_under") or []:
+            more += (f" Under the reading {x['reading']} the loop is proven to end in every game of {x['players']}: every pass "
+                     f"{_moves(x)}, never the other way, together by at least one, and each of them stays within bounds "
+                     "while the loop goes on (proven from facts that hold at the start of every pass, by induction)"
+                     + (f"; for {x['open']} no such measure was proven." if x["open"] else "."))
+        left = [x for x in open_ if x not in {r["reading"] for r in d.get("ranked_under") or []}]
+        if left:
+            more += f" Under {_readings(left)} they do not: whether play can go on for ever there is not decided."
         return ("play can go on for ever",
                 f"In a game of {d['players']} players{_scope(d)}, a pass through this loop can end in exactly the state it began "
                 f"in{apart}, with the loop going on; repeating the same moves, the game never ends.{more}{_ends_under(d)}")
@@ -214,6 +234,13 @@ def _termination(f: Finding) -> Words:
     return ("no end proven for this loop",
             f"No repeating state was found within {d['loop_bound']} passes{_scope(d)}, and the loop can run longer than that for "
             f"{d['unknown']}: whether every game ends is not decided.{_ends_under(d)}")
+
+
+def _moves(d: dict[str, Any]) -> str:
+    """What a measure's numbers do in each pass (checks/termination.py, ranked_by_induction)."""
+    moves = [f"adds to {_and(d['grows'])}"] if d["grows"] else []
+    moves += [f"takes from {_and(d['shrinks'])}"] if d["shrinks"] else []
+    return " and ".join(moves)
 
 
 def _readings(labels: list[str]) -> str:

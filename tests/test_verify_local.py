@@ -615,21 +615,28 @@ param length: Length = long "how long the game is"
 def test_invariants_that_no_state_breaks_hold_however_long_the_game() -> None:
     """No game of five rounds ends within a loop bound of 3, so final states are not in the
     trace; but 'the winners lead' follows from the end's winners whatever the table looks like,
-    and is proven for games of any length. 'Five rounds were played' needs the game's history:
-    not decided, as before."""
+    and is proven for games of any length. 'Five rounds were played' follows from the loop's
+    condition where it stops: proven by induction over the rounds, for games of any length. 'No
+    player has more tokens than rounds played' (where a player could hold up to 9) needs a
+    relation the induction does not look for (an inequality of two numbers): not decided, as
+    before."""
     from rulecheck.verifier.verify import verify
 
-    text = LONG + """
+    text = LONG.replace("var tokens[player]: 0..5", "var tokens[player]: 0..9") + """
 invariant winners_lead "the winners have the most tokens" at end:
   all(p in leaders for p in winners)
 
 invariant five_rounds "five rounds were played" at end:
   round_no == 5
+
+invariant a_token_a_round "nobody took more tokens than there were rounds" at end:
+  all(tokens[p] <= round_no for p in players)
 """
     o = verify(rules_of(text), Options(timeout=10.0, jobs=1, loop_bound=3, random_games=0, checks=frozenset({"invariant"})))
     got = {f.subject: f for f in o.findings if f.kind == "invariant"}
     assert got["winners_lead"].status == "proven" and got["winners_lead"].bound == "every game of 2 players, any length, under the default readings"
-    assert got["five_rounds"].status == "unknown" and "no game ends within the bound" in got["five_rounds"].title
+    assert (got["five_rounds"].verdict, got["five_rounds"].details["how"]) == ("holds-any-length", "induction")
+    assert got["a_token_a_round"].status == "unknown" and "no game ends within the bound" in got["a_token_a_round"].title
     # a final-state invariant the winners break is not proven by it
     broken = text.replace("all(p in leaders for p in winners)", "all(p in winners for p in players)")
     o = verify(rules_of(broken), Options(timeout=10.0, jobs=1, loop_bound=6, random_games=0, checks=frozenset({"invariant"})))

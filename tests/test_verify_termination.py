@@ -192,6 +192,8 @@ def test_random_play_finds_a_lasso_the_solver_leaves_open() -> None:
 def test_random_play_claims_no_lasso_of_a_loop_run_more_than_once() -> None:
     """A loop run twice that always ends: its second run begins in the state the first began in,
     with the outer loop's count between them, which the state does not hold. Not a lasso, and
-    random play claims none (the solver's one pass leaves it undecided)."""
+    random play claims none; the solver's one pass leaves it undecided, and the induction over
+    the passes proves that the loop ends (the runner's position grows each pass, up to 3)."""
     f = _loop_verified(RERUN)
-    assert (f.status, f.verdict) == ("unknown", "timeout")
+    assert (f.status, f.verdict) == ("proven", "measured")
+    assert f.details["grows"] == ["'pos'"]

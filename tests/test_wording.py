@@ -38,6 +38,8 @@ FACTS: dict[tuple[str, str], dict[str, Any]] = {
     ("non-termination", "drains"): {"zone": "deck", "scope": "under the default readings"},
     ("non-termination", "ranked"): {"progress": "adds a point", "condition": "no one has 50", "passes": 50, "players": "2 players",
                                     "scope": "under the default readings"},
+    ("non-termination", "measured"): {"players": "2 players", "grows": ["'left'", "'right'"], "shrinks": [],
+                                      "scope": "under the default readings"},
     ("non-termination", "within-bound"): {"proven": "2 players", "loop_bound": 3, "scope": "under the default readings"},
     ("non-termination", "lasso"): {"players": 2, "counters": ["round"]},
     ("non-termination", "timeout"): {"loop_bound": 3, "unknown": "2 players"},
@@ -75,7 +77,7 @@ FACTS: dict[tuple[str, str], dict[str, Any]] = {
 SAYS: dict[str, tuple[str, ...]] = {
     "happens": ("it happens",), "never": ("never happens",), "coarse": ("not decided",), "timeout": ("not decided", "no end proven"),
     "holds-any-length": ("holds",), "holds": ("holds",), "broken": ("can be broken",), "endless": ("not decided",),
-    "no-open-loop": ("every game ends",), "drains": ("always ends",), "ranked": ("always ends",), "within-bound": ("always ends",),
+    "no-open-loop": ("every game ends",), "drains": ("always ends",), "ranked": ("always ends",), "measured": ("always ends",), "within-bound": ("always ends",),
     "lasso": ("for ever",), "dead": ("never applies",), "other-reading": ("applies only under",), "not-reached": ("not reached",),
     "outcome": ("different results",), "moves": ("different moves",), "information": ("different things",),
     "harmless": ("harmless",), "same-rule": ("the same rule",), "any-table": ("holds whatever",), "depends": ("depends on",),

@@ -23,6 +23,7 @@ from .conditions import (
     shrinking_zone,
 )
 from .findings import VERDICTS, Finding, Play, Quote, Witness
+from .induction import Houdini
 from .symbolic import DEFAULT_LOOP_BOUND, AttrSource, SymExec, Trace, statements
 from .witness import (
     CONTINUE_MOVES,
@@ -104,7 +105,8 @@ class Context:
         self.random_tried: list[int] = []  # player counts whose random games showed no difference
         self.cut: dict[int, bool] = {}  # player count -> a game can outrun the loop bound
         self.ending: dict[int, bool] = {}  # player count -> some game ends within the loop bound
-        self.bounded: dict[tuple[int, int, bool], Trace] = {}  # (players, loop bound, invariants) -> trace with drained loops whole
+        # (players, loop bound, invariants, readings) -> trace with drained loops whole
+        self.bounded: dict[tuple[int, int, bool, tuple[tuple[str, str], ...]], Trace] = {}
         self.pass_action = num_distinct_actions(rules, resolve_params(rules, self.o.params)[0]) - 1  # the action of a player who only passes
         self.models: dict[int, tuple[dict[str, bool | int], set[str]]] = {}  # id(finding) -> witness model, decisions taken
         self.tr: Translator | None = None  # the z3 context of the check running (see session)
@@ -115,6 +117,8 @@ class Context:
         self.solved: dict[tuple[str, int, bool], Result] = {}  # the same key -> the solver's answer, asked ahead (prove_invariants)
         self.end_proofs: dict[int, list[str]] = {}  # players -> the invariants agree_at_end's proof used
         self.free_bases: dict[int, Trace] = {}  # players -> the default readings' trace with the data free
+        # players -> the induction over the open loops, the head facts it proved, its solver (see InvariantCheck.induction)
+        self.inductions: dict[int, Houdini | None] = {}
 
     # ---- plumbing ---------------------------------------------------------------------------
 
@@ -132,14 +136,15 @@ class Context:
             self.traces[key] = SymExec(program, n, params=self.o.params, loop_bound=self.o.loop_bound, watch_invariants=invariants).run()
         return self.traces[key]
 
-    def trace_bounded(self, n: int, bound: int, invariants: bool = False) -> Trace:
-        """The default readings' game for the non-termination check: open loops cut after
+    def trace_bounded(self, n: int, bound: int, invariants: bool = False, readings: dict[str, str] | None = None) -> Trace:
+        """The default readings' (or ``readings``') game for the non-termination check: open loops cut after
         ``bound`` passes, but loops proven to end by the zone they drain unrolled to their last
         pass, so that a pass of an outer loop is whole. (The other checks keep such loops cut at
         the loop bound: the larger traces cost more witnesses to time-outs than they add proofs.)"""
-        key = (n, bound, invariants)
+        readings = self.base_readings if readings is None else readings
+        key = (n, bound, invariants, tuple(sorted(readings.items())))
         if key not in self.bounded:
-            program = self.program(self.base_readings)
+            program = self.program(readings)
             self.bounded[key] = SymExec(program, n, params=self.o.params, loop_bound=bound, drained=drained_loops(program),
                                         watch_invariants=invariants).run()
         return self.bounded[key]
@@ -161,6 +166,10 @@ class Context:
         if self.tr is None:
             self.tr = Translator()
         return Session(background, self.o.timeout if timeout is None else timeout, self.tr)
+
+    def induction_session(self, background: list[tm.Term]) -> Session:
+        """A session for the questions of a proof by induction (induction.py): many small ones."""
+        return self.session(background, min(self.o.timeout, SHORTCUT_TIMEOUT))
 
     def solve(self, cond: Condition, skip: frozenset[int] = frozenset()) -> Result:
         """Cheap over-approximations first (an UNSAT there is a proof), then the whole game.

@@ -53,6 +53,7 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
     ("non-termination", "drains"): ("proven", "note"),  # the loop empties a zone nothing refills
     ("non-termination", "within-bound"): ("proven", "note"),  # no game makes more passes than the bound
     ("non-termination", "ranked"): ("proven", "note"),  # a measure progresses every pass
+    ("non-termination", "measured"): ("proven", "note"),  # a sum of counts progresses every pass (by induction)
     ("non-termination", "lasso"): ("witness", "error"),
     ("non-termination", "timeout"): ("unknown", "warning"),
     ("dead-rule", "dead"): ("proven", "warning"),

@@ -13,7 +13,9 @@ from ..conditions import (
     invariant_conditions,
 )
 from ..context import SHORTCUT_TIMEOUT, Context, _quotes, drained_loops
+from ..induction import SAMPLE_GAMES, Houdini, has_open_loop, induct
 from ..symbolic import SymExec, Trace, Unsupported
+from ..witness import random_game
 from ..z3backend import Result
 
 
@@ -35,6 +37,24 @@ class InvariantCheck(Context):
             if self.session(lemmas, min(self.o.timeout, SHORTCUT_TIMEOUT)).check(tm.or_all(bad for _, bad in mine)).status != "unsat":
                 return False
         return True
+
+    def induction(self, n: int) -> Houdini | None:
+        """The proof by induction over the open loops of games of n players under the default
+        readings (induction.induct)."""
+        if n not in self.inductions:
+            program = self.program(self.base_readings)
+            self.inductions[n] = None
+            if has_open_loop(program):
+                engine = self.engine(self.base_readings)
+                games = [random_game(program, n, seed, self.o.params, engine=engine) for seed in range(SAMPLE_GAMES)]
+                self.inductions[n] = induct(program, n, self.o.params, games, self.induction_session)[0]
+        return self.inductions[n]
+
+    def proven_by_induction(self, inv: ir.Invariant, n: int) -> bool:
+        """The invariant holds in every game of n players however long (one of the final state:
+        in every game that ends), by induction over the open loops."""
+        found = self.induction(n)
+        return found is not None and found.proves(inv.name)
 
     def invariant_on_whole_passes(self, inv: ir.Invariant, n: int) -> tuple[Result, Trace]:
         """An invariant of the final state, where no game of the cut trace ends, asked again of
@@ -105,8 +125,17 @@ class InvariantCheck(Context):
                 self.found("invariant", "holds-any-length", inv.name, inv.span, quotes, bound=self.bound(f"every game of {every}, any length"),
                            players=every, scope=scope, **facts)
                 continue
+            # proven by induction over the open loops: whatever their number of passes
+            inductive = [n for n in self.players if self.proven_by_induction(inv, n)]
+            if inductive == self.players:
+                every = wording.players_text(self.players)
+                self.found("invariant", "holds-any-length", inv.name, inv.span, quotes, bound=self.bound(f"every game of {every}, any length"),
+                           players=every, scope=scope, how="induction", **facts)
+                continue
             whole: set[int] = set()  # decided on the trace whose drained loops are whole, where games end
             for n in self.players:
+                if n in inductive:
+                    continue
                 r, t, on_whole = self.invariant_result(inv, n, drained)
                 if on_whole:
                     whole.add(n)
@@ -119,19 +148,27 @@ class InvariantCheck(Context):
                 (proven if r.status == "unsat" else unknown).append(n)
             # a final state no game reaches within the bound proves nothing about final states
             endless = [n for n in proven if inv.at_end and n not in whole and not self.ends_within(n)]
-            if found is None and endless:
-                held = [n for n in proven if n not in endless]  # proven where games end within the bound
-                self.found("invariant", "endless", inv.name, inv.span, quotes, bound=self.span_line(held) if held else None,
-                           endless=self.span_line(endless), unknown=self.span_line(unknown) if unknown else None,
-                           proven=self.span_line(held) if held else None, scope=scope if held else None, **facts)
-            elif found is not None:
+            held = [n for n in proven if n not in endless]  # proven where games end within the bound
+            line = self.proven_line(held, inductive)
+            if found is not None:
                 n, play = found
                 self.found("invariant", "broken", inv.name, inv.span, quotes, witness=self.witness([play], n, f"'{inv.name}' does not hold"),
                            players=n, **facts)
+            elif endless:
+                self.found("invariant", "endless", inv.name, inv.span, quotes, bound=line, endless=self.span_line(endless),
+                           unknown=self.span_line(unknown) if unknown else None, proven=line, scope=scope if line else None, **facts)
             elif unknown:
-                self.found("invariant", "timeout", inv.name, inv.span, quotes, bound=self.span_line(proven) if proven else None,
-                           unknown=self.span_line(unknown), proven=self.span_line(proven) if proven else None,
-                           scope=scope if proven else None, **facts)
+                self.found("invariant", "timeout", inv.name, inv.span, quotes, bound=line, unknown=self.span_line(unknown), proven=line,
+                           scope=scope if line else None, **facts)
             else:
-                self.found("invariant", "holds", inv.name, inv.span, quotes, bound=self.bound(f"every game of {self.span_line(proven)}"),
-                           proven=self.span_line(proven), scope=scope, **facts)
+                assert line is not None
+                self.found("invariant", "holds", inv.name, inv.span, quotes, bound=self.bound(f"every game of {line}"),
+                           proven=line, scope=scope, **facts)
+
+    def proven_line(self, bounded: list[int], inductive: list[int]) -> str | None:
+        """The player counts proven: those proven within the loop bound (span_line) and those for
+        games of any length."""
+        parts = [f"{wording.players_text(inductive)}, any length"] if inductive else []
+        if bounded:
+            parts.append(self.span_line(bounded))
+        return "; ".join(parts) or None

@@ -14,9 +14,11 @@ from typing import Any
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.source import Span
+from rulecheck.dsl.types import TPlayer
 from rulecheck.dsl.walk import walk_stmts
 from rulecheck.interpreter.semantics import RuleError, resolve_params
 from rulecheck.interpreter.state import Game, State
+from rulecheck.reports import wording
 
 from ..conditions import (
     counters,
@@ -28,7 +30,9 @@ from ..conditions import (
 )
 from ..context import Context, _quotes
 from ..findings import Play
-from ..symbolic import statements
+from ..heads import Feature
+from ..induction import SAMPLE_GAMES, induct, ranking
+from ..symbolic import Trace, statements
 from ..witness import (
     actions_of,
     apply,
@@ -106,34 +110,16 @@ class TerminationCheck(Context):
                      ends: dict[str, Measure], absent: list[str]) -> None:
         sound_lasso = _sound_lasso(loop)
         counting = counters(self.program(self.base_readings), resolve_params(self.rules, self.o.params)[0])
-        found = None
+        found: tuple[int, Trace, dict[str, bool | int]] | None = None
         proven: list[int] = []
         unknown: list[int] = []
         for n in self.players:
-            t = self.trace_bounded(n, self.o.loop_bound)
-            session = self.session(t.constraints)
             if sound_lasso:
-                # first the small problems: games of k passes whose last pass is played exactly as
-                # the one before it and ends where it began (k = 2, 3, …); then any two passes of
-                # the full trace with any play between them
-                for k in range(2, self.o.loop_bound + 1):
-                    tk = self.trace_bounded(n, k)
-                    if loop.sid not in tk.loop_heads:
-                        break
-                    r = (session if tk is t else self.session(tk.constraints)).check(
-                        lasso_at(tk, loop.sid, k - 1, k, counting), *repeat_pass(tk, loop.sid, k - 1))
-                    if r.status == "sat":
-                        assert r.model is not None
-                        found = (n, tk, r.model)
-                        break
-                if found is None:
-                    r = session.check(lasso(t, loop.sid, counting))
-                    if r.status == "sat":
-                        assert r.model is not None
-                        found = (n, t, r.model)
+                found = self.solver_lasso(self.base_readings, loop, n, counting)
                 if found:
                     break
-            r = session.check(t.truncated)
+            t = self.trace_bounded(n, self.o.loop_bound)
+            r = self.session(t.constraints).check(t.truncated)
             (proven if r.status == "unsat" else unknown).append(n)
         src = _quotes(loop.source)
         ended = sorted(ends) + absent
@@ -158,9 +144,21 @@ class TerminationCheck(Context):
                     continue
                 assert other is not None
                 (also if self.repeats_under(readings, other, n, play.actions) else open_).append(label)
+            # where those moves are no such game, a random game of that reading's own may repeat
+            own = [x for label, readings, other in others
+                   if label in open_ and other is not None and (x := self.own_lasso(readings, other, n)) is not None]
+            open_ = [label for label in open_ if label not in {x["reading"] for x in own}]
+            # and where none does, a measure may prove that the loop ends there
+            ranked = [x for label, readings, other in others
+                      if label in open_ and other is not None and (x := self.ranked_by_induction(readings, other)) is not None]
+            open_ = [label for label in open_ if label not in {x["reading"] for x in ranked if not x["open"]}]
             self.found("non-termination", "lasso", "loop", loop.span, src, witness=self.witness([play], n, "the state repeats: the loop never ends"),
                        players=n, counters=sorted(counting), scope=self.readings_scope(), also_under=also, ends_under=ended,
-                       open_under=open_)
+                       open_under=open_, own_lassos=own, ranked_under=ranked)
+        elif unknown and (measured := self.ranked_by_induction(self.base_readings, loop)) is not None and not measured["open"]:
+            self.found("non-termination", "measured", "loop", loop.span, src, bound=self.bound(f"every game of {measured['players']}, any length"),
+                       players=measured["players"], grows=measured["grows"], shrinks=measured["shrinks"], scope=self.readings_scope(),
+                       ends_under=ended)
         elif unknown:
             self.found("non-termination", "timeout", "loop", loop.span, src, bound=f"{self.o.loop_bound} passes",
                        loop_bound=self.o.loop_bound, unknown=self.span_line(unknown), scope=self.readings_scope(), ends_under=ended)
@@ -168,6 +166,73 @@ class TerminationCheck(Context):
             self.found("non-termination", "within-bound", "loop", loop.span, src,
                        bound=self.bound(f"every game of {self.span_line(proven)}"),
                        loop_bound=self.o.loop_bound, proven=self.span_line(proven), scope=self.readings_scope(), ends_under=ended)
+
+    def solver_lasso(self, readings: dict[str, str], loop: ir.RepeatUntil | ir.While, n: int,
+                     counting: dict[str, int | None]) -> tuple[int, Trace, dict[str, bool | int]] | None:
+        """A game of n players under ``readings`` (whose program ``loop`` is in) that comes back
+        to a state a pass of the loop began in, the loop going on, within the loop bound: the
+        players, the trace and the solver's model; None where the solver shows none in time."""
+        t = self.trace_bounded(n, self.o.loop_bound, readings=readings)
+        session = self.session(t.constraints)
+        # first the small problems: games of k passes whose last pass is played exactly as the one
+        # before it and ends where it began (k = 2, 3, …); then any two passes of the full trace
+        # with any play between them
+        for k in range(2, self.o.loop_bound + 1):
+            tk = self.trace_bounded(n, k, readings=readings)
+            if loop.sid not in tk.loop_heads:
+                break
+            r = (session if tk is t else self.session(tk.constraints)).check(
+                lasso_at(tk, loop.sid, k - 1, k, counting), *repeat_pass(tk, loop.sid, k - 1))
+            if r.status == "sat":
+                assert r.model is not None
+                return n, tk, r.model
+        r = session.check(lasso(t, loop.sid, counting))
+        if r.status == "sat":
+            assert r.model is not None
+            return n, t, r.model
+        return None
+
+    def own_lasso(self, readings: dict[str, str], loop: ir.RepeatUntil | ir.While, n: int) -> dict[str, Any] | None:
+        """A game of n players under other readings whose loop comes back to a state a pass
+        began in, the loop going on: by random play, else by the solver, replayed in the
+        reference interpreter (a game it does not confirm is none)."""
+        if not _sound_lasso(loop):
+            return None
+        program = self.program(readings)
+        mine = counters(program, resolve_params(self.rules, self.o.params)[0])
+        actions = self.random_lasso(loop, n, mine, readings)
+        if actions is None:
+            found = self.solver_lasso(readings, loop, n, mine)
+            if found is not None:
+                _, t, model = found
+                moves = actions_of(t, model, n, self.pass_action)
+                cut = _first_repeat(program, n, self.o.params, moves, loop.sid, mine)
+                actions = None if cut is None else moves[:cut]
+        if actions is None:
+            return None
+        return {"reading": _changed(self.base_readings, readings), "players": n, "counters": sorted(mine), "actions": actions}
+
+    def ranked_by_induction(self, readings: dict[str, str], loop: ir.RepeatUntil | ir.While) -> dict[str, Any] | None:
+        """The loop proven to end under ``readings`` by a measure (induction.ranking), for the
+        player counts from the smallest up to the first where no measure is found: the reading,
+        those counts and the measure's words; None where it is proven for none."""
+        program = self.program(readings)
+        engine = self.engine(readings)
+        found: list[tuple[Feature, int, int]] = []
+        proven: list[int] = []
+        for n in self.players:
+            games = [random_game(program, n, seed, self.o.params, engine=engine) for seed in range(SAMPLE_GAMES)]
+            h, samples = induct(program, n, self.o.params, games, self.induction_session, loop.sid)
+            measure = None if h is None else ranking(h, loop.sid, samples)
+            if measure is None:
+                break  # (each count costs more than the one before: the next would not be proven either)
+            found += measure
+            proven.append(n)
+        if not proven:
+            return None
+        return {"reading": _changed(self.base_readings, readings), "players": wording.players_text(proven),
+                "open": wording.players_text([n for n in self.players if n not in proven]) if proven != self.players else None,
+                "grows": _numbers(self.rules, found, -1), "shrinks": _numbers(self.rules, found, 1)}
 
     def repeats_under(self, readings: dict[str, str], loop: ir.RepeatUntil | ir.While, n: int, actions: list[Any]) -> bool:
         """Whether the moves of a lasso found under the default readings are a game under these
@@ -192,16 +257,19 @@ class TerminationCheck(Context):
         seen = heads.get(loop.sid, [])
         return any(_same_but_counters(seen[i], seen[j], counting) for j in range(1, len(seen)) for i in range(j))
 
-    def random_lasso(self, loop: ir.RepeatUntil | ir.While, n: int, counting: dict[str, int | None]) -> list[Any] | None:
-        """The moves of a random game under the default readings up to where a pass of the loop
-        begins in a state an earlier pass began in (the counters aside), the loop going on; None
-        when LASSO_GAMES games of LASSO_MOVES moves show none. Only for a loop the flow runs once:
-        two passes of different runs of a loop may meet in one state with other things left to do
-        around them (an outer loop's count, a procedure's arguments), which the state does not hold."""
-        program = self.program(self.base_readings)
+    def random_lasso(self, loop: ir.RepeatUntil | ir.While, n: int, counting: dict[str, int | None],
+                     readings: dict[str, str] | None = None) -> list[Any] | None:
+        """The moves of a random game under the default readings (or ``readings``, whose program
+        ``loop`` is in) up to where a pass of the loop begins in a state an earlier pass began in
+        (the counters aside), the loop going on; None when LASSO_GAMES games of LASSO_MOVES moves
+        show none. Only for a loop the flow runs once: two passes of different runs of a loop may
+        meet in one state with other things left to do around them (an outer loop's count, a
+        procedure's arguments), which the state does not hold."""
+        readings = self.base_readings if readings is None else readings
+        program = self.program(readings)
         if self.o.random_games <= 0 or not any(s is loop for s in program.rules.flow):
             return None
-        engine = self.engine(self.base_readings)
+        engine = self.engine(readings)
         for seed in range(min(LASSO_GAMES, self.o.random_games)):
             actions = random_game(program, n, seed, self.o.params, LASSO_MOVES, engine=engine)
             cut = _first_repeat(program, n, self.o.params, actions, loop.sid, counting)
@@ -258,3 +326,17 @@ def _same_but_counters(a: Any, b: Any, counting: dict[str, int | None]) -> bool:
             return False
     return True
 
+
+def _numbers(rules: ir.Ruleset, measure: list[tuple[Feature, int, int]], sign: int) -> list[str]:
+    """The numbers of a measure that move one way (-1: grow), in words, each once whatever its
+    index: "the size of 'present_discards'", "'score' (of each player)"."""
+    out: list[str] = []
+    for (kind, name, idx), s, _ in measure:
+        if s != sign:
+            continue
+        indexed = "" if idx is None else (" (of each player)" if isinstance((rules.zones[name].index if kind == "zone" else rules.vars[name].index), TPlayer)
+                                          else " (of each)")
+        words = f"the size of '{name}'{indexed}" if kind == "zone" else f"'{name}'{indexed}"
+        if words not in out:
+            out.append(words)
+    return out

@@ -1,0 +1,128 @@
+"""Invariants proven for games of any length by induction over the open loops (verifier/induction.py):
+a game whose invariant needs the induction, one whose invariant holds for three passes and fails in
+the fourth (never shown as proven beyond the passes explored), and Loving Penguin's invariants, each
+of which needs facts of both of its nested loops."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rulecheck.dsl import ir
+from rulecheck.dsl.loader import load_path
+from rulecheck.verifier import heads, induction
+from rulecheck.verifier.verify import Options, Verifier, verify
+
+ROOT = Path(__file__).resolve().parent.parent
+HERE = ROOT / "tests" / "verify" / "induction"
+
+
+def rules_of(path: Path) -> ir.Ruleset:
+    loaded = load_path(path)
+    assert loaded.ok and loaded.rules is not None
+    return loaded.rules
+
+
+def invariants(path: Path, **options: Any) -> dict[str, Any]:
+    o = verify(rules_of(path), Options(timeout=10.0, jobs=1, checks=frozenset({"invariant"}), **options))
+    return {f.subject: f for f in o.findings if f.kind == "invariant"}
+
+
+def test_an_invariant_that_needs_the_induction_holds_any_length() -> None:
+    found = invariants(HERE / "tally.rules")
+    for name in ("level", "level_at_end"):
+        f = found[name]
+        assert (f.verdict, f.details["how"]) == ("holds-any-length", "induction"), name
+        assert f.bound == "every game of 2 players, any length"
+
+
+def test_without_the_sampled_facts_the_induction_proves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the invariant alone is not inductive (from a state one ahead, a round leaves it two ahead):
+    # it needs "the tallies are equal" at the start of each round, which the random games give
+    monkeypatch.setattr(heads, "sampled_equations", lambda states, counts: [])
+    found = invariants(HERE / "tally.rules")
+    assert found["level"].verdict == "holds"
+    assert "up to 3 passes" in found["level"].bound
+
+
+def test_a_bound_that_holds_for_three_passes_is_not_proven_beyond_them() -> None:
+    found = invariants(HERE / "creep.rules")
+    for name in ("small", "small_at_end"):
+        f = found[name]
+        assert f.verdict == "holds", name
+        assert f.bound == "every game of 2 players (up to 3 passes of each open loop)"
+    found = invariants(HERE / "creep.rules", loop_bound=5)
+    assert {found[name].verdict for name in ("small", "small_at_end")} == {"broken"}
+
+
+def test_the_induction_keeps_no_fact_a_random_game_breaks() -> None:
+    # every fact kept holds at every loop head of other random games than those sampled
+    from rulecheck.verifier.witness import random_game
+
+    rules = rules_of(HERE / "tally.rules")
+    v = Verifier(rules, Options(timeout=10.0, jobs=1))
+    h = v.induction(2)
+    assert h is not None and h.kept
+    program = v.program(v.base_readings)
+    sampled = heads.sample(program, 2, {}, [random_game(program, 2, seed) for seed in range(induction.SAMPLE_GAMES)]).equations()
+    other = heads.sample(program, 2, {}, [random_game(program, 2, seed) for seed in range(100, 140)])
+    checked = 0
+    for sid, facts in sampled.items():
+        for k, fact in enumerate(facts):
+            if f"{sid}|~{k}" not in h.kept:
+                continue
+            for passes, stop in other.runs.get(sid, []):
+                for state in [*passes, stop]:
+                    assert holds(fact, state, passes[0] if passes else stop), (fact, state)
+                    checked += 1
+    assert checked > 100
+
+
+def holds(fact: tuple[Any, ...], numbers: dict[Any, int], entry: dict[Any, int]) -> bool:
+    if fact[0] == "const":
+        return numbers[fact[1]] == fact[2]
+    if fact[0] == "sum":
+        _, x, y, b, c = fact
+        return numbers[x] + b * numbers[y] == c
+    if fact[0] == "since":
+        _, x, sign = fact
+        return sign * numbers[x] >= sign * entry[x]
+    kind, x, a, y, c = fact
+    return (numbers[x] != a if kind == "unless" else numbers[x] == a) or numbers[y] == c
+
+
+def test_loving_penguin_invariants_hold_any_length_at_two_players() -> None:
+    path = ROOT / "rulesets" / "loving_penguin.rules"
+    v = Verifier(rules_of(path), Options(timeout=10.0, jobs=1))
+    h = v.induction(2)
+    assert h is not None
+    assert [inv.name for inv in v.rules.invariants if not h.proves(inv.name)] == []
+
+
+def test_a_loop_that_ends_by_a_sum_of_counts_is_proven_to_end() -> None:
+    # no one number grows in every pass, and the loop runs more passes than the trace unrolls
+    o = verify(rules_of(HERE / "two_piles.rules"), Options(timeout=10.0, jobs=1, checks=frozenset({"non-termination"})))
+    (f,) = [f for f in o.findings if f.kind == "non-termination"]
+    assert (f.verdict, f.bound) == ("measured", "every game of 2 players, any length")
+    assert f.details["grows"] == ["'left'", "'right'"] and f.details["shrinks"] == []
+
+
+def test_no_measure_where_a_pass_may_change_nothing() -> None:
+    # with a pass that puts no coin, the piles need not grow: no measure, however the games went
+    from rulecheck.verifier.witness import random_game
+
+    text = (HERE / "two_piles.rules").read_text(encoding="utf-8").replace("{1, 2}", "{0, 1, 2}").replace(
+        "} else {\n      set right", "} else if pile == 2 {\n      set right")
+    from rulecheck.dsl.loader import load_text
+
+    loaded = load_text(text, "two_piles_idle.rules")
+    assert loaded.ok and loaded.rules is not None, loaded.diagnostics
+    v = Verifier(loaded.rules, Options(timeout=10.0, jobs=1))
+    program = v.program(v.base_readings)
+    (loop,) = [s for s in program.rules.flow if isinstance(s, ir.While)]
+    games = [random_game(program, 2, seed) for seed in range(induction.SAMPLE_GAMES)]
+    h, samples = induction.induct(program, 2, {}, games, v.induction_session, loop.sid)
+    assert h is not None and h.ind.passes.get(loop.sid)
+    assert induction.ranking(h, loop.sid, samples) is None

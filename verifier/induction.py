@@ -1,0 +1,496 @@
+"""Invariants proven for games of any length: induction over the open loops.
+
+The bounded trace (symbolic.py) unrolls each open loop (``while``, ``repeat until``) a few times,
+so its proofs cover those passes only. Here every open loop is a cut point instead, and the game
+is executed once from its start as follows (Floyd's inductive assertions):
+
+* where a loop is reached, its *head facts* are checked;
+* one pass of its body runs from *any* state at all (each component somewhere its kind can be,
+  each variable anything its type allows, the local names the body sets anything of their type)
+  in which the head facts and the loop's condition to go on hold; the invariants are checked at
+  every decision of the pass, and the head facts at its end;
+* after the loop the game goes on from any state in which the head facts hold and the loop's
+  condition to go on does not, the variables no pass can set as they were before it.
+
+A loop inside a pass is cut in the same way. The head facts of a loop are candidates: the ruleset's
+``always`` invariants, and facts that held at the head of every pass of that loop, and where it
+stopped, in a few random games (Samples.equations: a zone's size or a number is a constant, two
+of them add up to one or differ by one, the "hands shrink as tricks are played" kind; one is a
+constant where another is, or is not, one of its few values; a count is never below, or above,
+its value where the run of the loop began). Which of them hold is found as Houdini does:
+the candidates a pass (or the way to the loop) can break, the solver says, are dropped, and the
+rest asked again, until none is. What remains holds at the head of every pass of every game: the
+first pass starts from a state where they were checked, and each pass ends in one. The ruleset's
+invariants are then checked with those facts assumed: one that no decision can break holds in
+every game, however many passes its loops make. One the solver does not prove is not shown false
+(the state it found may be one no game reaches): it keeps its bounded result.
+
+Each assumption is guarded by a literal of its own cut point, which also guards what runs from
+there: facts that contradict each other make that part of the game vacuous, not what was checked
+before it. A cut point replaces the state of every path, also of those that do not reach the loop
+(a loop in one branch of an ``if``): those go on from any state, with nothing assumed; sound, and
+less precise.
+
+The same conditions prove that a loop ends (ranking): a sum of counts that every pass moves one
+way, bounded while the loop goes on.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import ChainMap, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rulecheck.dsl import ir
+from rulecheck.dsl.types import MAX_INT, TInt, Type
+from rulecheck.dsl.walk import walk_stmts
+
+from . import terms as tm
+from .heads import Feature, Sampled, Samples, sample
+from .symbolic import Env, SymExec, Unsupported, as_bool, as_int, statements
+from .terms import Term
+from .z3backend import Batch, Session
+
+
+@dataclass
+class Pass:
+    """One pass of a loop from any state at its head: where it starts (the loop going on), the
+    numbers there, where it ends with the game going on, the numbers there, and where the loop
+    goes on from there."""
+
+    start_guard: Term
+    start: dict[Feature, Term]
+    end_guard: Term
+    end: dict[Feature, Term]
+    again: Term
+
+
+@dataclass
+class Induction:
+    """The verification conditions of one player count. ``cuts``: per cut point, its literal and
+    the truth of each head fact there; ``checks``: per head fact and per invariant, where it can
+    fail (each a term that is true where it fails)."""
+
+    players: int
+    background: list[Term]
+    cuts: list[tuple[Term, dict[str, Term]]] = field(default_factory=list)
+    checks: dict[str, list[Term]] = field(default_factory=lambda: defaultdict(list))
+    facts: list[str] = field(default_factory=list)  # the head facts' names, in the order they were made
+
+    invariant_names: list[str] = field(default_factory=list)  # the ruleset's invariants, checked after the facts
+    # per loop whose numbers were asked for (InductiveExec's ``measured``): each pass
+    passes: dict[int, list[Pass]] = field(default_factory=lambda: defaultdict(list))
+
+    def assumption(self, name: str) -> Term:
+        """The head fact at every cut point of its loop, where the point's literal holds."""
+        return tm.and_all([tm.implies(lit, oks[name]) for lit, oks in self.cuts if name in oks])
+
+    def goal(self, name: str) -> Term:
+        return tm.or_all(self.checks.get(name, []))
+
+
+def assigned_globals(stmts: list[ir.Stmt], procs: dict[str, ir.Procedure]) -> set[str]:
+    """The variables of the state that the statements (and the procedures they call) can set."""
+    out: set[str] = set()
+    todo, seen = [stmts], set()
+    while todo:
+        for x in walk_stmts(todo.pop()):
+            if isinstance(x, ir.Assign) and not x.local:
+                out.add(x.name)
+            elif isinstance(x, ir.Append):
+                out.add(x.name)
+            elif isinstance(x, ir.CallProc) and x.name not in seen:
+                seen.add(x.name)
+                if x.name not in procs:  # a procedure not in this program: anything may change
+                    return {"*"}
+                body = procs[x.name].body
+                if body is not None:
+                    todo.append(body)
+    return out
+
+
+class InductiveExec(SymExec):
+    """The game executed with its open loops cut (see the module's docstring). ``sampled``: per
+    loop (its statement id), the equations sampled at its head."""
+
+    def __init__(self, program: ir.Program, n: int, params: dict[str, Any] | None = None,
+                 sampled: dict[int, list[Sampled]] | None = None, measured: dict[int, list[Feature]] | None = None) -> None:
+        super().__init__(program, n, params=params, watch_invariants=True)
+        self.measured = measured or {}
+        self.always = [inv for inv in self.rules.invariants if not inv.at_end]
+        self.sampled = sampled or {}
+        self.result = Induction(n, self.constraints, invariant_names=[inv.name for inv in self.rules.invariants])
+        self.cut_ids = itertools.count()
+        # from an abstract state, a zone's members are free: its count after a move is the count
+        # before it and the one component that came or left, not 60 members counted again
+        self.exact_counts = True
+        self.run_entry: dict[int, dict[Feature, Term]] = {}  # per loop being run: its numbers where the run began
+
+    def prove(self) -> Induction:
+        """The conditions; raises Unsupported where the game has a construct this cannot follow."""
+        self.block(self.rules.flow, ChainMap(), True)
+        if self.truncated is not False:  # a `repeat N times` too long to unroll: not every pass was followed
+            raise Unsupported("a loop of more passes than a trace holds")
+        for cid, loc in enumerate(self.loc):
+            if cid not in self.out:
+                self.constraints.append(tm.pb_eq(loc.values(), 1))
+        return self.result
+
+    # ---- what is checked ----------------------------------------------------------------------
+
+    def check_always_invariants(self, g: Term) -> None:
+        if g is False:
+            return
+        for inv in self.always:
+            ok = self.eval_pure(inv.expr, ChainMap(), g)
+            if ok is not True:
+                self.result.checks[inv.name].append(tm.and_(g, tm.not_(ok)))
+
+    def stmt1(self, s: ir.Stmt, env: Env, g: Term) -> None:
+        super().stmt1(s, env, g)
+        if isinstance(s, ir.End):  # the final state is this one (a later cut point replaces every path's state)
+            done = tm.and_(g, self.ended, tm.not_(self.stopped))
+            if done is False:
+                return
+            # the final state is a state too: an 'always' invariant is checked there as well
+            for inv in self.rules.invariants:
+                ok = self.eval_pure(inv.expr, ChainMap(), done)
+                if ok is not True:
+                    self.result.checks[inv.name].append(tm.and_(done, tm.not_(ok)))
+
+    def head_facts(self, s: ir.RepeatUntil | ir.While) -> dict[str, Term]:
+        """The candidate facts of the loop's head, over the current state."""
+        facts = {f"{s.sid}|{inv.name}": self.eval_pure(inv.expr, ChainMap(), True) for inv in self.always}
+        for k, fact in enumerate(self.sampled.get(s.sid, [])):
+            facts[f"{s.sid}|~{k}"] = self.sampled_fact(fact, self.run_entry.get(s.sid, {}))
+        for name in facts:
+            if name not in self.result.facts:
+                self.result.facts.append(name)
+        return facts
+
+    def sampled_fact(self, fact: Sampled, entry: dict[Feature, Term]) -> Term:
+        """The fact over the current state; ``entry``: the numbers where the run of its loop began."""
+        if fact[0] == "const":
+            return tm.eq(self.number(fact[1]), fact[2])
+        if fact[0] == "since":
+            _, x, sign = fact
+            return tm.ge(tm.mul(sign, self.number(x)), tm.mul(sign, entry[x]))
+        if fact[0] == "sum":
+            _, x, y, b, c = fact
+            return tm.eq(tm.add(self.number(x), tm.mul(b, self.number(y))), c)
+        kind, x, a, y, c = fact
+        if kind == "unless":
+            return tm.or_(tm.ne(self.number(x), a), tm.eq(self.number(y), c))
+        return tm.or_(tm.eq(self.number(x), a), tm.eq(self.number(y), c))
+
+    def number(self, f: Feature) -> Term:
+        kind, name, idx = f
+        if kind == "zone":
+            return self.zone_count(name, idx)
+        v = self.vars[name]
+        x = as_int(v if idx is None else v[idx])
+        return tm.bool_to_int(x) if tm.sort_of(x) == tm.BOOL else x
+
+    def check_head(self, s: ir.RepeatUntil | ir.While, g: Term) -> None:
+        if g is False:
+            return
+        for name, ok in self.head_facts(s).items():
+            if ok is not True:
+                self.result.checks[name].append(tm.and_(g, tm.not_(ok)))
+
+    # ---- the cut points -----------------------------------------------------------------------
+
+    def free_value(self, t: Type, name: str, lemmas: list[Term]) -> Any:
+        # a state of a game of any length: an integer without a declared range can be any the
+        # language allows (16 bits with wrap-around would leave the larger ones out)
+        if isinstance(t, TInt) and (t.lo is None or t.hi is None):
+            t = TInt(-MAX_INT if t.lo is None else t.lo, MAX_INT if t.hi is None else t.hi)
+        return super().free_value(t, name, lemmas)
+
+    def any_state(self, s: ir.RepeatUntil | ir.While, tag: str, env: Env, assigned: dict[str, Type],
+                  kept: dict[str, Any] | None = None) -> Term:
+        """From here on, any state in which the loop's head facts hold where the returned literal
+        does; the local names in ``assigned`` (those the loop sets) any value of their type; the
+        variables in ``kept`` the values given."""
+        lemmas, self.loc, self.counts, self.vars = self.abstract_state(tag, whole=True)
+        self.vars.update(kept or {})
+        for name, t in assigned.items():
+            for scope in env.maps:
+                if name in scope:
+                    scope[name] = self.free_value(t, f"{tag}|local|{name}", lemmas)
+                    break
+        self.constraints.extend(lemmas)
+        self.loc_ver, self.var_ver = next(self.fresh), {name: next(self.fresh) for name in self.var_ver}
+        self.version += 1
+        lit = tm.bool_var(f"{tag}|cut")
+        self.result.cuts.append((lit, self.head_facts(s)))
+        return lit
+
+    def open_loop(self, s: ir.RepeatUntil | ir.While, env: Env, struct: Term) -> None:
+        live = self.live(struct)
+        if live is False:
+            return
+        k = next(self.cut_ids)
+        # the numbers where this run of the loop begins (for the facts that compare with them)
+        since = sorted({f[1] for f in self.sampled.get(s.sid, []) if f[0] == "since"}, key=repr)
+        entry = {f: self.number(f) for f in since}
+        outer_entry = self.run_entry.get(s.sid)
+        self.run_entry[s.sid] = entry
+        self.check_head(s, live)  # where the loop is reached
+        assigned = {x.name: x.type for x in walk_stmts(s.body) if isinstance(x, ir.Assign) and x.local}
+        saved = (self.loc, self.counts, self.vars, self.ended, self.stopped, self.loc_ver, self.var_ver)
+        # one pass from any state at the head where its facts hold and the loop goes on, in a run
+        # of the loop that began anywhere; the locals are copied, so that what the pass sets
+        # stays in it
+        inner: Env = ChainMap(*[dict(m) for m in env.maps])
+        self.ended, self.stopped = False, False  # (the path to the loop is in ``struct``)
+        self.run_entry[s.sid] = {f: self.any_number(f, f"ind|{k}|entry|{i}") for i, f in enumerate(since)}
+        lit = self.any_state(s, f"ind|{k}|pass", inner, assigned)
+        # not under the path to the loop: a pass from any such state at all, whichever way the
+        # game came here (more states than the games reach, so sound), and a question about
+        # the pass has no other part of the game in it (see houdini)
+        guard = lit
+        more = self.condition(s, inner, guard)
+        features = self.measured.get(s.sid, [])
+        start = (self.live(tm.and_(guard, more)), {f: self.number(f) for f in features})
+        self.path.append(f"ind{k}")
+        self.block(s.body, inner, tm.and_(guard, more))
+        self.path.pop()
+        self.check_head(s, self.live(tm.and_(guard, more)))  # at the head of the next pass
+        if features:
+            end_guard = self.live(tm.and_(guard, more))
+            end = {f: self.number(f) for f in features}
+            self.result.passes[s.sid].append(Pass(*start, end_guard, end, tm.and_(end_guard, self.condition(s, inner, end_guard))))
+        self.loc, self.counts, self.vars, self.ended, self.stopped, self.loc_ver, self.var_ver = saved
+        # after the loop: any state where the head facts hold and the loop does not go on; the
+        # variables no pass can set are as they were before it
+        changed = assigned_globals(s.body, self.p.procs)
+        kept = {} if "*" in changed else {name: v for name, v in self.vars.items() if name not in changed}
+        self.run_entry[s.sid] = entry
+        lit = self.any_state(s, f"ind|{k}|exit", env, assigned, kept)
+        if outer_entry is None:
+            del self.run_entry[s.sid]
+        else:
+            self.run_entry[s.sid] = outer_entry
+        more = self.condition(s, env, tm.and_(struct, lit))
+        self.stopped = tm.or_(self.stopped, tm.and_(live, tm.not_(tm.and_(lit, tm.not_(more)))))
+
+    def any_number(self, f: Feature, name: str) -> Term:
+        """Any value the number can have."""
+        rng = tm.int_range(self.number(f))
+        lo, hi = rng if rng is not None else (-MAX_INT, MAX_INT)
+        return tm.int_var(name, lo, hi)
+
+    def condition(self, s: ir.RepeatUntil | ir.While, env: Env, g: Term) -> Term:
+        """Whether the loop goes on for another pass, in this state (a condition that fails there
+        stops the game, as in the bounded trace)."""
+        self.errs = []
+        c = as_bool(self.ev(s.cond, env, self.live(g)))
+        self.settle()
+        return tm.not_(c) if isinstance(s, ir.RepeatUntil) else c
+
+
+def components(groups: list[list[Term]]) -> tuple[list[int], dict[str, int]]:
+    """For each group of terms, the number of its part of the problem: groups that share a
+    variable (through each other too) are in one part, numbered in the order of their first group
+    (-1: a group with no variable); and each variable's part."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    roots: list[str | None] = []
+    for terms in groups:
+        names = list(tm.free_vars(terms))
+        for x in names[1:]:
+            parent[find(x)] = find(names[0])
+        roots.append(names[0] if names else None)
+    numbers: dict[str, int] = {}
+    part = [numbers.setdefault(find(r), len(numbers)) if r is not None else -1 for r in roots]
+    return part, {x: numbers.setdefault(find(x), len(numbers)) for x in sorted(parent)}
+
+
+class Houdini:
+    """The largest set of head facts each of which the solver proves with all of them assumed at
+    every cut point (see the module's docstring); then, with those assumed, which invariants it
+    proves. The conditions fall apart where the parts of the game they are about share nothing (a
+    pass of a loop from any state shares nothing with the passes of the other loops): each part
+    is asked of a solver of its own, with only its own part of the game as background. A fact the
+    solver cannot decide is dropped, as is every fact broken in a state it shows."""
+
+    def __init__(self, session: Callable[[list[Term]], Session], ind: Induction) -> None:
+        self.ind = ind
+        names = [*ind.facts, *ind.invariant_names]
+        checks = [(name, t) for name in names for t in ind.checks.get(name, [])]
+        cuts = [(name, tm.implies(lit, ok)) for lit, oks in ind.cuts for name, ok in oks.items()]
+        background = [c for c in ind.background if c is not True]
+        part, self.var_part = components([[c] for c in background] + [[t] for _, t in checks] + [[t] for _, t in cuts])
+        parts = sorted(set(part) - {-1})
+        self.parts: list[tuple[Batch, dict[str, int], list[Term]]] = []  # a solver, its goals' numbers by name, the goals
+        cut_part = part[len(background) + len(checks):]
+        check_part = part[len(background):len(background) + len(checks)]
+        self.session = session
+        self.backgrounds = {p: [c for c, q in zip(background, part) if q == p] for p in parts}
+        self.cut_terms = {p: [(name, t) for (name, t), q in zip(cuts, cut_part) if q == p] for p in parts}
+        for p in parts:
+            goals: dict[str, list[Term]] = defaultdict(list)
+            for (name, t), q in zip(checks, check_part):
+                if q == p:
+                    goals[name].append(t)
+            if not goals:
+                continue
+            facts: dict[str, list[Term]] = defaultdict(list)
+            for (name, t), q in zip(cuts, cut_part):
+                if q == p:
+                    facts[name].append(t)
+            order = sorted(goals, key=names.index)
+            terms = [tm.or_all(goals[name]) for name in order]
+            batch = session(self.backgrounds[p]).batch(
+                terms, {name: tm.and_all(ts) for name, ts in facts.items()})
+            self.parts.append((batch, {name: i for i, name in enumerate(order)}, terms))
+        # a check with no variable at all is a constant: true where it fails in every game
+        self.broken = {name for (name, t), q in zip(checks, check_part) if q == -1 and t is not False}
+        self.kept = self.fixpoint()
+
+    def fixpoint(self) -> set[str]:
+        kept = set(self.ind.facts) - self.broken
+        changed = True
+        while changed:
+            changed = False
+            for name in self.ind.facts:
+                if name not in kept:
+                    continue
+                for batch, number, goals in self.parts:
+                    if name not in number:
+                        continue
+                    r, _ = batch.ask_using(number[name], kept & batch.facts.keys())
+                    if r.status == "unsat":
+                        continue
+                    changed = True
+                    kept.discard(name)
+                    if r.model is not None:  # the others this state breaks cannot be kept either
+                        kept -= {other for other, i in number.items() if other in kept and tm.evaluate(goals[i], r.model)}
+                    break
+        return kept
+
+    def proves(self, name: str) -> bool:
+        """Does the invariant hold where every head fact kept holds at its cut points?"""
+        if name in self.broken:
+            return False
+        for batch, number, _ in self.parts:
+            if name in number and batch.ask_using(number[name], self.kept & batch.facts.keys())[0].status != "unsat":
+                return False
+        return True
+
+    def holds_each(self, violations: list[Term]) -> list[bool]:
+        """holds for each violation, those about the same parts of the game asked of one solver
+        (see Batch); one that a state the solver shows for another makes true does not hold."""
+        out = [v is False for v in violations]
+        groups: dict[tuple[int, ...], list[int]] = defaultdict(list)
+        for i, v in enumerate(violations):
+            if v is not False:
+                groups[tuple(sorted({self.var_part[x] for x in tm.free_vars([v]) if x in self.var_part}))].append(i)
+        for parts, items in sorted(groups.items()):
+            if not parts:
+                continue  # a constant that is not False, or a term about nothing the game has
+            facts = tm.and_all([t for p in parts for name, t in self.cut_terms.get(p, []) if name in self.kept])
+            batch = self.session([c for p in parts for c in self.backgrounds.get(p, [])]).batch(
+                [violations[i] for i in items], {"kept": facts})
+            broken: set[int] = set()
+            for k, i in enumerate(items):
+                if i in broken:
+                    continue
+                r = batch.ask(k)
+                out[i] = r.status == "unsat"
+                if r.model is not None:
+                    broken |= {j for j in items if tm.evaluate(violations[j], r.model)}
+        return out
+
+    def holds(self, violation: Term, effort: float = 1.0) -> bool:
+        """Is ``violation`` (a term over the conditions' states) impossible where the head facts
+        kept hold? Asked of the parts of the game it is about, with nothing else, with ``effort``
+        times the resource limit of a question."""
+        if violation is False:
+            return True
+        parts = sorted({self.var_part[x] for x in tm.free_vars([violation]) if x in self.var_part})
+        if not parts:
+            return False  # a constant that is not False, or a term about nothing the game has
+        background = [c for p in parts for c in self.backgrounds.get(p, [])]
+        facts = [t for p in parts for name, t in self.cut_terms.get(p, []) if name in self.kept]
+        session = self.session(background)
+        return session.check(violation, *facts, timeout_s=session.timeout_s * effort).status == "unsat"
+
+
+#: Random games whose loop heads give the candidate facts of the induction: a fact a few games
+#: break is no candidate, and each candidate costs a question.
+SAMPLE_GAMES = 8
+#: The bound asked of a number that only grows (or only shrinks) from pass to pass, in a proof
+#: that a loop ends: this many times as far from zero as any value the random games saw (a
+#: bound of any size will do; the loose one is the easy question).
+BOUND_SCALE = 100
+#: The resource limit of the question whether a measure falls in every pass, in questions' limits:
+#: it is about the whole pass and the sum of all the numbers (Loving Penguin's round under the
+#: reading where discarded presents leave the game needed 3).
+MEASURE_EFFORT = 4.0
+
+
+def has_open_loop(program: ir.Program) -> bool:
+    """Does the game have a loop to cut? (With none, the bounded trace is the whole game already.)"""
+    return any(isinstance(s, (ir.RepeatUntil, ir.While)) for s in statements(program))
+
+
+def induct(program: ir.Program, n: int, params: dict[str, Any] | None, games: list[list[Any]],
+           session: Callable[[list[Term]], Session], loop: int | None = None) -> tuple[Houdini | None, Samples]:
+    """The proof by induction over the open loops of games of n players, with the head facts
+    sampled from ``games``; with ``loop``, the numbers that went one way only from pass to pass
+    of that loop are followed through its passes (see ranking). None where the game has no open
+    loop, a construct the induction cannot follow, or no sampled game ends."""
+    samples = sample(program, n, params, games)
+    if not samples.ended or not has_open_loop(program):
+        return None, samples
+    measured = {loop: [f for f, _ in samples.monotone(loop)]} if loop is not None else None
+    try:
+        ind = InductiveExec(program, n, params, samples.equations(), measured).prove()
+    except Unsupported:
+        return None, samples
+    # with no open loop the bounded trace is the whole game already
+    return (Houdini(session, ind) if ind.cuts else None), samples
+
+
+def ranking(h: Houdini, loop: int, samples: Samples) -> list[tuple[Feature, int, int]] | None:
+    """A measure that proves the loop ends: numbers of the state each of which never moves the
+    wrong way in a pass (grows, for one that the random games saw grow), that together move the
+    right way by at least one in every pass after which the game goes on, and each of which is
+    bounded wherever a pass ends with the loop going on (so at every head but the first, a state
+    of the game like any other); (number, sign, bound) each, where ``sign`` times the number
+    never grows and stays at or above ``sign`` times the bound. Proven from the head facts kept,
+    which hold at every pass of every game; None where none is found."""
+    passes = h.ind.passes.get(loop)
+    if not passes:
+        return None
+    candidates = samples.monotone(loop)
+    wrong_way = [tm.or_all(tm.and_(p.end_guard, tm.gt(tm.mul(sign, p.end[f]), tm.mul(sign, p.start[f]))) for p in passes)
+                 for f, sign in candidates]
+    moving = [c for c, ok in zip(candidates, h.holds_each(wrong_way)) if ok]
+    # sign * f stays at or above a bound far below any value seen (far within the integers'
+    # range: a number bounded only by the largest integer is not bounded)
+    lows = [-BOUND_SCALE * (max(abs(st[f]) for st in samples.states.get(loop, []) if f in st) + 1) for f, _ in moving]
+    beyond = [tm.or_all(tm.and_(p.again, tm.lt(tm.mul(sign, p.end[f]), low)) for p in passes) if -low <= MAX_INT // 4 else True
+              for (f, sign), low in zip(moving, lows)]
+    measure = [(f, sign, sign * low) for (f, sign), low, ok in zip(moving, lows, h.holds_each(beyond)) if ok]
+    # a count that moves neither way adds nothing to the sum but work for the solver
+    both = {f for f, sign, _ in measure if sign == 1} & {f for f, sign, _ in measure if sign == -1}
+    measure = [m for m in measure if m[0] not in both]
+    if not measure:
+        return None
+    # every pass but the first begins where one ended with the loop going on, so within the
+    # bounds: only those passes need to lower the measure
+    falls = [tm.and_(p.end_guard, *(tm.ge(tm.mul(sign, p.start[f]), sign * bound) for f, sign, bound in measure),
+                     tm.gt(tm.add_all(tm.mul(sign, p.end[f]) for f, sign, _ in measure),
+                           tm.sub(tm.add_all(tm.mul(sign, p.start[f]) for f, sign, _ in measure), 1))) for p in passes]
+    return measure if h.holds(tm.or_all(falls), MEASURE_EFFORT) else None
