@@ -25,7 +25,7 @@ from .witness import apply
 #: order): each is a question for the solver.
 MAX_SAMPLED = 320
 #: A number that takes at most this many values at a loop's head can be the condition of a fact
-#: ("round 0, or the phase is the end of a round").
+#: ("in the first pass, or in the last phase").
 FEW_VALUES = 4
 
 #: A number of the state: a zone's size ("zone", name, index) or a variable's value ("var", name,
@@ -65,8 +65,8 @@ def sampled_equations(heads: list[dict[Feature, int]], counts: set[Feature]) -> 
             for y in varying:
                 if y != x and len(rest) > 1 and len({h[y] for h in rest}) == 1:
                     out.append(("either", x, a, y, rest[0][y]))
-            # and the other way: where x is a, y is the same ("in the first round, no score
-            # yet"), once for each set of states that some such x picks out (another x that
+            # and the other way: where x is a, y is the same ("in the first pass, nothing
+            # counted yet"), once for each set of states that some such x picks out (another x that
             # picks out the same states says so of the first)
             here = tuple(i for i, h in enumerate(heads) if h[x] == a)
             if 1 < len(here) < len(heads) and here in subsets:

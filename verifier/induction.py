@@ -15,7 +15,7 @@ is executed once from its start as follows (Floyd's inductive assertions):
 A loop inside a pass is cut in the same way. The head facts of a loop are candidates: the ruleset's
 ``always`` invariants, and facts that held at the head of every pass of that loop, and where it
 stopped, in a few random games (Samples.equations: a zone's size or a number is a constant, two
-of them add up to one or differ by one, the "hands shrink as tricks are played" kind; one is a
+of them add up to one or differ by one, a hand that shrinks as a counter grows; one is a
 constant where another is, or is not, one of its few values; a count is never below, or above,
 its value where the run of the loop began). Which of them hold is found as Houdini does:
 the candidates a pass (or the way to the loop) can break, the solver says, are dropped, and the
@@ -387,6 +387,15 @@ class Houdini:
                 return False
         return True
 
+    def parts_of(self, violation: Term) -> tuple[int, ...]:
+        """The parts of the game a term is about (none: a constant, or nothing the game has)."""
+        return tuple(sorted({self.var_part[x] for x in tm.free_vars([violation]) if x in self.var_part}))
+
+    def question(self, parts: tuple[int, ...]) -> tuple[Session, list[Term]]:
+        """A session with those parts of the game as background, and the head facts kept there."""
+        facts = [t for p in parts for name, t in self.cut_terms.get(p, []) if name in self.kept]
+        return self.session([c for p in parts for c in self.backgrounds.get(p, [])]), facts
+
     def holds_each(self, violations: list[Term]) -> list[bool]:
         """holds for each violation, those about the same parts of the game asked of one solver
         (see Batch); one that a state the solver shows for another makes true does not hold."""
@@ -394,13 +403,12 @@ class Houdini:
         groups: dict[tuple[int, ...], list[int]] = defaultdict(list)
         for i, v in enumerate(violations):
             if v is not False:
-                groups[tuple(sorted({self.var_part[x] for x in tm.free_vars([v]) if x in self.var_part}))].append(i)
+                groups[self.parts_of(v)].append(i)
         for parts, items in sorted(groups.items()):
             if not parts:
                 continue  # a constant that is not False, or a term about nothing the game has
-            facts = tm.and_all([t for p in parts for name, t in self.cut_terms.get(p, []) if name in self.kept])
-            batch = self.session([c for p in parts for c in self.backgrounds.get(p, [])]).batch(
-                [violations[i] for i in items], {"kept": facts})
+            session, facts = self.question(parts)
+            batch = session.batch([violations[i] for i in items], {"kept": tm.and_all(facts)})
             broken: set[int] = set()
             for k, i in enumerate(items):
                 if i in broken:
@@ -417,12 +425,10 @@ class Houdini:
         times the resource limit of a question."""
         if violation is False:
             return True
-        parts = sorted({self.var_part[x] for x in tm.free_vars([violation]) if x in self.var_part})
+        parts = self.parts_of(violation)
         if not parts:
             return False  # a constant that is not False, or a term about nothing the game has
-        background = [c for p in parts for c in self.backgrounds.get(p, [])]
-        facts = [t for p in parts for name, t in self.cut_terms.get(p, []) if name in self.kept]
-        session = self.session(background)
+        session, facts = self.question(parts)
         return session.check(violation, *facts, timeout_s=session.timeout_s * effort).status == "unsat"
 
 
@@ -434,8 +440,8 @@ SAMPLE_GAMES = 8
 #: bound of any size will do; the loose one is the easy question).
 BOUND_SCALE = 100
 #: The resource limit of the question whether a measure falls in every pass, in questions' limits:
-#: it is about the whole pass and the sum of all the numbers (Loving Penguin's round under the
-#: reading where discarded presents leave the game needed 3).
+#: it is about the whole pass and the sum of all the numbers (a committed ruleset's round of many
+#: steps needed 3 at 2 players; docs/verify.md).
 MEASURE_EFFORT = 4.0
 
 

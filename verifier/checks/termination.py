@@ -329,7 +329,7 @@ def _same_but_counters(a: Any, b: Any, counting: dict[str, int | None]) -> bool:
 
 def _numbers(rules: ir.Ruleset, measure: list[tuple[Feature, int, int]], sign: int) -> list[str]:
     """The numbers of a measure that move one way (-1: grow), in words, each once whatever its
-    index: "the size of 'present_discards'", "'score' (of each player)"."""
+    index: "the size of 'pile'", "'points' (of each player)"."""
     out: list[str] = []
     for (kind, name, idx), s, _ in measure:
         if s != sign:
