@@ -23,7 +23,8 @@ from .conditions import (
     shrinking_zone,
 )
 from .findings import VERDICTS, Finding, Play, Quote, Witness
-from .induction import Houdini
+from .heads import Samples
+from .induction import SAMPLE_GAMES, Houdini, induct
 from .symbolic import DEFAULT_LOOP_BOUND, AttrSource, SymExec, Trace, statements
 from .witness import (
     CONTINUE_MOVES,
@@ -170,6 +171,14 @@ class Context:
     def induction_session(self, background: list[tm.Term]) -> Session:
         """A session for the questions of a proof by induction (induction.py): many small ones."""
         return self.session(background, min(self.o.timeout, SHORTCUT_TIMEOUT))
+
+    def inducted(self, readings: dict[str, str], n: int, loop: int | None = None) -> tuple[Houdini | None, Samples]:
+        """induction.induct for games of n players under these readings, its facts sampled from
+        SAMPLE_GAMES random games (played in the generated engine)."""
+        program = self.program(readings)
+        engine = self.engine(readings)
+        games = [random_game(program, n, seed, self.o.params, engine=engine) for seed in range(SAMPLE_GAMES)]
+        return induct(program, n, self.o.params, games, self.induction_session, loop)
 
     def solve(self, cond: Condition, skip: frozenset[int] = frozenset()) -> Result:
         """Cheap over-approximations first (an UNSAT there is a proof), then the whole game.

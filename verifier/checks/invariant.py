@@ -13,9 +13,8 @@ from ..conditions import (
     invariant_conditions,
 )
 from ..context import SHORTCUT_TIMEOUT, Context, _quotes, drained_loops
-from ..induction import SAMPLE_GAMES, Houdini, has_open_loop, induct
+from ..induction import Houdini, has_open_loop
 from ..symbolic import SymExec, Trace, Unsupported
-from ..witness import random_game
 from ..z3backend import Result
 
 
@@ -42,12 +41,8 @@ class InvariantCheck(Context):
         """The proof by induction over the open loops of games of n players under the default
         readings (induction.induct)."""
         if n not in self.inductions:
-            program = self.program(self.base_readings)
-            self.inductions[n] = None
-            if has_open_loop(program):
-                engine = self.engine(self.base_readings)
-                games = [random_game(program, n, seed, self.o.params, engine=engine) for seed in range(SAMPLE_GAMES)]
-                self.inductions[n] = induct(program, n, self.o.params, games, self.induction_session)[0]
+            # (no random games are played for a game without an open loop)
+            self.inductions[n] = self.inducted(self.base_readings, n)[0] if has_open_loop(self.program(self.base_readings)) else None
         return self.inductions[n]
 
     def proven_by_induction(self, inv: ir.Invariant, n: int) -> bool:

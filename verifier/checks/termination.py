@@ -31,7 +31,7 @@ from ..conditions import (
 from ..context import Context, _quotes
 from ..findings import Play
 from ..heads import Feature
-from ..induction import SAMPLE_GAMES, induct, ranking
+from ..induction import ranking
 from ..symbolic import Trace, statements
 from ..witness import (
     actions_of,
@@ -216,13 +216,10 @@ class TerminationCheck(Context):
         """The loop proven to end under ``readings`` by a measure (induction.ranking), for the
         player counts from the smallest up to the first where no measure is found: the reading,
         those counts and the measure's words; None where it is proven for none."""
-        program = self.program(readings)
-        engine = self.engine(readings)
         found: list[tuple[Feature, int, int]] = []
         proven: list[int] = []
         for n in self.players:
-            games = [random_game(program, n, seed, self.o.params, engine=engine) for seed in range(SAMPLE_GAMES)]
-            h, samples = induct(program, n, self.o.params, games, self.induction_session, loop.sid)
+            h, samples = self.inducted(readings, n, loop.sid)
             measure = None if h is None else ranking(h, loop.sid, samples)
             if measure is None:
                 break  # (each count costs more than the one before: the next would not be proven either)
