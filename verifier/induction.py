@@ -83,12 +83,6 @@ class Induction:
     # per loop whose numbers were asked for (InductiveExec's ``measured``): each pass
     passes: dict[int, list[Pass]] = field(default_factory=lambda: defaultdict(list))
 
-    def assumption(self, name: str) -> Term:
-        """The head fact at every cut point of its loop, where the point's literal holds."""
-        return tm.and_all([tm.implies(lit, oks[name]) for lit, oks in self.cuts if name in oks])
-
-    def goal(self, name: str) -> Term:
-        return tm.or_all(self.checks.get(name, []))
 
 
 def assigned_globals(stmts: list[ir.Stmt], procs: dict[str, ir.Procedure]) -> set[str]:
