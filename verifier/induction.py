@@ -78,11 +78,9 @@ class Induction:
     cuts: list[tuple[Term, dict[str, Term]]] = field(default_factory=list)
     checks: dict[str, list[Term]] = field(default_factory=lambda: defaultdict(list))
     facts: list[str] = field(default_factory=list)  # the head facts' names, in the order they were made
-
     invariant_names: list[str] = field(default_factory=list)  # the ruleset's invariants, checked after the facts
     # per loop whose numbers were asked for (InductiveExec's ``measured``): each pass
     passes: dict[int, list[Pass]] = field(default_factory=lambda: defaultdict(list))
-
 
 
 def assigned_globals(stmts: list[ir.Stmt], procs: dict[str, ir.Procedure]) -> set[str]:
