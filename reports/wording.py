@@ -87,9 +87,10 @@ def _scope(d: dict[str, Any]) -> str:
 
 
 def harmless_how(*, names: list[str], moved: list[str], locally: str | None, local_all: bool, at_end: str | None,
-                 end_all: bool, invariants: list[str]) -> str:
-    """How a harmless proof was made, for its message: a proof local to the rule that changes, or
-    one over the ends of the game with the invariants it used."""
+                 end_all: bool, invariants: list[str], through: list[str] | None = None) -> str:
+    """How a harmless proof was made, for its message: a proof local to the rule that changes (at
+    the procedures ``through`` that use it, where its versions differ), or one over the ends of
+    the game with the invariants it used."""
     changed = ", ".join(repr(x) for x in names)
     how = ""
     where = "" if local_all or locally is None else f" (for {locally})"
@@ -97,6 +98,10 @@ def harmless_how(*, names: list[str], moved: list[str], locally: str | None, loc
         how = (f" Where the game calls {', '.join(repr(x) for x in moved)}, the two versions may leave components in different "
                f"places, but no rule the game applies afterwards tells the two tables apart{where}, so every game goes exactly "
                "the same way.")
+    elif locally and through:
+        how = (f" The two versions of {changed} can differ, but every call of {', '.join(repr(x) for x in through)} leaves the "
+               f"table in the same state under both and gives every player the same choices (a single option is no choice){where}, "
+               "so every game goes exactly the same way.")
     elif locally:
         how = f" Where the game uses {changed}, both versions give the same value{where}, so every game goes exactly the same way."
     if at_end:

@@ -741,7 +741,7 @@ def test_an_undecided_ambiguity_says_what_random_play_tried(monkeypatch: pytest.
     from rulecheck.verifier.verify import verify
     from rulecheck.verifier.z3backend import Result
 
-    monkeypatch.setattr(Verifier, "search", lambda self, traces, goals, n: ("", Result("unknown")))
+    monkeypatch.setattr(Verifier, "search", lambda self, traces, goals, n, prove=None: ("", Result("unknown")))
     monkeypatch.setattr(Verifier, "agree_where_used", lambda self, amb, alt, n: False)
     monkeypatch.setattr(Verifier, "agree_at_end", lambda self, amb, alt, n: False)
     rules = rules_of((ROOT / "tests" / "verify" / "good" / "ambiguity_agrees.rules").read_text(encoding="utf-8"))
@@ -1131,3 +1131,90 @@ def test_evaluating_under_several_assignments_at_once_is_evaluating_each() -> No
                 assert (bool(got >> g & 1) if tm.sort_of(t) == tm.BOOL else got[g]) == want
 
     same()
+
+
+
+VOTE = """
+game "Vote" {
+  players 2..3
+  source "Three proposals are put to the vote. A player may veto once per game; a player whose veto is used need not vote."
+}
+
+var vetoes_left[player]: 0..1 = 1 "a player's veto, until used"
+var passed: 0..3 = 0 "the proposals passed"
+var counted: 0..3 = 0 "the ballots of one kind in the last vote"
+
+define voters -> set of player "who votes" varies by who_votes
+
+define ballots(q: player) -> set of bool "true backs, false vetoes"
+  = {b for b in {true, false} if b or vetoes_left[q] > 0}
+  source "A player may veto once per game."
+
+procedure vote() "every voter shows a ballot at once" source "Three proposals are put to the vote." {
+  let who = voters
+  choose each q in who: ballot from ballots(q) label "votes"
+  let vetoed = {q for q in who if not ballot[q]}
+  for each q in vetoed {
+    set vetoes_left[q] = 0
+  }
+  set counted = size(COUNTED)
+  if size(vetoed) == 0 {
+    set passed = passed + 1
+  }
+}
+
+ambiguity who_votes {
+  kind gap
+  source "A player whose veto is used need not vote."
+  question "Does a player with no veto left vote?"
+  reading abstains default "They do not vote." {
+    define voters -> set of player = {q for q in players if vetoes_left[q] > 0}
+  }
+  reading backs "They vote, and can only back the proposal." {
+    define voters -> set of player = players
+  }
+}
+
+flow {
+  repeat 3 times {
+    vote()
+  }
+  end winners {p for p in players if vetoes_left[p] > 0 and (counted >= 2 or passed == 3)}
+}
+"""
+
+
+def agree_vote(counted: str, n: int) -> bool:
+    """Is the vote's ambiguity proven harmless where the game uses it, with the last vote's
+    ``counted`` ballots deciding who wins?"""
+    rules = rules_of(VOTE.replace("COUNTED", counted))
+    v = Verifier(rules, Options(players=[n], timeout=10.0, jobs=1))
+    alt = dict(v.base_readings)
+    alt["who_votes"] = "backs"
+    proven = v.agree_where_used(rules.ambiguities["who_votes"], alt, n)
+    assert not proven or v.where_used[n] == ["vote"]
+    return proven
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_an_extra_chooser_with_one_option_who_changes_nothing_is_proven_harmless(n: int) -> None:
+    # who votes differs, so the definition alone proves nothing; but a voter with no veto left
+    # can only back the proposal, which passes or not as it would without them
+    assert agree_vote("vetoed", n)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_an_extra_chooser_whose_forced_choice_is_counted_is_not_proven(n: int) -> None:
+    # the same forced vote, but the game counts the ballots that back: the state after differs
+    assert not agree_vote("{q for q in who if ballot[q]}", n)
+
+
+def test_verify_says_the_procedure_leaves_the_same_table_or_shows_the_game_where_it_does_not() -> None:
+    from rulecheck.verifier.verify import verify
+
+    [f] = [f for f in verify(rules_of(VOTE.replace("COUNTED", "vetoed")), Options(timeout=10.0, jobs=1)).findings
+           if f.kind == "ambiguity"]
+    assert f.status == "proven" and "every call of 'vote' leaves the table in the same state" in f.message, (f.title, f.message)
+    [f] = [f for f in verify(rules_of(VOTE.replace("COUNTED", "{q for q in who if ballot[q]}")), Options(timeout=10.0, jobs=1)).findings
+           if f.kind == "ambiguity"]
+    assert f.status == "witness" and f.verdict == "outcome", (f.title, f.message)

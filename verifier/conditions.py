@@ -118,7 +118,7 @@ def outcome_differs(a: Trace, b: Trace) -> Term:
     return tm.and_(tm.not_(a.truncated), tm.not_(b.truncated), tm.or_all(parts))
 
 
-def _parting(x: Decision | None, y: Decision | None) -> Term:
+def parting(x: Decision | None, y: Decision | None) -> Term:
     """The readings' games part at this decision: one offers a choice where the other offers none,
     or both reach it and offer different options. A decision with a single option is no choice:
     a forced move in one reading only, or different forced moves, part nothing here (what they
@@ -145,7 +145,7 @@ def _is_move(d: Decision | None) -> bool:
 
 def moves_differ(a: Trace, b: Trace) -> Term:
     """Somewhere the same history offers a player different legal moves: a choice the other
-    reading does not have, or the same decision with other options (see _parting: a decision
+    reading does not have, or the same decision with other options (see parting: a decision
     with one option is no choice)."""
     da = {d.key: d for d in a.decisions}
     db = {d.key: d for d in b.decisions}
@@ -153,7 +153,7 @@ def moves_differ(a: Trace, b: Trace) -> Term:
     for key in sorted(set(da) | set(db)):
         x, y = da.get(key), db.get(key)
         if _is_move(x) or _is_move(y):
-            parts.append(_parting(x, y))
+            parts.append(parting(x, y))
     return tm.or_all(parts)
 
 
@@ -167,7 +167,7 @@ def moves_condition(a: Trace, b: Trace) -> tuple[list[Term], Term]:
     parted: Term = False  # some decision up to this one differs
     for y in sorted(b.decisions, key=lambda d: d.order):
         # at the parting decision itself b's choice does not matter either
-        parted = tm.or_(parted, _parting(da.get(y.key), y))
+        parted = tm.or_(parted, parting(da.get(y.key), y))
         background.append(tm.implies(tm.not_(parted), y.rule))
     return background, moves_differ(a, b)
 

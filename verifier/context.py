@@ -117,6 +117,7 @@ class Context:
         self.proven_invariants: dict[tuple[str, int, bool], bool] = {}  # (invariant, players, any table) -> proven
         self.solved: dict[tuple[str, int, bool], Result] = {}  # the same key -> the solver's answer, asked ahead (prove_invariants)
         self.end_proofs: dict[int, list[str]] = {}  # players -> the invariants agree_at_end's proof used
+        self.where_used: dict[int, list[str]] = {}  # players -> the procedures agree_where_used ran under both readings
         self.free_bases: dict[int, Trace] = {}  # players -> the default readings' trace with the data free
         # players -> the induction over the open loops, the head facts it proved, its solver (see InvariantCheck.induction)
         self.inductions: dict[int, Houdini | None] = {}
@@ -223,11 +224,13 @@ class Context:
                         results[i] = Result("unsat")
         return [r if r is not None else self.solve(c, frozenset(a)) for r, c, a in zip(results, conds, asked)]
 
-    def search(self, traces: list[Trace], goals: list[tuple[str, list[tm.Term], tm.Term]], n: int) -> tuple[str, Result]:
+    def search(self, traces: list[Trace], goals: list[tuple[str, list[tm.Term], tm.Term]], n: int,
+               prove: Callable[[], bool] | None = None) -> tuple[str, Result]:
         """Look for a game where one of the goals holds (each with its background): first with the
         deal of a few random games fixed (small problems the solver settles fast; a game found so
         is as good as any), then with every deal open, which is what a proof needs. The first goal
-        found wins; "unsat" only when every goal is proven impossible."""
+        found wins; "unsat" only when every goal is proven impossible. ``prove``: a cheaper proof
+        that no goal can hold, tried before the open deals (named "local" where it holds)."""
         goals = [g for g in goals if g[2] is not False]
         if not goals:
             return "", Result("unsat")
@@ -246,6 +249,8 @@ class Context:
                     return name, r
                 if r.status == "unknown":
                     stuck.add(name)
+        if prove is not None and prove():
+            return "local", Result("unsat")
         unknown = None
         for (name, _, goal), session in zip(goals, sessions):
             r = session.check(goal)

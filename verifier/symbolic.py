@@ -497,6 +497,7 @@ class SymExec:
         compare: frozenset[str] = frozenset(),
         displaced: dict[str, ir.Procedure] | None = None,
         compare_ends: bool = False,
+        compare_procs: frozenset[str] = frozenset(),
     ) -> None:
         from rulecheck.interpreter.semantics import resolve_params
 
@@ -518,6 +519,11 @@ class SymExec:
         self.shadow = shadow or {}
         self.compare = compare
         self.mode = 0  # 0: plain; 1: inside a compared call (no nested comparing); 2: the other versions
+        # Procedures run under both versions of ``shadow`` at each call from outside a compared
+        # call, side by side from the same state (see product.py); their decisions' selectors are
+        # named with ``sel_prefix``, which the other versions' run changes.
+        self.compare_procs = compare_procs
+        self.sel_prefix = "d"
         # Other versions of some procedures (``displaced``), which may leave components elsewhere.
         # Both versions run at each call; a component they leave in different places gets its
         # other location in ``alt_loc`` (the other reading's state is this one with those
@@ -938,6 +944,10 @@ class SymExec:
             self.path.append(self.ordinals[s.sid])
             if s.name in self.displaced and not self.no_compare:
                 self.both_versions(proc, self.displaced[s.name], args, struct)
+            elif s.name in self.compare_procs and self.mode == 0 and not self.no_compare:
+                from .product import both_readings  # the product's module builds on this one
+
+                both_readings(self, proc, args, struct, self.live(ok))
             else:
                 self.block(proc.body, ChainMap({n: v for (n, _), v in zip(proc.formals, args)}), struct)
             self.path.pop()
@@ -1245,7 +1255,7 @@ class SymExec:
     def new_decision(self, s: ir.Stmt, kind: str, active: Term, player: Value, options: SymSet, t: Type | None,
                      extra: str = "", node: int | None = None, count: int = 1) -> Decision:
         key = self.key(s, extra)
-        sel: dict[int, Term] = {k: tm.bool_var(f"d|{key}|{k}") for k, m in sorted(options.mem.items()) if m is not False}
+        sel: dict[int, Term] = {k: tm.bool_var(f"{self.sel_prefix}|{key}|{k}") for k, m in sorted(options.mem.items()) if m is not False}
         if node is None:
             self.nodes += 1
             node = self.nodes

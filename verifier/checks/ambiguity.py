@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from rulecheck.codegen.playout import Outcome, game_seed, play
@@ -122,7 +123,11 @@ class AmbiguityCheck(SameRuleCheck):
             tb = self.trace(n, alt)
             both = ta.constraints + tb.constraints
             background, moves = moves_condition(ta, tb)
-            kind_of, r = self.search([ta, tb], [("outcome", both, outcome_differs(ta, tb)), ("moves", background, moves)], n)
+            # a proof local to the changed definitions costs less than the open deals' search
+            kind_of, r = self.search([ta, tb], [("outcome", both, outcome_differs(ta, tb)), ("moves", background, moves)], n,
+                                     prove=functools.partial(self.agree_where_used, amb, alt, n))
+            if kind_of == "local":
+                locally.append(n)
             found_by, where = "", None
             if r.status == "sat":
                 assert r.model is not None
@@ -160,9 +165,7 @@ class AmbiguityCheck(SameRuleCheck):
                     active = {d.key for t in (ta, tb) for d in t.decisions if value(d.active)}
                     self.models[id(finding)] = (r.model, active)
                 return
-            if r.status == "unknown" and self.agree_where_used(amb, alt, n):
-                locally.append(n)
-            (proven if r.status == "unsat" or n in locally else unknown).append(n)
+            (proven if r.status == "unsat" else unknown).append(n)
         # results are compared only in games that end: where none ends within the bound, "the
         # same in every game" covers the opening of the game alone, and is not a proof
         endless = [n for n in proven if not self.ends_within(n)]
@@ -204,6 +207,7 @@ class AmbiguityCheck(SameRuleCheck):
         self.found("ambiguity", "harmless", amb.name, amb.span, quotes, bound=f"every game of {self.span_line(proven)}", declared=amb.kind,
                    proven=self.span_line(proven), how=wording.harmless_how(
                        names=names, moved=moved, locally=self.span_line(locally) if locally else None, local_all=locally == proven,
+                       through=sorted({p for k in locally for p in self.where_used.get(k, [])}),
                        at_end=self.span_line(at_end) if at_end else None, end_all=at_end == proven,
                        invariants=sorted({name for k in at_end for name in self.end_proofs[k]})), **facts)
 

@@ -28,8 +28,11 @@ class LocalProofs(InvariantCheck):
         them, in the same state. If the two can never disagree, both readings play every game
         alike. Where the changed definitions themselves disagree, their callers may not (two
         versions of a tie-break can pick different cards yet the same player), so the comparison
-        moves out one caller at a time. Small problems next to comparing two whole games; readings
-        that change a procedure are left to the whole-game search."""
+        moves out one caller at a time: definitions first, then the procedures that use them,
+        each call run under both readings from the same state (see product.py), then their
+        callers. Small problems next to comparing two whole games; readings that change a
+        procedure are left to the whole-game search. The procedures compared are kept in
+        ``where_used`` for the finding's words."""
         ra, rb = amb.reading(self.base_readings[amb.name]), amb.reading(alt[amb.name])
         if ra is None or rb is None or ra.procs or rb.procs:
             return False
@@ -38,23 +41,37 @@ class LocalProofs(InvariantCheck):
         changed = sorted({*ra.defs, *rb.defs})
         shadow = {name: other.defs[name] for name in changed}
         callers: dict[str, set[str]] = {}
-        for d in program.defs.values():
-            for c in callees(d):
-                callers.setdefault(c, set()).add(d.name)
-        compare = frozenset(changed)
+        users: list[ir.Definition | ir.Procedure] = [*program.defs.values(), *program.procs.values()]
+        for v in users:
+            for c in callees(v):
+                callers.setdefault(c, set()).add(v.name)
+        compare, procs = frozenset(changed), frozenset[str]()
         while True:
-            t = SymExec(program, n, params=self.o.params, loop_bound=self.o.loop_bound, shadow=shadow, compare=compare,
-                        watch_invariants=False).run()
-            goal = tm.or_all(o.cond for o in t.obligations if o.kind == "diverge")
-            status = self.session(t.constraints).check(goal).status
+            try:
+                t = SymExec(program, n, params=self.o.params, loop_bound=self.o.loop_bound, shadow=shadow, compare=compare,
+                            compare_procs=procs, watch_invariants=False).run()
+            except Unsupported:  # both readings' games are supported, but not every product of them
+                return False
+            goals = [o.cond for o in t.obligations if o.kind == "diverge"]
+            session = self.session(t.constraints)
+            # the procedures' comparisons one at a time: two per call (see product.py)
+            status = (session.check_each(goals) if procs else session.check(tm.or_all(goals))).status
             if status == "unsat":
+                self.where_used[n] = sorted(procs)
                 return True
             if status == "unknown":  # a wider comparison is a larger problem still
                 return False
-            wider = compare | {c for name in compare for c in callers.get(name, ())}
-            if wider == compare:
+            around = {c for name in compare | procs for c in callers.get(name, ())}
+            wider = compare | {c for c in around if c in program.defs}
+            if wider != compare:
+                compare = wider
+                continue
+            # the definitions disagree wherever the game uses them: the procedures that do
+            # may still leave the same game
+            wider = procs | {c for c in around if c in program.procs}
+            if wider == procs:
                 return False
-            compare = wider
+            procs = wider
 
     def agree_at_end(self, amb: ir.Ambiguity, alt: dict[str, str], n: int, any_table: bool = False) -> bool:
         """A proof local to the end of the game, for readings that change only definitions the
