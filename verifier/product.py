@@ -78,7 +78,8 @@ def both_readings(sx: SymExec, proc: ir.Procedure, args: list[Value], struct: Te
     try:
         run(1, saved["sel_prefix"])  # no comparing nested inside: the whole call is compared
     finally:
-        sx.mode, sx.sel_prefix = saved["mode"], saved["sel_prefix"]
+        # the obligations below are the call's own
+        sx.mode, sx.sel_prefix, sx.site = saved["mode"], saved["sel_prefix"], saved["site"]
     ours = {d.key: d for d in sx.decisions[start:]}
     other = {d.key: d for d in their_decisions}
     parting: list[Term] = []

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.walk import callees, walk_exprs
+from rulecheck.dsl.walk import callees, walk_exprs, walk_stmts
 
 from .. import terms as tm
 from ..symbolic import AttrSource, SymExec, Unsupported, statements
@@ -22,7 +22,7 @@ class LocalProofs(InvariantCheck):
     """Proofs local to the rule an ambiguity changes (where it is used, at the end of the game,
     where its procedures leave components), and the invariants they use."""
 
-    def agree_where_used(self, amb: ir.Ambiguity, alt: dict[str, str], n: int) -> bool:
+    def agree_where_used(self, amb: ir.Ambiguity, alt: dict[str, str], n: int, attrs: AttrSource | None = None) -> bool:
         """A proof local to the rules that change: when two readings differ only in definitions,
         evaluate the other reading's version beside this one's wherever a game of n players uses
         them, in the same state. If the two can never disagree, both readings play every game
@@ -32,7 +32,8 @@ class LocalProofs(InvariantCheck):
         each call run under both readings from the same state (see product.py), then their
         callers. Small problems next to comparing two whole games; readings that change a
         procedure are left to the whole-game search. The procedures compared are kept in
-        ``where_used`` for the finding's words."""
+        ``where_used`` for the finding's words; ``attrs``: the components' data (free, for a
+        proof for every table)."""
         ra, rb = amb.reading(self.base_readings[amb.name]), amb.reading(alt[amb.name])
         if ra is None or rb is None or ra.procs or rb.procs:
             return False
@@ -46,32 +47,42 @@ class LocalProofs(InvariantCheck):
             for c in callees(v):
                 callers.setdefault(c, set()).add(v.name)
         compare, procs = frozenset(changed), frozenset[str]()
+        in_flow = {s.sid for s in walk_stmts(self.rules.flow)}  # the statements outside every procedure
         while True:
             try:
-                t = SymExec(program, n, params=self.o.params, loop_bound=self.o.loop_bound, shadow=shadow, compare=compare,
-                            compare_procs=procs, watch_invariants=False).run()
+                t = SymExec(program, n, params=self.o.params, attrs=attrs, loop_bound=self.o.loop_bound, shadow=shadow,
+                            compare=compare, compare_procs=procs, watch_invariants=False).run()
             except Unsupported:  # both readings' games are supported, but not every product of them
                 return False
-            goals = [o.cond for o in t.obligations if o.kind == "diverge"]
+            diverging = [o for o in t.obligations if o.kind == "diverge"]
             session = self.session(t.constraints)
             # the procedures' comparisons one at a time: two per call (see product.py)
-            status = (session.check_each(goals) if procs else session.check(tm.or_all(goals))).status
-            if status == "unsat":
+            r = session.check_each([o.cond for o in diverging]) if procs else session.check(tm.or_all(o.cond for o in diverging))
+            if r.status == "unsat":
                 self.where_used[n] = sorted(procs)
                 return True
-            if status == "unknown":  # a wider comparison is a larger problem still
+            if r.status == "unknown":  # a wider comparison is a larger problem still
                 return False
             around = {c for name in compare | procs for c in callers.get(name, ())}
             wider = compare | {c for c in around if c in program.defs}
             if wider != compare:
                 compare = wider
                 continue
-            # the definitions disagree wherever the game uses them: the procedures that do
-            # may still leave the same game
+            # the definitions disagree wherever the game uses them: the procedures that do may
+            # still leave the same game, but not where the flow itself sees the difference
+            assert r.model is not None
+            value = tm.Evaluator(r.model)
+            if any(o.site in in_flow and value(o.cond) for o in diverging):
+                return False
             wider = procs | {c for c in around if c in program.procs}
             if wider == procs:
                 return False
             procs = wider
+
+    def where_used_any_table(self, amb: ir.Ambiguity, alt: dict[str, str], n: int) -> bool:
+        """agree_where_used with the assumed and unspecified data free (for the sensitivity of a
+        harmless finding)."""
+        return self.proof_any_table(("where", amb.name, alt[amb.name], n), lambda: self.agree_where_used(amb, alt, n, self.free_data()))
 
     def agree_at_end(self, amb: ir.Ambiguity, alt: dict[str, str], n: int, any_table: bool = False) -> bool:
         """A proof local to the end of the game, for readings that change only definitions the

@@ -143,7 +143,8 @@ class SensitivityCheck(AmbiguityCheck):
     def sensitivity_of_proof(self, amb: ir.Ambiguity, alt: dict[str, str]) -> tuple[str, dict[str, Any]] | None:
         moved = _moved_only(amb, self.base_readings[amb.name], alt[amb.name])
         for n in self.players:
-            if (self.alike_any_table(moved, alt, amb.name, n) if moved else self.end_any_table(amb, alt, n)):
+            if (self.alike_any_table(moved, alt, amb.name, n) if moved
+                    else self.end_any_table(amb, alt, n) or self.where_used_any_table(amb, alt, n)):
                 continue
             try:
                 ta, tb = self._attr_traces(n, alt)
