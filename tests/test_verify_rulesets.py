@@ -43,6 +43,7 @@ INTENDED = {
     "dead_rule": ("dead-rule", "proven"),
     "ambiguity_differs": ("ambiguity", "witness"),
     "given_back": ("ambiguity", "witness"),
+    "other_chooser": ("ambiguity", "witness"),
     "broken_invariant": ("invariant", "witness"),
 }
 

@@ -120,9 +120,9 @@ def outcome_differs(a: Trace, b: Trace) -> Term:
 
 def parting(x: Decision | None, y: Decision | None) -> Term:
     """The readings' games part at this decision: one offers a choice where the other offers none,
-    or both reach it and offer different options. A decision with a single option is no choice:
-    a forced move in one reading only, or different forced moves, part nothing here (what they
-    change shows in the results)."""
+    both reach it and offer different options, or both offer a choice but to different players.
+    A decision with a single option is no choice: a forced move in one reading only, or different
+    forced moves, part nothing here (what they change shows in the results)."""
     if x is None or y is None:
         d = x or y
         assert d is not None
@@ -131,6 +131,8 @@ def parting(x: Decision | None, y: Decision | None) -> Term:
         tm.and_(x.active, y.active, tm.not_(_same_options(x.options, y.options)), tm.or_(_choice(x.options), _choice(y.options))),
         tm.and_(x.active, tm.not_(y.active), _choice(x.options)),
         tm.and_(y.active, tm.not_(x.active), _choice(y.options)),
+        # the same options, but another player decides (as the replay sees it: witness._same_node)
+        tm.and_(x.active, y.active, _choice(x.options), _choice(y.options), tm.not_(value_eq(x.player, y.player))),
     ])
 
 
