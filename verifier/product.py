@@ -39,9 +39,9 @@ _LISTS = ("decisions", "abstract", "invariant_violations", "invariant_abstract")
 def _save(sx: SymExec) -> dict[str, Any]:
     saved = {name: getattr(sx, name) for name in _PLAIN}
     saved.update({name: len(getattr(sx, name)) for name in _LISTS})
-    saved["loc"] = list(sx.loc)  # each component's locations are replaced, never changed in place
+    state = _final(sx)
+    saved["loc"], saved["vars"] = state["loc"], state["vars"]
     saved["counts"] = dict(sx.counts)
-    saved["vars"] = {k: dict(v) if isinstance(v, dict) else v for k, v in sx.vars.items()}
     for name in ("var_ver", "loop_heads", "invariant_version"):
         saved[name] = dict(getattr(sx, name))
     return saved
@@ -110,18 +110,15 @@ def _alike(x: Decision, y: Decision) -> Term:
 
 def _final(sx: SymExec) -> dict[str, Any]:
     """What a run leaves that the rest of the game can see."""
-    return {
-        "loc": list(sx.loc),
-        "vars": {k: dict(v) if isinstance(v, dict) else v for k, v in sx.vars.items()},
-        "winners": sx.winners, "ended": sx.ended, "drawn": sx.drawn, "stopped": sx.stopped, "truncated": sx.truncated,
-    }
+    state = sx.snapshot(True)  # the locations and variables, copied as at a loop head
+    state.update(winners=sx.winners, ended=sx.ended, drawn=sx.drawn, stopped=sx.stopped, truncated=sx.truncated)
+    return state
 
 
 def _state_differs(a: dict[str, Any], b: dict[str, Any]) -> Term:
     parts: list[Term] = []
     for la, lb in zip(a["loc"], b["loc"]):
-        if la is not lb:
-            parts.extend(tm.not_(tm.eq(la.get(z, False), lb.get(z, False))) for z in sorted(set(la) | set(lb)))
+        parts.extend(tm.not_(tm.eq(la.get(z, False), lb.get(z, False))) for z in sorted(set(la) | set(lb)))
     for name, va in a["vars"].items():
         vb = b["vars"][name]
         if isinstance(va, dict):
