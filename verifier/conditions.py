@@ -128,7 +128,7 @@ def parting(x: Decision | None, y: Decision | None) -> Term:
         assert d is not None
         return tm.and_(d.active, _choice(d.options))
     return tm.or_all([
-        tm.and_(x.active, y.active, tm.not_(_same_options(x.options, y.options)), tm.or_(_choice(x.options), _choice(y.options))),
+        tm.and_(x.active, y.active, tm.not_(same_options(x.options, y.options)), tm.or_(_choice(x.options), _choice(y.options))),
         tm.and_(x.active, tm.not_(y.active), _choice(x.options)),
         tm.and_(y.active, tm.not_(x.active), _choice(y.options)),
         # the same options, but another player decides (as the replay sees it: witness._same_node)
@@ -174,7 +174,7 @@ def moves_condition(a: Trace, b: Trace) -> tuple[list[Term], Term]:
     return background, moves_differ(a, b)
 
 
-def _same_options(x: SymSet, y: SymSet) -> Term:
+def same_options(x: SymSet, y: SymSet) -> Term:
     keys = sorted(set(x.mem) | set(y.mem))
     return tm.and_all(tm.eq(x.mem.get(k, False), y.mem.get(k, False)) for k in keys)
 

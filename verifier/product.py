@@ -13,14 +13,14 @@ the call. Where none can arise, the rest of the game is the same program from th
 
 from __future__ import annotations
 
-from collections import ChainMap
 from typing import TYPE_CHECKING, Any
 
 from rulecheck.dsl import ir
 
 from . import terms as tm
 from .conditions import parting as parting_at
-from .symbolic import Decision, Value, value_eq
+from .conditions import same_options
+from .symbolic import Decision, Value, proc_env, value_eq
 
 if TYPE_CHECKING:
     from .symbolic import SymExec
@@ -64,7 +64,7 @@ def both_readings(sx: SymExec, proc: ir.Procedure, args: list[Value], struct: Te
 
     def run(mode: int, prefix: str) -> None:
         sx.mode, sx.sel_prefix = mode, prefix
-        sx.block(body, _env(proc, args), struct)
+        sx.block(body, proc_env(proc, args), struct)
 
     saved = _save(sx)
     start = len(sx.decisions)
@@ -96,16 +96,10 @@ def both_readings(sx: SymExec, proc: ir.Procedure, args: list[Value], struct: Te
     sx.diverge(proc.span, tm.and_(entry, after))
 
 
-def _env(proc: ir.Procedure, args: list[Value]) -> ChainMap[str, Value]:
-    return ChainMap({n: v for (n, _), v in zip(proc.formals, args)})
-
-
 def _alike(x: Decision, y: Decision) -> Term:
     """Where both runs reach a decision with the same options, both take the same one."""
-    keys = sorted(set(x.options.mem) | set(y.options.mem))
-    same = tm.and_all(tm.eq(x.options.mem.get(k, False), y.options.mem.get(k, False)) for k in keys)
     taken = tm.and_all(tm.eq(x.sel.get(k, False), y.sel.get(k, False)) for k in sorted(set(x.sel) | set(y.sel)))
-    return tm.implies(tm.and_(x.active, y.active, same), taken)
+    return tm.implies(tm.and_(x.active, y.active, same_options(x.options, y.options)), taken)
 
 
 def _final(sx: SymExec) -> dict[str, Any]:

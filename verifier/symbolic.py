@@ -346,6 +346,11 @@ def set_eq(a: SymSet, b: SymSet) -> Term:
     return tm.and_all(tm.eq(a.mem.get(k, False), b.mem.get(k, False)) for k in sorted(keys))
 
 
+def proc_env(proc: ir.Procedure, args: list[Value]) -> Env:
+    """The locals a call of a procedure starts with: its formals bound to the arguments."""
+    return ChainMap({n: v for (n, _), v in zip(proc.formals, args)})
+
+
 def value_eq(a: Value, b: Value) -> Term:
     if isinstance(a, SymRecord) or isinstance(b, SymRecord):
         assert isinstance(a, SymRecord) and isinstance(b, SymRecord)
@@ -949,7 +954,7 @@ class SymExec:
 
                 both_readings(self, proc, args, struct, self.live(ok))
             else:
-                self.block(proc.body, ChainMap({n: v for (n, _), v in zip(proc.formals, args)}), struct)
+                self.block(proc.body, proc_env(proc, args), struct)
             self.path.pop()
         elif isinstance(s, ir.End):
             # where the game reaches its end, every count followed the path: tell the solver
@@ -1492,7 +1497,7 @@ class SymExec:
         here; the components they leave in different places get their other location (versions
         that only move components and evaluate: see __init__)."""
         assert proc.body is not None and other.body is not None
-        env: Env = ChainMap({n: v for (n, _), v in zip(proc.formals, args)})
+        env = proc_env(proc, args)
         stopped_before = self.stopped
         saved = (self.loc, self.counts, self.obligations, self.reach, self.stopped, self.ended, self.errs, self.loc_ver)
         self.loc, self.counts = self.other_state()
