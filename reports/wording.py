@@ -142,6 +142,11 @@ def _obligation(f: Finding) -> Words:
         return (f"{what}: not decided in time",
                 f"The solver ran out of time for {d['unknown']}; " + (f"proven for {d['proven']}." if d.get("proven") else "nothing is proven."))
     assert v == "never"
+    if d.get("how") == "induction":
+        return (f"{what}: never happens",
+                f"No game of {d['proven']}{_scope(d)}, however long, reaches this situation: {situation}. Each pass of every "
+                "open-ended loop, from any state in which the facts proven of that loop's start hold, keeps clear of it (a proof "
+                f"by induction over the passes).{_others(d)}")
     return (f"{what}: never happens",
             f"No game of {d['proven']}{_scope(d)} reaches this situation: {situation}.{_others(d)}")
 

@@ -126,3 +126,29 @@ def test_no_measure_where_a_pass_may_change_nothing() -> None:
     h, samples = induction.induct(program, 2, {}, games, v.induction_session, loop.sid)
     assert h is not None and h.ind.passes.get(loop.sid)
     assert induction.ranking(h, loop.sid, samples) is None
+
+
+def obligations(path: Path, **options: Any) -> dict[str, Any]:
+    o = verify(rules_of(path), Options(timeout=10.0, jobs=1, checks=frozenset({"exhaustion", "incompleteness"}), **options))
+    return {f.subject: f for f in o.findings if f.kind in ("exhaustion", "incompleteness")}
+
+
+def test_a_supply_that_lasts_every_round_is_proven_any_length() -> None:
+    found = obligations(HERE / "short_deck.rules")
+    for name in ("deck", "round_no", "flow"):
+        f = found[name]
+        assert (f.verdict, f.details.get("how")) == ("never", "induction"), name
+        assert f.bound.startswith("every game of 2 players, any length"), name
+        assert "however long" in f.message
+
+
+def test_a_supply_that_runs_out_after_the_bound_is_not_proven_beyond_it() -> None:
+    # four cards for up to six rounds: the fifth round finds the deck empty, which the three
+    # rounds of the bounded trace never reach; the proof over every pass must fail
+    found = obligations(HERE / "short_deck.rules", params={"cards": 4})
+    deck = found["deck"]
+    assert deck.verdict == "never" and "how" not in deck.details
+    assert "up to 3 passes" in deck.bound and "any length" not in deck.bound
+    assert found["round_no"].details.get("how") == "induction"  # the round counter is bounded either way
+    found = obligations(HERE / "short_deck.rules", params={"cards": 4}, loop_bound=5)
+    assert found["deck"].verdict == "happens"

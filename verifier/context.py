@@ -24,7 +24,7 @@ from .conditions import (
 )
 from .findings import VERDICTS, Finding, Play, Quote, Witness
 from .heads import Samples
-from .induction import SAMPLE_GAMES, Houdini, induct
+from .induction import INDUCTION_LEMMA, SAMPLE_GAMES, Houdini, has_open_loop, induct, kept_of
 from .symbolic import DEFAULT_LOOP_BOUND, AttrSource, SymExec, Trace, statements
 from .witness import (
     CONTINUE_MOVES,
@@ -114,7 +114,8 @@ class Context:
         # the default readings' games translated once, before the workers fork: each check starts
         # from its own copy of this context (see run_tasks)
         self.shared_tr: Translator | None = None
-        self.proven_invariants: dict[tuple[str, int, bool], bool] = {}  # (invariant, players, any table) -> proven
+        # (invariant, players, any table) -> proven; also the inductions' lemmas (induction.induction_lemmas)
+        self.proven_invariants: dict[tuple[str, int, bool], bool] = {}
         self.solved: dict[tuple[str, int, bool], Result] = {}  # the same key -> the solver's answer, asked ahead (prove_invariants)
         self.end_proofs: dict[int, list[str]] = {}  # players -> the invariants agree_at_end's proof used
         self.where_used: dict[int, list[str]] = {}  # players -> the procedures agree_where_used ran under both readings
@@ -173,13 +174,26 @@ class Context:
         """A session for the questions of a proof by induction (induction.py): many small ones."""
         return self.session(background, min(self.o.timeout, SHORTCUT_TIMEOUT))
 
-    def inducted(self, readings: dict[str, str], n: int, loop: int | None = None) -> tuple[Houdini | None, Samples]:
+    def inducted(self, readings: dict[str, str], n: int, loop: int | None = None,
+                 kept: set[str] | None = None) -> tuple[Houdini | None, Samples]:
         """induction.induct for games of n players under these readings, its facts sampled from
         SAMPLE_GAMES random games (played in the generated engine)."""
         program = self.program(readings)
         engine = self.engine(readings)
         games = [random_game(program, n, seed, self.o.params, engine=engine) for seed in range(SAMPLE_GAMES)]
-        return induct(program, n, self.o.params, games, self.induction_session, loop)
+        return induct(program, n, self.o.params, games, self.induction_session, loop, kept)
+
+    def induction(self, n: int) -> Houdini | None:
+        """The proof by induction over the open loops of games of n players under the default
+        readings (induction.induct); where an "induction" task found its facts already (its
+        lemmas), the same cut game with those facts, without the search for them."""
+        if n not in self.inductions:
+            kept = kept_of(self.proven_invariants, n)
+            made = kept is None or self.proven_invariants[(INDUCTION_LEMMA, n, False)]  # (not made: the task found none)
+            # (no random games are played for a game without an open loop)
+            self.inductions[n] = (self.inducted(self.base_readings, n, kept=kept)[0]
+                                  if made and has_open_loop(self.program(self.base_readings)) else None)
+        return self.inductions[n]
 
     def solve(self, cond: Condition, skip: frozenset[int] = frozenset()) -> Result:
         """Cheap over-approximations first (an UNSAT there is a proof), then the whole game.
@@ -270,6 +284,14 @@ class Context:
         (a proof then covers the passes explored, not the games beyond them)."""
         cut = bool(n_list) and any(self.cut_by_bound(n) for n in n_list)
         return wording.players_span(n_list, self.o.loop_bound if cut else None)
+
+    def proven_line(self, bounded: list[int], inductive: list[int]) -> str | None:
+        """The player counts proven: those proven within the loop bound (span_line) and those for
+        games of any length."""
+        parts = [f"{wording.players_text(inductive)}, any length"] if inductive else []
+        if bounded:
+            parts.append(self.span_line(bounded))
+        return "; ".join(parts) or None
 
     def ends_within(self, n: int) -> bool:
         """Does some game of n players end within the loop bound (proven possible)?"""

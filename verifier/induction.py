@@ -49,7 +49,7 @@ from rulecheck.dsl.walk import walk_stmts
 
 from . import terms as tm
 from .heads import Feature, Sampled, Samples, sample
-from .symbolic import Env, SymExec, Unsupported, as_bool, as_int, statements
+from .symbolic import Env, Obligation, SymExec, Unsupported, as_bool, as_int, statements
 from .terms import Term
 from .z3backend import Batch, Session
 
@@ -81,6 +81,9 @@ class Induction:
     invariant_names: list[str] = field(default_factory=list)  # the ruleset's invariants, checked after the facts
     # per loop whose numbers were asked for (InductiveExec's ``measured``): each pass
     passes: dict[int, list[Pass]] = field(default_factory=lambda: defaultdict(list))
+    # the rules' failures (a decision no rule settles, a supply that runs out …), each a term
+    # true where it happens, over the cut game: one no state allows cannot happen in any game
+    obligations: list[Obligation] = field(default_factory=list)
 
 
 def assigned_globals(stmts: list[ir.Stmt], procs: dict[str, ir.Procedure]) -> set[str]:
@@ -125,6 +128,8 @@ class InductiveExec(SymExec):
         self.block(self.rules.flow, ChainMap(), True)
         if self.truncated is not False:  # a `repeat N times` too long to unroll: not every pass was followed
             raise Unsupported("a loop of more passes than a trace holds")
+        self.flow_obligation()
+        self.result.obligations = self.obligations
         for cid, loc in enumerate(self.loc):
             if cid not in self.out:
                 self.constraints.append(tm.pb_eq(loc.values(), 1))
@@ -315,7 +320,7 @@ class Houdini:
     is asked of a solver of its own, with only its own part of the game as background. A fact the
     solver cannot decide is dropped, as is every fact broken in a state it shows."""
 
-    def __init__(self, session: Callable[[list[Term]], Session], ind: Induction) -> None:
+    def __init__(self, session: Callable[[list[Term]], Session], ind: Induction, kept: set[str] | None = None) -> None:
         self.ind = ind
         names = [*ind.facts, *ind.invariant_names]
         checks = [(name, t) for name in names for t in ind.checks.get(name, [])]
@@ -347,7 +352,8 @@ class Houdini:
             self.parts.append((batch, {name: i for i, name in enumerate(order)}, terms))
         # a check with no variable at all is a constant: true where it fails in every game
         self.broken = {name for (name, t), q in zip(checks, check_part) if q == -1 and t is not False}
-        self.kept = self.fixpoint()
+        # ``kept``: the facts a fixpoint over the same cut game found already (in another worker)
+        self.kept = self.fixpoint() if kept is None else kept & set(ind.facts) - self.broken
 
     def fixpoint(self) -> set[str]:
         kept = set(self.ind.facts) - self.broken
@@ -443,13 +449,26 @@ def has_open_loop(program: ir.Program) -> bool:
 
 
 def induct(program: ir.Program, n: int, params: dict[str, Any] | None, games: list[list[Any]],
-           session: Callable[[list[Term]], Session], loop: int | None = None) -> tuple[Houdini | None, Samples]:
+           session: Callable[[list[Term]], Session], loop: int | None = None,
+           kept: set[str] | None = None) -> tuple[Houdini | None, Samples]:
     """The proof by induction over the open loops of games of n players, with the head facts
     sampled from ``games``; with ``loop``, the numbers that went one way only from pass to pass
-    of that loop are followed through its passes (see ranking). None where the game has no open
-    loop, a construct the induction cannot follow, or no sampled game ends."""
+    of that loop are followed through its passes (see ranking); ``kept``: the head facts that
+    hold, found for the same games already. None where the game has no open loop, a construct
+    the induction cannot follow, or no sampled game ends."""
+    none = Samples({}, {}, False, set())
+    if not has_open_loop(program):
+        return None, none
+    try:
+        # the cut game without facts first: replaying the sampled games costs more (long games
+        # that do not end, seconds each) than finding that it has a construct the induction
+        # cannot follow, or no open loop a game reaches
+        if not InductiveExec(program, n, params).prove().cuts:
+            return None, none
+    except Unsupported:
+        return None, none
     samples = sample(program, n, params, games)
-    if not samples.ended or not has_open_loop(program):
+    if not samples.ended:
         return None, samples
     measured = {loop: [f for f, _ in samples.monotone(loop)]} if loop is not None else None
     try:
@@ -457,7 +476,27 @@ def induct(program: ir.Program, n: int, params: dict[str, Any] | None, games: li
     except Unsupported:
         return None, samples
     # with no open loop the bounded trace is the whole game already
-    return (Houdini(session, ind) if ind.cuts else None), samples
+    return (Houdini(session, ind, kept) if ind.cuts else None), samples
+
+
+#: The name of a lemma (verify.Lemmas) that says whether the induction of a player count was made,
+#: and the prefix of those that name the head facts it kept (a fact's name has a '|', a ruleset's
+#: invariant's none, so they never meet an invariant's lemma)
+INDUCTION_LEMMA = "|induction"
+KEPT_LEMMA = "|kept|"
+
+
+def induction_lemmas(h: Houdini | None, n: int) -> dict[tuple[str, int, bool], bool]:
+    """The induction of n players as lemmas for other workers: made or not, the facts it kept."""
+    return {(INDUCTION_LEMMA, n, False): h is not None, **{(KEPT_LEMMA + name, n, False): True for name in sorted(h.kept if h else ())}}
+
+
+def kept_of(lemmas: dict[tuple[str, int, bool], bool], n: int) -> set[str] | None:
+    """The facts the induction of n players kept, from its lemmas; None where none are given
+    (the induction is to be made here)."""
+    if (INDUCTION_LEMMA, n, False) not in lemmas:
+        return None
+    return {name[len(KEPT_LEMMA):] for name, m, _ in lemmas if m == n and name.startswith(KEPT_LEMMA)}
 
 
 def ranking(h: Houdini, loop: int, samples: Samples) -> list[tuple[Feature, int, int]] | None:

@@ -757,6 +757,14 @@ class SymExec:
 
     # ---- running ----------------------------------------------------------------------------
 
+    def flow_obligation(self) -> None:
+        """At the end of the flow: some 'end winners' must have been reached."""
+        self.fail(
+            "incomplete", self.rules.flow[-1].span if self.rules.flow else Span(1, 1, 1, 1), "flow",
+            "the flow ends without a result: no 'end winners' is reached",
+            tm.and_(tm.not_(self.ended), tm.not_(self.stopped), tm.not_(self.truncated)),
+        )
+
     def run(self) -> Trace:
         self.block(self.rules.flow, ChainMap(), True)
         # true by construction, but the solver would have to rediscover it through every move:
@@ -766,11 +774,7 @@ class SymExec:
             if cid not in self.out:
                 self.constraints.append(tm.pb_eq(loc.values(), 1))
 
-        self.fail(
-            "incomplete", self.rules.flow[-1].span if self.rules.flow else Span(1, 1, 1, 1), "flow",
-            "the flow ends without a result: no 'end winners' is reached",
-            tm.and_(tm.not_(self.ended), tm.not_(self.stopped), tm.not_(self.truncated)),
-        )
+        self.flow_obligation()
         if self.watch_invariants:
             done = tm.and_(self.ended, tm.not_(self.stopped))
             for inv in self.rules.invariants:

@@ -28,6 +28,7 @@ from .checks.sensitivity import SensitivityCheck
 from .checks.termination import TerminationCheck
 from .context import Options, ReplayMismatch
 from .findings import KINDS, Finding
+from .induction import has_open_loop, induction_lemmas
 from .symbolic import Trace, Unsupported
 from .z3backend import WALL_STOPS, Translator
 
@@ -104,6 +105,14 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
         tasks += [(name,) for name, kinds in TASK_KINDS.items() if wanted & kinds and (name != "deductions" or self.rules.targets)]
         needs = self.lemma_needs(tasks)
         lemmas = sorted({dep for deps in needs.values() for dep in deps}, key=lambda t: -int(t[1]))
+        # the proofs by induction over the open loops, which the invariants and the obligations
+        # both start from: found once per player count, the largest first (the longest)
+        users = [t for t in (("invariants",), ("obligations",)) if t in tasks]
+        inductions: list[Task] = []
+        if users and has_open_loop(self.program(self.base_readings)):
+            inductions = [("induction", str(n)) for n in sorted(self.players, reverse=True)]
+            for t in users:
+                needs[t] = needs.get(t, []) + inductions
 
         def build(n: int) -> list[Trace]:
             # the default readings' traces: forked workers inherit them; with the data free too
@@ -118,7 +127,7 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
 
         # the lemmas others wait for first, then the checks over every player count (the
         # longest), the readings that wait for the lemmas among them; the other readings fill in
-        started = lemmas + sorted(tasks, key=lambda t: (t[0] == "reading" and t not in needs, t[0] == "reading"))
+        started = lemmas + inductions + sorted(tasks, key=lambda t: (t[0] == "reading" and t not in needs, t[0] == "reading"))
         return tasks, needs, started, build
 
     def lemma_needs(self, tasks: list[tuple[str, ...]]) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
@@ -287,6 +296,10 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
             any_table = bool(self.symbolic)
             self.timed(f"invariants for {n} players{', any table' if any_table else ''}", lambda: self.prove_invariants(n, any_table))
             return task, [], self.timing, {k: v for k, v in self.proven_invariants.items() if k[1] == n}
+        if task[0] == "induction":
+            n = int(task[1])
+            self.timed(f"induction for {n} players", lambda: self.induction(n))
+            return task, [], self.timing, induction_lemmas(self.inductions[n], n)
         if task[0] == "reading":
             amb = self.rules.ambiguities[task[1]]
             name = f"ambiguity {amb.name}={task[2]}"
@@ -303,7 +316,7 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
         self.findings.extend(check_translations(self.rules))
 
 
-Task = tuple[str, ...]  # ("reading", ambiguity, reading), ("lemmas", players) or (check,)
+Task = tuple[str, ...]  # ("reading", ambiguity, reading), ("lemmas", players), ("induction", players) or (check,)
 Lemmas = dict[tuple[str, int, bool], bool]  # the invariants' proofs a task starts from
 
 

@@ -13,7 +13,6 @@ from ..conditions import (
     invariant_conditions,
 )
 from ..context import SHORTCUT_TIMEOUT, Context, _quotes, drained_loops
-from ..induction import Houdini, has_open_loop
 from ..symbolic import SymExec, Trace, Unsupported
 from ..z3backend import Result
 
@@ -36,14 +35,6 @@ class InvariantCheck(Context):
             if self.session(lemmas, min(self.o.timeout, SHORTCUT_TIMEOUT)).check(tm.or_all(bad for _, bad in mine)).status != "unsat":
                 return False
         return True
-
-    def induction(self, n: int) -> Houdini | None:
-        """The proof by induction over the open loops of games of n players under the default
-        readings (induction.induct)."""
-        if n not in self.inductions:
-            # (no random games are played for a game without an open loop)
-            self.inductions[n] = self.inducted(self.base_readings, n)[0] if has_open_loop(self.program(self.base_readings)) else None
-        return self.inductions[n]
 
     def proven_by_induction(self, inv: ir.Invariant, n: int) -> bool:
         """The invariant holds in every game of n players however long (one of the final state:
@@ -159,11 +150,3 @@ class InvariantCheck(Context):
                 assert line is not None
                 self.found("invariant", "holds", inv.name, inv.span, quotes, bound=self.bound(f"every game of {line}"),
                            proven=line, scope=scope, **facts)
-
-    def proven_line(self, bounded: list[int], inductive: list[int]) -> str | None:
-        """The player counts proven: those proven within the loop bound (span_line) and those for
-        games of any length."""
-        parts = [f"{wording.players_text(inductive)}, any length"] if inductive else []
-        if bounded:
-            parts.append(self.span_line(bounded))
-        return "; ".join(parts) or None

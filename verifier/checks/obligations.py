@@ -4,11 +4,14 @@ two cases disagree, or where a supply or a range runs out?
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 from rulecheck.codegen.playout import game_seed, play
 from rulecheck.dsl.source import Span
+from rulecheck.reports import wording
 
+from .. import terms as tm
 from ..conditions import (
     Condition,
     obligation_condition,
@@ -16,6 +19,10 @@ from ..conditions import (
 )
 from ..context import RANDOM_MAX_STEPS, Context, _enclosing
 from ..findings import Finding
+from ..terms import Term
+
+#: An obligation's place: its kind, line, column and subject.
+Key = tuple[str, int, int, str]
 
 #: Obligation kinds of the symbolic executor and the finding kind they become.
 OBLIGATION_KINDS = {"incomplete": "incompleteness", "conflict": "conflict", "exhaustion": "exhaustion", "range": "exhaustion"}
@@ -23,6 +30,11 @@ OBLIGATION_KINDS = {"incomplete": "incompleteness", "conflict": "conflict", "exh
 #: Subjects of obligations that name a construct of the language, not a rule of the game.
 GENERIC_SUBJECTS = frozenset({"the", "choice", "match", "min", "max", "player"})
 
+
+#: The resource limit of a question of the induction whether a failure can happen, in questions'
+#: limits: it is about a whole pass from any state (a committed ruleset's choice at 5 players took
+#: half the limit alone, and more than all of it in another worker's z3 context).
+OBLIGATION_EFFORT = 3.0
 
 #: Random games under each other reading, per player count, looking for a situation no rule
 #: settles (or a conflict, or an exhaustion) that the default readings never reach.
@@ -67,15 +79,38 @@ class ObligationCheck(Context):
                                    what=what, situation=err.message, obligation=err.kind, players=n, under=under)
 
 
+    def by_induction(self, n: int, keys: list[Key]) -> set[Key]:
+        """The obligations that hold in every game of n players however long, proven by
+        induction over the open loops (induction.py): no state at any point of the cut game,
+        with the head facts proven of its loops, lets the rules fail there. (One the proof does
+        not settle goes on to the bounded trace, which may show it happen.)"""
+        h = self.induction(n)
+        if h is None:
+            return set()
+        violations: dict[Key, list[Term]] = defaultdict(list)
+        for o in h.ind.obligations:
+            violations[(o.kind, o.span.line, o.span.col, o.subject)].append(o.cond)
+        # one the cut game does not have at all cannot fail anywhere in it (the executor keeps no
+        # failure whose condition is false: the flow's end, for one, is reached on every path
+        # that leaves its loops). Each is asked of a solver of its own: asked of one solver in
+        # turn (Houdini.holds_each), what it kept from the earlier questions left some unproven
+        # that a question of their own proves in a second (docs/verify.md)
+        return {k for k in keys if h.holds(tm.or_all(violations.get(k, [])), OBLIGATION_EFFORT)}
+
     def check_obligations(self) -> None:
-        merged: dict[tuple[str, int, int, str], dict[str, Any]] = {}
+        merged: dict[Key, dict[str, Any]] = {}
         for n in self.players:
             t = self.base(n)
+            groups = obligation_groups(t)
+            inductive = self.by_induction(n, [(g.kind, g.span.line, g.span.col, g.subject) for g in groups])
             asked: list[tuple[dict[str, Any], Condition]] = []
-            for grp in obligation_groups(t):
+            for grp in groups:
                 key = (grp.kind, grp.span.line, grp.span.col, grp.subject)
-                entry = merged.setdefault(key, {"group": grp, "proven": [], "unknown": [], "unconfirmed": [], "witness": None})
-                if entry["witness"] is None:
+                entry = merged.setdefault(key, {"group": grp, "proven": [], "inductive": [], "unknown": [], "unconfirmed": [],
+                                                "witness": None})
+                if key in inductive:
+                    entry["inductive"].append(n)
+                elif entry["witness"] is None:
                     asked.append((entry, obligation_condition(t, grp)))
             for (entry, _), r in zip(asked, self.solve_all([cond for _, cond in asked])):
                 if r.status == "sat":
@@ -95,7 +130,7 @@ class ObligationCheck(Context):
             grp = entry["group"]
             kind = OBLIGATION_KINDS[grp.kind]
             what = _obligation_what(grp.kind, grp.subject, grp.part, _enclosing(self.rules, grp.span))
-            proven = self.span_line(entry["proven"]) if entry["proven"] else None
+            proven = self.proven_line(entry["proven"], entry["inductive"])
             facts: dict[str, Any] = {"what": what, "situation": grp.message, "obligation": grp.kind}
             if entry["witness"] is not None:
                 n, play = entry["witness"]
@@ -107,6 +142,10 @@ class ObligationCheck(Context):
             elif entry["unknown"]:
                 self.found(kind, "timeout", grp.subject, grp.span, bound=proven, unknown=self.span_line(entry["unknown"]),
                            proven=proven, **facts)
+            elif entry["inductive"] == self.players:
+                every = wording.players_text(self.players)
+                self.found(kind, "never", grp.subject, grp.span, bound=self.bound(f"every game of {every}, any length"),
+                           proven=every, scope=self.readings_scope(), how="induction", **facts)
             else:
                 self.found(kind, "never", grp.subject, grp.span, bound=self.bound(f"every game of {proven}"),
                            proven=proven, scope=self.readings_scope(), **facts)
