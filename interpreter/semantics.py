@@ -101,10 +101,11 @@ class Machine:
                  covered: set[str] | None = None, heads: dict[int, list[Any]] | None = None,
                  exits: dict[int, list[Any]] | None = None) -> None:
         self.covered = covered  # when given, receives the label of every rule that applies (ir.label_*)
-        # when given, receives the state at the start of every pass of an open loop, by loop
-        # (the verifier compares them to tell whether a round repeats)
+        # when given, receives the state at the start of every pass of a loop (open or counted),
+        # by loop (the verifier compares them to tell whether a round repeats, and finds facts
+        # that hold at every pass)
         self.heads = heads
-        # likewise, where an open loop stops: (the index in ``heads`` of this run's first pass,
+        # likewise, where a loop stops: (the index in ``heads`` of this run's first pass,
         # one past its last, the state)
         self.exits = exits
         rules = program.rules
@@ -287,8 +288,14 @@ class Machine:
             for x in order:
                 yield from self.block(s.body, env.new_child({s.var: x}))
         elif isinstance(s, ir.Repeat):
+            first = len(self.heads.get(s.sid, [])) if self.heads is not None else 0
             for _ in range(max(0, self.ev(s.count, env))):
+                if self.heads is not None:  # (a counted loop can be a cut point of the induction too)
+                    self.heads.setdefault(s.sid, []).append(self.snapshot())
                 yield from self.block(s.body, env)
+            if self.exits is not None:
+                last = len(self.heads.get(s.sid, [])) if self.heads is not None else 0
+                self.exits.setdefault(s.sid, []).append((first, last, self.snapshot()))
         elif isinstance(s, (ir.RepeatUntil, ir.While)):
             until = isinstance(s, ir.RepeatUntil)
             first = len(self.heads.get(s.sid, [])) if self.heads is not None else 0

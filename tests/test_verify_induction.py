@@ -1,7 +1,8 @@
 """Invariants proven for games of any length by induction over the open loops (verifier/induction.py):
 a game whose invariant needs the induction, one whose invariant holds for three passes and fails in
 the fourth (never shown as proven beyond the passes explored), and Loving Penguin's invariants, each
-of which needs facts of both of its nested loops."""
+of which needs facts of both of its nested loops. The rules' failures proven the same way, a game
+without open loops cut at its computed rounds, and none of it hiding a failure."""
 
 from __future__ import annotations
 
@@ -145,10 +146,51 @@ def test_a_supply_that_lasts_every_round_is_proven_any_length() -> None:
 def test_a_supply_that_runs_out_after_the_bound_is_not_proven_beyond_it() -> None:
     # four cards for up to six rounds: the fifth round finds the deck empty, which the three
     # rounds of the bounded trace never reach; the proof over every pass must fail
-    found = obligations(HERE / "short_deck.rules", params={"cards": 4})
+    found = obligations(HERE / "short_deck.rules", params={"cards": 4}, random_games=0)
     deck = found["deck"]
     assert deck.verdict == "never" and "how" not in deck.details
     assert "up to 3 passes" in deck.bound and "any length" not in deck.bound
     assert found["round_no"].details.get("how") == "induction"  # the round counter is bounded either way
-    found = obligations(HERE / "short_deck.rules", params={"cards": 4}, loop_bound=5)
+    found = obligations(HERE / "short_deck.rules", params={"cards": 4}, loop_bound=5, random_games=0)
     assert found["deck"].verdict == "happens"
+
+
+def test_random_games_show_a_failure_beyond_the_bound() -> None:
+    # where neither proof covers every game and a game can outrun the bound, random games under
+    # the default readings look further: one of five rounds shows the empty deck
+    deck = obligations(HERE / "short_deck.rules", params={"cards": 4})["deck"]
+    assert deck.verdict == "happens" and deck.witness is not None
+    moves = deck.witness.plays[0].actions
+    assert len(moves) >= 8  # four rounds of a draw and a choice at least before the fifth draw
+
+
+def test_a_game_without_open_loops_is_cut_at_its_computed_rounds() -> None:
+    # the rounds' number is computed (twice the players): the induction cuts them, and a choice
+    # that always has a card to give back, and an invariant every round keeps, hold for any number
+    # of rounds; the round counter needs the count, which the cut does not follow, and keeps the
+    # bounded trace's proof (the whole game here: no passes left out)
+    path = HERE / "dealt_rounds.rules"
+    found = obligations(path)
+    assert (found["gives back"].verdict, found["gives back"].details.get("how")) == ("never", "induction")
+    assert found["gives back"].bound.startswith("every game of 2 to 4 players, any length")
+    assert "how" not in found["round_no"].details and found["round_no"].bound.startswith("every game of 2 to 4 players,")
+    assert "passes" not in found["round_no"].bound
+    inv = invariants(path)["small_hands"]
+    assert (inv.verdict, inv.details["how"]) == ("holds-any-length", "induction")
+
+
+def test_cutting_the_rounds_hides_no_failure() -> None:
+    # kept cards: three players empty the deck of 12 in their fifth round, four in their fourth,
+    # and hands grow
+    path = HERE / "dealt_rounds.rules"
+    found = obligations(path, params={"keep": True}, random_games=0)
+    assert found["deck"].verdict == "happens" and found["deck"].details["players"] in (3, 4)
+    assert invariants(path, params={"keep": True})["small_hands"].verdict == "broken"
+
+
+def test_a_counted_loop_of_a_written_number_is_not_cut() -> None:
+    # a loop the rules give a number of passes (Too Many Cinderellas' "repeat 2 times") is
+    # unrolled as before: the induction has nothing to cut
+    program = ir.bind(rules_of(ROOT / "rulesets" / "cinderella.rules"), {})
+    assert not induction.has_open_loop(program) and not induction.has_loop_to_cut(program)
+    assert induction.has_loop_to_cut(ir.bind(rules_of(HERE / "dealt_rounds.rules"), {}))

@@ -24,7 +24,7 @@ from .conditions import (
 )
 from .findings import VERDICTS, Finding, Play, Quote, Witness
 from .heads import Samples
-from .induction import INDUCTION_LEMMA, SAMPLE_GAMES, Houdini, has_open_loop, induct, kept_of
+from .induction import INDUCTION_LEMMA, SAMPLE_GAMES, Houdini, has_loop_to_cut, induct, kept_of
 from .symbolic import DEFAULT_LOOP_BOUND, AttrSource, SymExec, Trace, statements
 from .witness import (
     CONTINUE_MOVES,
@@ -192,7 +192,7 @@ class Context:
             made = kept is None or self.proven_invariants[(INDUCTION_LEMMA, n, False)]  # (not made: the task found none)
             # (no random games are played for a game without an open loop)
             self.inductions[n] = (self.inducted(self.base_readings, n, kept=kept)[0]
-                                  if made and has_open_loop(self.program(self.base_readings)) else None)
+                                  if made and has_loop_to_cut(self.program(self.base_readings)) else None)
         return self.inductions[n]
 
     def solve(self, cond: Condition, skip: frozenset[int] = frozenset()) -> Result:

@@ -31,6 +31,11 @@ before it. A cut point replaces the state of every path, also of those that do n
 (a loop in one branch of an ``if``): those go on from any state, with nothing assumed; sound, and
 less precise.
 
+A game with no open loop is cut at its outermost counted loops whose count the rules compute
+(``repeat rounds times``, the rounds depending on the players): each may stop after any pass, so
+the number of passes is not followed and the proof covers every count; the bounded trace unrolls
+them whole, which for many players can be more than the solver settles.
+
 The same conditions prove that a loop ends (ranking): a sum of counts that every pass moves one
 way, bounded while the loop goes on.
 """
@@ -52,6 +57,9 @@ from .heads import Feature, Sampled, Samples, sample
 from .symbolic import Env, Obligation, SymExec, Unsupported, as_bool, as_int, statements
 from .terms import Term
 from .z3backend import Batch, Session
+
+#: A loop the induction cuts: an open one, or a counted one in a game without open loops.
+Loop = ir.RepeatUntil | ir.While | ir.Repeat
 
 
 @dataclass
@@ -122,6 +130,10 @@ class InductiveExec(SymExec):
         # before it and the one component that came or left, not 60 members counted again
         self.exact_counts = True
         self.run_entry: dict[int, dict[Feature, Term]] = {}  # per loop being run: its numbers where the run began
+        # a game with no open loop: its outermost counted loops of a count the rules compute (the
+        # rounds of a game whose number depends on the players) are cut instead (cut_counted)
+        self.cut_counted = not has_open_loop(program)
+        self.depth = 0  # the loops (counted, open, 'for each') whose body is being run
 
     def prove(self) -> Induction:
         """The conditions; raises Unsupported where the game has a construct this cannot follow."""
@@ -146,7 +158,19 @@ class InductiveExec(SymExec):
                 self.result.checks[inv.name].append(tm.and_(g, tm.not_(ok)))
 
     def stmt1(self, s: ir.Stmt, env: Env, g: Term) -> None:
-        super().stmt1(s, env, g)
+        if isinstance(s, ir.Repeat) and self.cut_counted and self.depth == 0 and not isinstance(s.count, ir.Const):
+            struct = self.struct
+            self.ev(s.count, env, g)  # (its failures, as the trace has them)
+            self.settle()
+            self.errs = None
+            self.open_loop(s, env, struct)
+            return
+        nested = isinstance(s, (ir.Repeat, ir.ForEach))
+        self.depth += nested
+        try:
+            super().stmt1(s, env, g)
+        finally:
+            self.depth -= nested
         if isinstance(s, ir.End):  # the final state is this one (a later cut point replaces every path's state)
             done = tm.and_(g, self.ended, tm.not_(self.stopped))
             if done is False:
@@ -157,7 +181,7 @@ class InductiveExec(SymExec):
                 if ok is not True:
                     self.result.checks[inv.name].append(tm.and_(done, tm.not_(ok)))
 
-    def head_facts(self, s: ir.RepeatUntil | ir.While) -> dict[str, Term]:
+    def head_facts(self, s: Loop) -> dict[str, Term]:
         """The candidate facts of the loop's head, over the current state."""
         facts = {f"{s.sid}|{inv.name}": self.eval_pure(inv.expr, ChainMap(), True) for inv in self.always}
         for k, fact in enumerate(self.sampled.get(s.sid, [])):
@@ -190,7 +214,7 @@ class InductiveExec(SymExec):
         x = as_int(v if idx is None else v[idx])
         return tm.bool_to_int(x) if tm.sort_of(x) == tm.BOOL else x
 
-    def check_head(self, s: ir.RepeatUntil | ir.While, g: Term) -> None:
+    def check_head(self, s: Loop, g: Term) -> None:
         if g is False:
             return
         for name, ok in self.head_facts(s).items():
@@ -206,7 +230,7 @@ class InductiveExec(SymExec):
             t = TInt(-MAX_INT if t.lo is None else t.lo, MAX_INT if t.hi is None else t.hi)
         return super().free_value(t, name, lemmas)
 
-    def any_state(self, s: ir.RepeatUntil | ir.While, tag: str, env: Env, assigned: dict[str, Type],
+    def any_state(self, s: Loop, tag: str, env: Env, assigned: dict[str, Type],
                   kept: dict[str, Any] | None = None) -> Term:
         """From here on, any state in which the loop's head facts hold where the returned literal
         does; the local names in ``assigned`` (those the loop sets) any value of their type; the
@@ -225,7 +249,7 @@ class InductiveExec(SymExec):
         self.result.cuts.append((lit, self.head_facts(s)))
         return lit
 
-    def open_loop(self, s: ir.RepeatUntil | ir.While, env: Env, struct: Term) -> None:
+    def open_loop(self, s: Loop, env: Env, struct: Term) -> None:
         live = self.live(struct)
         if live is False:
             return
@@ -253,7 +277,9 @@ class InductiveExec(SymExec):
         features = self.measured.get(s.sid, [])
         start = (self.live(tm.and_(guard, more)), {f: self.number(f) for f in features})
         self.path.append(f"ind{k}")
+        self.depth += 1
         self.block(s.body, inner, tm.and_(guard, more))
+        self.depth -= 1
         self.path.pop()
         self.check_head(s, self.live(tm.and_(guard, more)))  # at the head of the next pass
         if features:
@@ -280,9 +306,12 @@ class InductiveExec(SymExec):
         lo, hi = rng if rng is not None else (-MAX_INT, MAX_INT)
         return tm.int_var(name, lo, hi)
 
-    def condition(self, s: ir.RepeatUntil | ir.While, env: Env, g: Term) -> Term:
+    def condition(self, s: Loop, env: Env, g: Term) -> Term:
         """Whether the loop goes on for another pass, in this state (a condition that fails there
-        stops the game, as in the bounded trace)."""
+        stops the game, as in the bounded trace); for a counted loop, either (any pass may be its
+        last: the number of passes is not followed, which covers every count)."""
+        if isinstance(s, ir.Repeat):
+            return tm.bool_var(f"ind|more|{next(self.cut_ids)}")
         self.errs = []
         c = as_bool(self.ev(s.cond, env, self.live(g)))
         self.settle()
@@ -444,8 +473,15 @@ MEASURE_EFFORT = 4.0
 
 
 def has_open_loop(program: ir.Program) -> bool:
-    """Does the game have a loop to cut? (With none, the bounded trace is the whole game already.)"""
+    """Does the game have an open loop (``while``, ``repeat until``)?"""
     return any(isinstance(s, (ir.RepeatUntil, ir.While)) for s in statements(program))
+
+
+def has_loop_to_cut(program: ir.Program) -> bool:
+    """Does the game have a loop the induction cuts: an open one, or (in a game with none) a
+    counted one of a count the rules compute? (With none, the bounded trace is the whole game
+    already, and no larger than the induction's.)"""
+    return has_open_loop(program) or any(isinstance(s, ir.Repeat) and not isinstance(s.count, ir.Const) for s in statements(program))
 
 
 def induct(program: ir.Program, n: int, params: dict[str, Any] | None, games: list[list[Any]],
@@ -454,15 +490,15 @@ def induct(program: ir.Program, n: int, params: dict[str, Any] | None, games: li
     """The proof by induction over the open loops of games of n players, with the head facts
     sampled from ``games``; with ``loop``, the numbers that went one way only from pass to pass
     of that loop are followed through its passes (see ranking); ``kept``: the head facts that
-    hold, found for the same games already. None where the game has no open loop, a construct
+    hold, found for the same games already. None where the game has no loop to cut, a construct
     the induction cannot follow, or no sampled game ends."""
     none = Samples({}, {}, False, set())
-    if not has_open_loop(program):
+    if not has_loop_to_cut(program):
         return None, none
     try:
         # the cut game without facts first: replaying the sampled games costs more (long games
         # that do not end, seconds each) than finding that it has a construct the induction
-        # cannot follow, or no open loop a game reaches
+        # cannot follow, or no loop to cut that a game reaches
         if not InductiveExec(program, n, params).prove().cuts:
             return None, none
     except Unsupported:
@@ -475,7 +511,7 @@ def induct(program: ir.Program, n: int, params: dict[str, Any] | None, games: li
         ind = InductiveExec(program, n, params, samples.equations(), measured).prove()
     except Unsupported:
         return None, samples
-    # with no open loop the bounded trace is the whole game already
+    # with no loop cut the bounded trace is the whole game already
     return (Houdini(session, ind, kept) if ind.cuts else None), samples
 
 

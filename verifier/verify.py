@@ -28,7 +28,7 @@ from .checks.sensitivity import SensitivityCheck
 from .checks.termination import TerminationCheck
 from .context import Options, ReplayMismatch
 from .findings import KINDS, Finding
-from .induction import has_open_loop, induction_lemmas
+from .induction import has_loop_to_cut, induction_lemmas
 from .symbolic import Trace, Unsupported
 from .z3backend import WALL_STOPS, Translator
 
@@ -109,7 +109,7 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
         # both start from: found once per player count, the largest first (the longest)
         users = [t for t in (("invariants",), ("obligations",)) if t in tasks]
         inductions: list[Task] = []
-        if users and has_open_loop(self.program(self.base_readings)):
+        if users and has_loop_to_cut(self.program(self.base_readings)):
             inductions = [("induction", str(n)) for n in sorted(self.players, reverse=True)]
             for t in users:
                 needs[t] = needs.get(t, []) + inductions

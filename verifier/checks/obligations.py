@@ -5,6 +5,7 @@ two cases disagree, or where a supply or a range runs out?
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 from rulecheck.codegen.playout import game_seed, play
@@ -56,20 +57,11 @@ class ObligationCheck(Context):
         g = self.rules.game
         seen: set[tuple[str, int, int]] = set()
         for alt in self.other_readings():
-            module = self.engine(alt)
-            if module is None:
-                continue
             under = ", ".join(f"{a}={r}" for a, r in sorted(alt.items()) if r != self.base_readings[a])
             for n in range(g.min_players, g.max_players + 1):
-                game = module.load_game({"players": n, **self.o.params})
-                for k in range(OTHER_READING_GAMES):
-                    actions: list[Any] = []
-                    try:
-                        play(game, _Never, game_seed(0, k), RANDOM_MAX_STEPS, actions)
-                    except module.RuleError as err:
-                        key = (err.kind, err.line, err.column)
-                        if err.kind not in OBLIGATION_KINDS or key in seen:
-                            continue
+                for err, actions in self.random_failures(alt, n):
+                    key = (err.kind, err.line, err.column)
+                    if key not in seen:
                         seen.add(key)
                         span = Span(err.line, err.column, err.line, err.column)
                         p, _ = self.play_actions(alt, actions, n, f"reading {under}")
@@ -77,6 +69,37 @@ class ObligationCheck(Context):
                         self.found(OBLIGATION_KINDS[err.kind], "happens", _enclosing(self.rules, span) or err.kind, span,
                                    witness=self.witness([p], n, f"the rules stop: {err.message}"),
                                    what=what, situation=err.message, obligation=err.kind, players=n, under=under)
+
+    def random_failures(self, readings: dict[str, str], n: int) -> Iterator[tuple[Any, list[Any]]]:
+        """The random games of n players under these readings (OTHER_READING_GAMES of them, on the
+        generated engine) that the rules stop at a failure: the engine's error and the moves."""
+        module = self.engine(readings)
+        if module is None:
+            return
+        game = module.load_game({"players": n, **self.o.params})
+        for k in range(OTHER_READING_GAMES):
+            actions: list[Any] = []
+            try:
+                play(game, _Never, game_seed(0, k), RANDOM_MAX_STEPS, actions)
+            except module.RuleError as err:
+                if err.kind in OBLIGATION_KINDS:
+                    yield err, actions
+
+    def beyond_the_bound(self, merged: dict[Key, dict[str, Any]]) -> None:
+        """Random games under the default readings for the failures neither the induction nor the
+        bounded trace settled for games of any length, where a game can outrun the loop bound: one
+        that happens only after more passes than the trace unrolls is shown by the first such
+        game (a witness like any other), not left as "never happens" within the bound."""
+        open_keys = {key: e for key, e in merged.items() if e["witness"] is None and e["inductive"] != self.players}
+        if not open_keys or self.o.random_games <= 0 or not any(self.cut_by_bound(n) for n in self.players):
+            return
+        for n in self.players:
+            for err, actions in self.random_failures(self.base_readings, n):
+                for key, e in open_keys.items():
+                    if e["witness"] is None and key[:3] == (err.kind, err.line, err.column):
+                        p, _ = self.play_actions(self.base_readings, actions, n, "a random game")
+                        if p.outcome.startswith("the rules stop"):
+                            e["witness"] = (n, p)
 
 
     def by_induction(self, n: int, keys: list[Key]) -> set[Key]:
@@ -126,6 +149,7 @@ class ObligationCheck(Context):
                     entry["proven"].append(n)
                 else:
                     entry["unknown"].append(n)
+        self.beyond_the_bound(merged)
         for entry in merged.values():
             grp = entry["group"]
             kind = OBLIGATION_KINDS[grp.kind]
