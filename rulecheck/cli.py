@@ -30,6 +30,7 @@ from rulecheck.dsl.source import NOWHERE
 
 if TYPE_CHECKING:
     from rulecheck.verifier.findings import Finding
+    from rulecheck.verifier.verify import Options
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -335,29 +336,37 @@ def param_labels(items: Sequence[str] | None) -> dict[str, str]:
     return {k.strip(): v.strip() for k, _, v in (i.partition("=") for i in items or [])}
 
 
+def verify_options(args: argparse.Namespace, rules: ir.Ruleset) -> Options:
+    """The options of ``rulecheck verify``'s arguments, checked (benchmarks/verify.py reads the
+    committed reports' arguments through it too)."""
+    from rulecheck.verifier.verify import Options
+
+    readings = parse_readings(args.reading)
+    bind_program(rules, readings)  # reports an unknown reading as E0503
+    players, timeout = _verify_limits(args, rules)
+    jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
+    if jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, not {jobs}", "e.g. --jobs 2")
+    if args.random_games < 0:
+        raise UsageError(f"--random-games must be at least 0, not {args.random_games}", "0 turns random play off")
+    return Options(timeout=timeout, readings=readings, players=players, loop_bound=args.loop_bound,
+                   sensitivity=not args.no_sensitivity, jobs=jobs, checks=frozenset(args.check) if args.check else None,
+                   params=parse_params(args.param, rules), param_labels=param_labels(args.param),
+                   random_games=args.random_games)
+
+
 def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     loaded = load_or_report(args.file, err, quiet_warnings=True)
     if not loaded.ok:
         return EXIT_BAD_INPUT
     rules = loaded.rules
     assert rules is not None
-    readings = parse_readings(args.reading)
-    bind_program(rules, readings)  # reports an unknown reading as E0503
-    players, timeout = _verify_limits(args, rules)
+    options = verify_options(args, rules)
     cluster = _cluster_args(args)
-    jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
-    if jobs < 1:
-        raise UsageError(f"--jobs must be at least 1, not {jobs}", "e.g. --jobs 2")
-    if args.random_games < 0:
-        raise UsageError(f"--random-games must be at least 0, not {args.random_games}", "0 turns random play off")
     from rulecheck.codegen.engine import GenerationError
     from rulecheck.verifier.output import exit_code, render_text, to_json, to_sarif, wall_stop_warning
-    from rulecheck.verifier.verify import Options, ReplayMismatch, verify
+    from rulecheck.verifier.verify import ReplayMismatch, verify
 
-    options = Options(timeout=timeout, readings=readings, players=players, loop_bound=args.loop_bound,
-                      sensitivity=not args.no_sensitivity, jobs=jobs, checks=frozenset(args.check) if args.check else None,
-                      params=parse_params(args.param, rules), param_labels=param_labels(args.param),
-                      random_games=args.random_games)
     try:
         with contextlib.ExitStack() as stack:
             remote = None
