@@ -147,8 +147,16 @@ def _obligation(f: Finding) -> Words:
                 f"No game of {d['proven']}{_scope(d)}, however long, reaches this situation: {situation}. Each pass of every "
                 "open-ended loop, from any state in which the facts proven of that loop's start hold, keeps clear of it (a proof "
                 f"by induction over the passes).{_others(d)}")
+    counts, long = _any_length(d["proven"])
     return (f"{what}: never happens",
-            f"No game of {d['proven']}{_scope(d)} reaches this situation: {situation}.{_others(d)}")
+            f"No game of {counts}{_scope(d)}{', however long,' if long else ''} reaches this situation: {situation}.{_others(d)}")
+
+
+def _any_length(proven: str) -> tuple[str, bool]:
+    """The player counts of a proof, and whether it covers games of any length (the verifier's
+    line says so last where every count it names is proven for any length)."""
+    suffix = ", any length"
+    return (proven[: -len(suffix)], True) if proven.endswith(suffix) else (proven, False)
 
 
 def _others(d: dict[str, Any]) -> str:
@@ -174,8 +182,9 @@ def _invariant(f: Finding) -> Words:
         return (f"invariant '{name}' holds",
                 f"{desc}: true in every {final}state of every game of {d['players']}{_scope(d)}, however long: {why}.{_others(d)}")
     if v == "holds":
+        counts, long = _any_length(d["proven"])
         return (f"invariant '{name}' holds",
-                f"{desc}: true in every {final}state of every game of {d['proven']}{_scope(d)}.{_others(d)}")
+                f"{desc}: true in every {final}state of every game of {counts}{_scope(d)}{', however long' if long else ''}.{_others(d)}")
     if v == "broken":
         under = d.get("under")
         return (f"invariant '{name}' can be broken" + (f" under {under}" if under else ""),

@@ -194,3 +194,12 @@ def test_a_counted_loop_of_a_written_number_is_not_cut() -> None:
     program = ir.bind(rules_of(ROOT / "rulesets" / "cinderella.rules"), {})
     assert not induction.has_open_loop(program) and not induction.has_loop_to_cut(program)
     assert induction.has_loop_to_cut(ir.bind(rules_of(HERE / "dealt_rounds.rules"), {}))
+
+
+def test_counts_proven_both_ways_read_as_one_list_where_no_game_outruns_the_bound() -> None:
+    v = Verifier(rules_of(HERE / "dealt_rounds.rules"), Options(timeout=10.0, jobs=1))
+    v.cut = {2: False, 3: False, 4: False}  # (the bounded trace holds every game of each count)
+    assert v.proven_line([3], [2, 4]) == "2 to 4 players, any length"
+    v.cut[3] = True  # a game of 3 players can outrun the bound: its proof covers the passes explored
+    assert v.proven_line([3], [2, 4]) == "2, 4 players, any length; 3 players (up to 3 passes of each open loop)"
+    assert v.proven_line([3], []) == "3 players (up to 3 passes of each open loop)"

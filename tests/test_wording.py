@@ -135,3 +135,14 @@ def test_harmless_how() -> None:
                                invariants=["one_winner"])
     assert "uses 'tie' only to name its winners" in how and "the invariant 'one_winner' holds" in how
     assert wording.players_span([2, 3, 4], 3) == "2 to 4 players (up to 3 passes of each open loop)"
+
+
+@pytest.mark.parametrize(("kind", "verdict"), [("exhaustion", "never"), ("invariant", "holds")])
+def test_a_proof_for_games_of_any_length_says_however_long(kind: str, verdict: str) -> None:
+    # the verifier's line names every count proven for any length last ("2 to 4 players, any
+    # length"): the sentence says so, not "any length under the default readings"
+    f = finding(kind, verdict, witness=False)
+    f.details["proven"] = "2 to 4 players, any length"
+    _, message = wording.word(f)
+    assert "2 to 4 players under the default readings, however long" in message, message
+    assert "any length" not in message

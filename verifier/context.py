@@ -287,7 +287,10 @@ class Context:
 
     def proven_line(self, bounded: list[int], inductive: list[int]) -> str | None:
         """The player counts proven: those proven within the loop bound (span_line) and those for
-        games of any length."""
+        games of any length. Where no game of the bounded counts outruns the bound, their proofs
+        cover games of any length too: one list."""
+        if inductive and bounded and not any(self.cut_by_bound(n) for n in bounded):
+            return f"{wording.players_text(sorted(inductive + bounded))}, any length"
         parts = [f"{wording.players_text(inductive)}, any length"] if inductive else []
         if bounded:
             parts.append(self.span_line(bounded))
