@@ -170,7 +170,9 @@ def test_sarif_of_the_shipped_games_follows_the_spec(game: str) -> None:
         # a rule that applies only under another reading, shown by a game: informational
         assert kinds[("witness", "note")] == ("informational", "none")
     elif game == "loving_penguin":
-        assert kinds[("unknown", "warning")] == ("open", "none")
+        # an undecided result (the sensitivity to its assumed data of one ambiguity): open
+        unknown = [k for k in kinds if k[0] == "unknown"]
+        assert unknown and all(kinds[k] == ("open", "none") for k in unknown)
         assert kinds[("static", "warning")] == ("fail", "warning")
     else:
         # the editions: a rule gap under another reading, with its game
