@@ -626,7 +626,7 @@ def _summary(
     kinds += sorted({f.kind for f in findings} - set(KINDS))
     rows = [CountRow(k, KIND_LABELS.get(k, k), [by[(k, s)] for s in SEVERITIES], sum(by[(k, s)] for s in SEVERITIES)) for k in kinds]
     st = Counter(f.status for f in findings)
-    status_words = {"witness": "shown by a concrete game", "proven": "proven within a bound",
+    status_words = {"witness": "shown by a concrete game", "proven": "proven within the bound each one states",
                     "unknown": "unknown (not a proof)", "static": "found by reading the rules"}
     statuses = [(status_words[s], st[s]) for s in ("witness", "proven", "unknown", "static") if st[s]]
     proven = [f"{f.title}" + (f" ({f.bound})" if f.bound else "") for f in findings if f.status == "proven"]
