@@ -16,7 +16,7 @@ from rulecheck.dsl.source import Span
 from rulecheck.dsl.walk import walk_exprs, walk_stmts
 
 from . import terms as tm
-from .symbolic import AbstractCheck, Decision, Obligation, SymSet, Trace, as_int, value_eq
+from .symbolic import AbstractCheck, Decision, Obligation, ObligationKey, SymSet, Trace, as_int, value_eq
 from .terms import Term
 
 
@@ -44,11 +44,15 @@ class ObligationGroup:
     items: list[Obligation]
     part: str = ""  # see Obligation.part
 
+    @property
+    def key(self) -> ObligationKey:
+        return self.items[0].key
+
 
 def obligation_groups(trace: Trace) -> list[ObligationGroup]:
     groups: dict[tuple[str, int, int, str], ObligationGroup] = {}
     for o in trace.obligations:
-        key = (o.kind, o.span.line, o.span.col, o.subject)
+        key = o.key
         g = groups.get(key)
         if g is None:
             g = groups[key] = ObligationGroup(o.kind, o.span, o.subject, o.message, [], o.part)
@@ -66,11 +70,11 @@ def obligation_condition(trace: Trace, group: ObligationGroup) -> Condition:
     # proved there; the rest of the goal keeps its own form
     abstract: list[AbstractCheck] = [a for a in trace.abstract if a.site in by_site]
     if abstract:
-        key = (group.kind, group.span.line, group.span.col, group.subject)
+        key = group.key
         covered = {a.site for a in abstract}
         lemmas = [lemma for a in abstract for lemma in a.lemmas]
         abstract_goal = tm.or_all(
-            o.cond for a in abstract for o in a.obligations if (o.kind, o.span.line, o.span.col, o.subject) == key
+            o.cond for a in abstract for o in a.obligations if o.key == key
         )
         rest = tm.or_all(o.cond for o in group.items if o.site not in covered)
         shortcuts.append((lemmas + trace.constraints if rest is not False else lemmas, tm.or_(abstract_goal, rest)))

@@ -170,6 +170,15 @@ class Obligation:
     site: int = 0  # the statement where it arises
     part: str = ""  # the part of the rule at fault, for a finding's title ("cases 'a' and 'b'")
 
+    @property
+    def key(self) -> ObligationKey:
+        """Which rule fails and how: the failures of one key are one finding."""
+        return (self.kind, self.span.line, self.span.col, self.subject)
+
+
+#: An obligation's kind, line, column and subject (Obligation.key).
+ObligationKey = tuple[str, int, int, str]
+
 
 @dataclass
 class AbstractCheck:

@@ -20,10 +20,8 @@ from ..conditions import (
 )
 from ..context import RANDOM_MAX_STEPS, Context, _enclosing
 from ..findings import Finding
+from ..symbolic import ObligationKey
 from ..terms import Term
-
-#: An obligation's place: its kind, line, column and subject.
-Key = tuple[str, int, int, str]
 
 #: Obligation kinds of the symbolic executor and the finding kind they become.
 OBLIGATION_KINDS = {"incomplete": "incompleteness", "conflict": "conflict", "exhaustion": "exhaustion", "range": "exhaustion"}
@@ -85,7 +83,7 @@ class ObligationCheck(Context):
                 if err.kind in OBLIGATION_KINDS:
                     yield err, actions
 
-    def beyond_the_bound(self, merged: dict[Key, dict[str, Any]]) -> None:
+    def beyond_the_bound(self, merged: dict[ObligationKey, dict[str, Any]]) -> None:
         """Random games under the default readings for the failures neither the induction nor the
         bounded trace settled for games of any length, where a game can outrun the loop bound: one
         that happens only after more passes than the trace unrolls is shown by the first such
@@ -101,8 +99,7 @@ class ObligationCheck(Context):
                         if p.outcome.startswith("the rules stop"):
                             e["witness"] = (n, p)
 
-
-    def by_induction(self, n: int, keys: list[Key]) -> set[Key]:
+    def by_induction(self, n: int, keys: list[ObligationKey]) -> set[ObligationKey]:
         """The obligations that hold in every game of n players however long, proven by
         induction over the open loops (induction.py): no state at any point of the cut game,
         with the head facts proven of its loops, lets the rules fail there. (One the proof does
@@ -110,9 +107,9 @@ class ObligationCheck(Context):
         h = self.induction(n)
         if h is None:
             return set()
-        violations: dict[Key, list[Term]] = defaultdict(list)
+        violations: dict[ObligationKey, list[Term]] = defaultdict(list)
         for o in h.ind.obligations:
-            violations[(o.kind, o.span.line, o.span.col, o.subject)].append(o.cond)
+            violations[o.key].append(o.cond)
         # one the cut game does not have at all cannot fail anywhere in it (the executor keeps no
         # failure whose condition is false: the flow's end, for one, is reached on every path
         # that leaves its loops). Each is asked of a solver of its own: asked of one solver in
@@ -121,17 +118,16 @@ class ObligationCheck(Context):
         return {k for k in keys if h.holds(tm.or_all(violations.get(k, [])), OBLIGATION_EFFORT)}
 
     def check_obligations(self) -> None:
-        merged: dict[Key, dict[str, Any]] = {}
+        merged: dict[ObligationKey, dict[str, Any]] = {}
         for n in self.players:
             t = self.base(n)
             groups = obligation_groups(t)
-            inductive = self.by_induction(n, [(g.kind, g.span.line, g.span.col, g.subject) for g in groups])
+            inductive = self.by_induction(n, [g.key for g in groups])
             asked: list[tuple[dict[str, Any], Condition]] = []
             for grp in groups:
-                key = (grp.kind, grp.span.line, grp.span.col, grp.subject)
-                entry = merged.setdefault(key, {"group": grp, "proven": [], "inductive": [], "unknown": [], "unconfirmed": [],
+                entry = merged.setdefault(grp.key, {"group": grp, "proven": [], "inductive": [], "unknown": [], "unconfirmed": [],
                                                 "witness": None})
-                if key in inductive:
+                if grp.key in inductive:
                     entry["inductive"].append(n)
                 elif entry["witness"] is None:
                     asked.append((entry, obligation_condition(t, grp)))
