@@ -2,7 +2,7 @@
 generated from the rulesets of the same games (tests/rulesets/, the oracle of
 tests/test_oracle_openspiel.py, which checks that they play the same games).
 
-    .venv/bin/python benchmarks/openspiel_games.py [--seconds S] [--rounds R]
+    .venv/bin/python benchmarks/openspiel_games.py [--seconds S] [--rounds R] [--native]
 
 Both sides get the same random driver: at a chance node an outcome drawn from the listed
 probabilities, at a simultaneous node every player's uniform pick among her legal actions, else the
@@ -12,6 +12,7 @@ turns in short rounds and the best round of each counts, so a busy machine slows
 Each call from Python into a pyspiel state crosses pybind11 and builds its answer as Python objects
 (a list for legal_actions, a list of pairs for chance_outcomes); a generated engine answers in
 Python with no crossing, so the ratio says what the crossing costs against Python's own speed.
+--native adds the generated engines compiled with mypyc (rulecheck gen --native).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 from rulecheck.codegen.engine import generate, load_module  # noqa: E402
+from rulecheck.codegen.native import load_native  # noqa: E402
 from rulecheck.dsl import ir  # noqa: E402
 from rulecheck.dsl.loader import load_path  # noqa: E402
 
@@ -78,18 +80,21 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=1.0, help="length of one round")
     ap.add_argument("--rounds", type=int, default=5, help="rounds per engine; the best counts")
+    ap.add_argument("--native", action="store_true", help="also the engines compiled with mypyc (gen --native)")
     a = ap.parse_args()
     import pyspiel
 
     chance, simultaneous = int(pyspiel.PlayerId.CHANCE), int(pyspiel.PlayerId.SIMULTANEOUS)
     print(f"random playouts per second, best of {a.rounds} rounds of {a.seconds:g} s; Python {sys.version.split()[0]}, "
           f"OpenSpiel {getattr(pyspiel, '__version__', '?')}")
-    print(f"{'game':<44} {'generated':>10} {'OpenSpiel':>10} {'gen/C++':>8}")
+    print(f"{'game':<44} {'generated':>10} {'OpenSpiel':>10} {'gen/C++':>8}" + (f" {'native':>10} {'native/C++':>10}" if a.native else ""))
     for name, params, spiel in GAMES:
         loaded = load_path(ROOT / "tests" / "rulesets" / f"{name}.rules")
         assert loaded.rules is not None, loaded.diagnostics.sorted()
-        module = load_module(generate(ir.bind(loaded.rules, {})), f"bench_{name}")
+        source = generate(ir.bind(loaded.rules, {}))
+        module = load_module(source, f"bench_{name}")
         game = module.load_game({"players": 2, **params})
+        compiled = load_native(source, f"bench_{name}").load_game({"players": 2, **params}) if a.native else None
         os_game = pyspiel.load_game(spiel)
         # the engine's node kinds have OpenSpiel's numbers (docs/engine.md), so one driver serves both
         assert (module.CHANCE, module.SIMULTANEOUS) == (chance, simultaneous)
@@ -97,8 +102,12 @@ def main() -> None:
         for r in range(a.rounds):
             best["generated"] = max(best["generated"], rate(game.new_initial_state, 2, chance, simultaneous, a.seconds, r))
             best["OpenSpiel"] = max(best["OpenSpiel"], rate(os_game.new_initial_state, 2, chance, simultaneous, a.seconds, r))
+            if compiled is not None:
+                best["native"] = max(best.get("native", 0.0), rate(compiled.new_initial_state, 2, chance, simultaneous, a.seconds, r))
         label = name + "".join(f" {k}={v}" for k, v in params.items())
-        print(f"{label:<44} {best['generated']:>9.0f}/s {best['OpenSpiel']:>9.0f}/s {best['generated'] / best['OpenSpiel']:>7.2f}x")
+        c = best.get("native")
+        print(f"{label:<44} {best['generated']:>9.0f}/s {best['OpenSpiel']:>9.0f}/s {best['generated'] / best['OpenSpiel']:>7.2f}x"
+              + (f" {c:>9.0f}/s {c / best['OpenSpiel']:>9.2f}x" if c else ""))
 
 
 if __name__ == "__main__":

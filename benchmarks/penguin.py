@@ -1,7 +1,10 @@
 """Random playouts per second of one round of Loving Penguin: the generated engine and a
 hand-written engine of the same round.
 
-    .venv/bin/python benchmarks/penguin.py [--seconds S] [--rounds R] [--players 4]
+    .venv/bin/python benchmarks/penguin.py [--seconds S] [--rounds R] [--players 4] [--native]
+
+--native adds the generated engine compiled with mypyc (rulecheck gen --native; the compile takes
+about half a minute, once per source in the system's temporary folder).
 
 The hand-written engine (benchmarks/penguin_handwritten.py) plays one round under the ruleset's
 default readings and default parameter values, then ends with the round's leaders as winners.  The
@@ -33,6 +36,7 @@ import penguin_handwritten  # noqa: E402
 from engines import rate  # noqa: E402
 
 from rulecheck.codegen.engine import generate, load_module  # noqa: E402
+from rulecheck.codegen.native import load_native  # noqa: E402
 from rulecheck.dsl import ir  # noqa: E402
 from rulecheck.dsl.loader import load_path  # noqa: E402
 
@@ -45,27 +49,33 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=1.0, help="length of one round per engine (default 1)")
     ap.add_argument("--rounds", type=int, default=5, help="rounds per engine; the best counts (default 5)")
     ap.add_argument("--players", type=int, nargs="+", default=[4])
+    ap.add_argument("--native", action="store_true", help="also the engine compiled with mypyc (gen --native)")
     args = ap.parse_args(argv)
 
     rules = load_path(ROOT / "rulesets" / "loving_penguin.rules").rules
     assert rules is not None
     length = rules.enums["GameLength"].values
     assert length[SHORT] == "short", length
-    engine = load_module(generate(ir.bind(rules, {})), "penguin_engine")
+    source = generate(ir.bind(rules, {}))
+    engine = load_module(source, "penguin_engine")
+    compiled = load_native(source, "penguin_engine") if args.native else None
     print(f"Loving Penguin, one round (generated: length = short), default readings; best of {args.rounds} rounds of {args.seconds:g} s; Python {sys.version.split()[0]}")
-    print(f"{'players':>7}  {'generated':>12}  {'hand-written':>12}  {'gen/hand':>8}")
+    print(f"{'players':>7}  {'generated':>12}  {'hand-written':>12}  {'gen/hand':>8}" + (f"  {'native':>12}  {'native/hand':>11}" if compiled else ""))
     for n in args.players:
         makers: dict[str, Callable[[], Any]] = {
             "generated": engine.load_game({"players": n, "length": SHORT}).new_initial_state,
             "hand-written": penguin_handwritten.load_game({"players": n}).new_initial_state,
         }
+        if compiled is not None:
+            makers["native"] = compiled.load_game({"players": n, "length": SHORT}).new_initial_state
         best = {name: 0.0 for name in makers}
         for r in range(args.rounds):
             for name, make in makers.items():
                 games_per_s, _ = rate(make, n, args.seconds, seed=1000 * r + n)
                 best[name] = max(best[name], games_per_s)
         g, h = best["generated"], best["hand-written"]
-        print(f"{n:>7}  {g:>10.0f}/s  {h:>10.0f}/s  {g / h:>7.2f}x")
+        c = best.get("native")
+        print(f"{n:>7}  {g:>10.0f}/s  {h:>10.0f}/s  {g / h:>7.2f}x" + (f"  {c:>10.0f}/s  {c / h:>10.2f}x" if c else ""))
     return 0
 
 

@@ -89,8 +89,8 @@ def check_numbers(args: argparse.Namespace) -> None:
             raise UsageError(f"{option} must be {low} and at most {hi:,}, not {value}", f"e.g. {option} {example}")
 
 
-def _err(out: TextIO, message: str, hint: str | None = None) -> None:
-    terminal.write(out, inert(f"rulecheck: error: {message}\n" + (f"  = help: {hint}\n" if hint else "")))
+def _err(out: TextIO, message: str, hint: str | None = None, level: str = "error") -> None:
+    terminal.write(out, inert(f"rulecheck: {level}: {message}\n" + (f"  = help: {hint}\n" if hint else "")))
 
 
 # ---- loading with diagnostics -------------------------------------------------------------------
@@ -283,6 +283,7 @@ def cmd_gen(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except GenerationError as exc:
         _err(err, f"cannot generate an engine for {args.file}: {exc}", "this is a limit of the code generator, not an error in the ruleset")
         return EXIT_FINDINGS
+    native = _compile_native(args, text) if args.native else None
     if args.output is None or args.output == "-":
         out.write(text)
         return EXIT_OK
@@ -290,7 +291,38 @@ def cmd_gen(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     changed = sum(1 for a, r in program.readings.items() if r != rules.ambiguities[a].default.name)
     with_adapter = f", with the {args.adapter} adapter" if args.adapter else ""
     out.write(inert(f"wrote {args.output}: an engine for {g.title}{with_adapter}, {len(program.readings)} readings fixed ({changed} not the default)\n"))
+    if native is not None:
+        out.write(inert(f"wrote {native}: the engine compiled with mypyc (import {Path(args.output).stem} loads it instead of the .py)\n"))
+    else:
+        for stale in _extension_modules(Path(args.output)):
+            _err(err, f"{stale} is a compiled engine written before; import {Path(args.output).stem} loads it, not {args.output}",
+                 "delete it, or run gen with --native again to compile this one", level="warning")
     return EXIT_OK
+
+
+def _extension_modules(py: Path) -> list[Path]:
+    """Extension modules of the same name as the module ``py``, beside it (what import prefers)."""
+    import importlib.machinery
+
+    return sorted(p for p in py.parent.glob(f"{py.stem}.*") if any(p.name.endswith(s) for s in importlib.machinery.EXTENSION_SUFFIXES))
+
+
+def _compile_native(args: argparse.Namespace, text: str) -> Path:
+    """gen --native: the engine compiled beside the output (before anything is written)."""
+    from rulecheck.codegen.native import NativeError, compile_native
+
+    if args.output is None or args.output == "-":
+        raise UsageError("--native writes a compiled module beside the engine's file: give it one", "e.g. -o my_engine.py")
+    py = Path(args.output)
+    if py.suffix != ".py" or not py.stem.isidentifier():
+        raise UsageError(f"--native: '{py.name}' is not the file of an importable module", "name it like my_engine.py")
+    if args.adapter:
+        raise UsageError("--native compiles the engine alone, without an adapter",
+                         "compile it, then give the module to the adapter: openspiel.load(module) or pettingzoo.env(module)")
+    try:
+        return compile_native(text, py.stem, py.parent)
+    except NativeError as exc:
+        raise UsageError(f"cannot compile the engine: {exc}", exc.hint) from None
 
 
 def _verify_limits(args: argparse.Namespace, rules: ir.Ruleset) -> tuple[list[int] | None, float]:
@@ -698,6 +730,7 @@ def build_parser() -> argparse.ArgumentParser:
     gn.add_argument("--reading", action="append", metavar="NAME=READING", help="the reading of an ambiguity the engine plays (repeatable; the default readings otherwise)")
     gn.add_argument("--players-default", type=int, metavar="N", help="player count when load_game() is not given one (default: the fewest the game allows)")
     gn.add_argument("--adapter", choices=("openspiel", "pettingzoo"), help="append an adapter: importing the module registers its OpenSpiel game, or gives its PettingZoo environments (needs rulecheck[openspiel] or rulecheck[pettingzoo])")
+    gn.add_argument("--native", action="store_true", help="also compile the engine with mypyc into a C extension module beside the output, which import then loads (needs rulecheck[native], a C compiler and Python's headers)")
     gn.set_defaults(func=cmd_gen)
     sm = sub.add_parser("simulate", help="random games under every reading: win rates, lengths, how often each reading changes the result")
     sm.add_argument("file", metavar="FILE")

@@ -375,12 +375,14 @@ def compare_state(i: Any, e: Any, n: int, strings: bool = True) -> None:
 
 def play_both(
     name: str, readings: dict[str, str], n: int, seed: int, params: dict[str, Any] | None = None, info_states: bool = False, strings_every: int = 1,
-    max_steps: int = 5000,
+    max_steps: int = 5000, module: ModuleType | None = None,
 ) -> str:
-    """A random game on the interpreter and the engine, compared after every step (observation
-    strings every ``strings_every`` steps and at the end); returns how it ended ("end", the kind
-    of the rule error, or "long" after ``max_steps``)."""
+    """A random game on the interpreter and the engine (or ``module``, an engine of the same
+    program), compared after every step (observation strings every ``strings_every`` steps and at
+    the end); returns how it ended ("end", the kind of the rule error, or "long" after
+    ``max_steps``)."""
     program, mod = engine(name, readings)
+    mod = module or mod
     rng = random.Random(seed)
     game = Game(program, n, params)
     eng = mod.load_game({"players": n, **(params or {})})

@@ -3294,7 +3294,9 @@ class State:
 
     __slots__ = ("C", "L", "a", "cp", "g", "h", "i", "k", "loc", "m", "n", "o", "pc", "q", "t", "v", "w", "z")
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game | None = None) -> None:
+        if game is None:
+            return  # the blank a clone fills in (not through __new__: a compiled engine's class has none)
         self.g = game
         self.n = game.n
         self.z: list[int] = list(game.Z0)
@@ -3529,7 +3531,7 @@ class State:
         return list(self.h)
 
     def clone(self) -> State:
-        c = State.__new__(State)
+        c = State()
         c.g = self.g
         c.n = self.n
         c.z = self.z[:]
