@@ -1218,3 +1218,67 @@ def test_verify_says_the_procedure_leaves_the_same_table_or_shows_the_game_where
     [f] = [f for f in verify(rules_of(VOTE.replace("COUNTED", "{q for q in who if ballot[q]}")), Options(timeout=10.0, jobs=1)).findings
            if f.kind == "ambiguity"]
     assert f.status == "witness" and f.verdict == "outcome", (f.title, f.message)
+
+
+VOID_ROUNDS = """
+game "Void rounds" {
+  players 2..3
+  source "Six rounds: each round every player bids or passes. The bidders of the last round win, and if nobody bids everybody wins. If more than two players pass, the round is void."
+}
+
+var round_no: 0..6 = 0 "the round"
+var bid[player]: bool = false "the player bid in the last round"
+
+define bidders -> set of player "the players who bid" = {p for p in players if bid[p]}
+
+define winners_of -> set of player "who wins" varies by void
+
+ambiguity void {
+  kind ambiguity
+  source "If more than two players pass, the round is void."
+  question "Does a void last round leave nobody a winner?"
+  reading nobody default "A void round has no winner." {
+    define winners_of -> set of player
+      = if size(players) - size(bidders) > 2 then {} else (if size(bidders) > 0 then bidders else players)
+  }
+  reading replay "'Void' changes nothing for the result." {
+    define winners_of -> set of player = if size(bidders) > 0 then bidders else players
+  }
+}
+
+flow {
+  repeat until round_no >= 6 {
+    set round_no = round_no + 1
+    for each p in players {
+      choose b from {true, false} by p label "bids"
+      set bid[p] = b
+    }
+  }
+  end winners winners_of
+}
+"""
+
+
+def test_past_the_smallest_count_random_games_come_before_the_solver_where_games_outrun_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Six rounds, a loop bound of 2: every game runs past the solver's bound. The readings part
+    only when three players pass in the last round. The solver is asked for 2 players (its
+    questions are smallest there) and proves nothing beyond its bound; for 3 players random games
+    come first and show the difference, so the solver is never asked there (a search for 3
+    players fails the test). The witness says that the games are the same move for move and
+    only the result differs."""
+    from rulecheck.verifier.verify import verify
+
+    real = Verifier.search
+
+    def only_the_smallest(self: Verifier, traces: Any, goals: Any, n: int, prove: Any = None) -> Any:
+        assert n == 2, f"the solver was asked for {n} players"
+        return real(self, traces, goals, n, prove=prove)
+
+    monkeypatch.setattr(Verifier, "search", only_the_smallest)
+    o = verify(rules_of(VOID_ROUNDS), Options(timeout=10.0, jobs=1, loop_bound=2, checks=frozenset({"ambiguity"})))
+    [amb] = o.findings
+    assert amb.status == "witness" and amb.details["found_by"] == "random play" and amb.details["players"] == 3
+    assert amb.witness is not None
+    a, b = amb.witness.plays
+    assert a.actions == b.actions and a.winners == [] and b.winners
+    assert "the two games are the same move for move, on the same table: only the result the rules give at the end differs" in amb.message

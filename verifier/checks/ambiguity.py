@@ -75,8 +75,16 @@ class AmbiguityCheck(SameRuleCheck):
         if not (ra.error is None and rb.error is None and None not in (ra.winners, rb.winners) and (ra.winners, ra.draw) != (rb.winners, rb.draw)):
             raise ReplayMismatch(f"a random game the engines end with other winners replays otherwise in the interpreter ({names[1]})")
         div = f"{pa.outcome} under '{names[0]}'; {pb.outcome} under '{names[1]}'"
-        where = first_state_difference(self.program(self.base_readings), self.program(alt), n, (acts_a, acts_b), names, self.o.params)
-        return pa, pb, div + (f"; the games first part {where}" if where else "")
+        program_a, program_b = self.program(self.base_readings), self.program(alt)
+        # where the tables first differ; or, where the games part before that, the decision at
+        # which the readings offer other moves
+        where = (first_state_difference(program_a, program_b, n, (acts_a, acts_b), names, self.o.params)
+                 or first_difference(program_a, program_b, n, acts_a, names, self.o.params))
+        if where:
+            return pa, pb, f"{div}; the games first part {where}"
+        if acts_a == acts_b:
+            return pa, pb, f"{div}; the two games are the same move for move, on the same table: only the result the rules give at the end differs"
+        return pa, pb, div
 
     def check_ambiguities(self) -> None:
         for amb in self.rules.ambiguities.values():
@@ -106,7 +114,20 @@ class AmbiguityCheck(SameRuleCheck):
                        ambiguity=amb.name, readings=[base, other])
             return
         moved = _moved_only(amb, base, other)
-        for n in self.players:
+        for i, n in enumerate(self.players):
+            if i == 1:
+                # past the smallest count (whose questions are the smallest, and the solver's
+                # witness there the shortest, one the sensitivity check can ask the solver about),
+                # random games first at every larger count where games can outrun the solver's
+                # loop bound: a difference in results that they show settles the question, at a
+                # cost next to nothing beside one solver question there, whose answer covers only
+                # the games within the bound
+                for k in [k for k in self.players[1:] if self.cut_by_bound(k)]:
+                    got = self.random_witness(alt, k, (label_a, label_b), (base, other))
+                    if got is not None:
+                        pa, pb, div = got
+                        self.ambiguity_witness(amb, (base, other), k, "outcome", div, (pa, pb), "random play")
+                        return
             # readings that change only where procedures leave components: a local proof first,
             # which costs little next to comparing two whole games; with the assumed data free
             # first, which proves the sensitivity finding too
@@ -145,7 +166,8 @@ class AmbiguityCheck(SameRuleCheck):
                         return
             elif r.status == "unknown" or self.cut_by_bound(n):
                 # beyond the solver's reach (time, or games longer than its bound): random games
-                got = self.random_witness(alt, n, (label_a, label_b), (base, other))
+                # (played above, unless random play is off)
+                got = None if n in self.random_tried else self.random_witness(alt, n, (label_a, label_b), (base, other))
                 if got is not None:
                     (pa, pb, div), kind_of, found_by = got, "outcome", "random play"
             if r.status == "sat" or found_by:

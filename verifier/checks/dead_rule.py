@@ -27,8 +27,8 @@ class DeadRuleCheck(Context):
         labels: dict[str, Any] = {}
         covered: set[str] = set()
         undecided: set[str] = set()  # the solver ran out of time for some player count
-        cut: list[int] = []  # player counts whose games can outrun every trace explored
         drained = drained_loops(self.program(self.base_readings))
+        last: dict[int, Trace] = {}  # the last trace explored of each player count
         for n in self.players:
             # the base trace, then (for what it does not reach) the trace with the loops that
             # drain a zone unrolled whole: what follows such a loop is cut off in the first
@@ -41,8 +41,7 @@ class DeadRuleCheck(Context):
                 open_here -= set(pending)
                 self.cover(t, pending, covered, open_here)
             undecided |= open_here
-            if self.can_be_cut(traces[-1]) if drained else self.cut_by_bound(n):
-                cut.append(n)
+            last[n] = traces[-1]
         # a rule no game checked reaches may apply with another player count or parameter value:
         # then it is not dead
         candidates = {lab for lab in labels if lab not in covered and not lab.startswith("loop")}
@@ -51,6 +50,10 @@ class DeadRuleCheck(Context):
         # question that reading asks (a claim that something never happens must say under which
         # readings it holds)
         elsewhere = self.reached_under_other_readings({lab for lab in candidates if lab not in covered})
+        # the player counts whose games can outrun every trace explored: asked only where a rule
+        # is left that no game reached (a question of the whole trace, the costliest here)
+        left = any(lab not in covered and lab not in elsewhere for lab in candidates)
+        cut = [n for n in self.players if left and (self.can_be_cut(last[n]) if drained else self.cut_by_bound(n))]
         quotes = _rule_quotes(self.program(self.base_readings))
         scope = self.readings_scope()
         others = self.other_readings()
