@@ -532,12 +532,7 @@ def test_readings_that_differ_only_in_what_players_see_are_not_harmless() -> Non
     assert diff is not None and diff.observations[0] != diff.observations[1]
 
 
-VOID = """
-game "Void" {
-  players 2..3
-  source "Each player bids or passes; the bidders win, and if nobody bids everybody wins. If more than two players pass, the round is void."
-}
-
+VOID_RULES = """
 var bid[player]: bool = false "the player bid"
 
 define bidders -> set of player "the players who bid" = {p for p in players if bid[p]}
@@ -557,7 +552,15 @@ ambiguity void {
   }
 }
 
-flow {
+"""
+
+VOID = """
+game "Void" {
+  players 2..3
+  source "Each player bids or passes; the bidders win, and if nobody bids everybody wins. If more than two players pass, the round is void."
+}
+
+""" + VOID_RULES + """flow {
   for each p in players {
     choose b from {true, false} by p label "bids"
     set bid[p] = b
@@ -1227,26 +1230,7 @@ game "Void rounds" {
 }
 
 var round_no: 0..6 = 0 "the round"
-var bid[player]: bool = false "the player bid in the last round"
-
-define bidders -> set of player "the players who bid" = {p for p in players if bid[p]}
-
-define winners_of -> set of player "who wins" varies by void
-
-ambiguity void {
-  kind ambiguity
-  source "If more than two players pass, the round is void."
-  question "Does a void last round leave nobody a winner?"
-  reading nobody default "A void round has no winner." {
-    define winners_of -> set of player
-      = if size(players) - size(bidders) > 2 then {} else (if size(bidders) > 0 then bidders else players)
-  }
-  reading replay "'Void' changes nothing for the result." {
-    define winners_of -> set of player = if size(bidders) > 0 then bidders else players
-  }
-}
-
-flow {
+""" + VOID_RULES + """flow {
   repeat until round_no >= 6 {
     set round_no = round_no + 1
     for each p in players {
