@@ -87,23 +87,24 @@ def _scope(d: dict[str, Any]) -> str:
 
 
 def harmless_how(*, names: list[str], moved: list[str], locally: str | None, local_all: bool, at_end: str | None,
-                 end_all: bool, invariants: list[str], through: list[str] | None = None) -> str:
+                 end_all: bool, invariants: list[str], through: list[str] | None = None, within: str | None = None) -> str:
     """How a harmless proof was made, for its message: a proof local to the rule that changes (at
     the procedures ``through`` that use it, where its versions differ), or one over the ends of
-    the game with the invariants it used."""
+    the game with the invariants it used. ``within``: the loop bound, where games can run past it
+    (a local proof follows the game that far, no further)."""
     changed = ", ".join(repr(x) for x in names)
+    same = f"every game goes exactly the same way{f' within {within}' if within else ''}."
     how = ""
     where = "" if local_all or locally is None else f" (for {locally})"
     if locally and moved:
         how = (f" Where the game calls {', '.join(repr(x) for x in moved)}, the two versions may leave components in different "
-               f"places, but no rule the game applies afterwards tells the two tables apart{where}, so every game goes exactly "
-               "the same way.")
+               f"places, but no rule the game applies afterwards tells the two tables apart{where}, so {same}")
     elif locally and through:
         how = (f" The two versions of {changed} can differ, but every call of {', '.join(repr(x) for x in through)} leaves the "
                f"table in the same state under both and gives every player the same choices (a single option is no choice){where}, "
-               "so every game goes exactly the same way.")
+               f"so {same}")
     elif locally:
-        how = f" Where the game uses {changed}, both versions give the same value{where}, so every game goes exactly the same way."
+        how = f" Where the game uses {changed}, both versions give the same value{where}, so {same}"
     if at_end:
         lead = "The game" if end_all else f"For {at_end}, the game"
         facts = (f"in every position where {'the invariant' if len(invariants) == 1 else 'the invariants'} "

@@ -137,6 +137,16 @@ def test_harmless_how() -> None:
     assert wording.players_span([2, 3, 4], 3) == "2 to 4 players (up to 3 passes of each open loop)"
 
 
+def test_a_local_proof_within_the_loop_bound_says_so() -> None:
+    # a local proof follows the game up to the loop bound: where games run past it, "every game
+    # goes exactly the same way" would claim more than was proven
+    kw: dict[str, Any] = {"names": ["give_back"], "moved": ["give_back"], "locally": "2 players", "local_all": True,
+                          "at_end": None, "end_all": False, "invariants": []}
+    assert wording.harmless_how(**kw).endswith("so every game goes exactly the same way.")
+    bounded = wording.harmless_how(**kw, within="its first 3 passes of each open loop")
+    assert bounded.endswith("so every game goes exactly the same way within its first 3 passes of each open loop.")
+
+
 @pytest.mark.parametrize(("kind", "verdict"), [("exhaustion", "never"), ("invariant", "holds")])
 def test_a_proof_for_games_of_any_length_says_however_long(kind: str, verdict: str) -> None:
     # the verifier's line names every count proven for any length last ("2 to 4 players, any

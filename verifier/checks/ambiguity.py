@@ -231,7 +231,8 @@ class AmbiguityCheck(SameRuleCheck):
                        names=names, moved=moved, locally=self.span_line(locally) if locally else None, local_all=locally == proven,
                        through=sorted({p for k in locally for p in self.where_used.get(k, [])}),
                        at_end=self.span_line(at_end) if at_end else None, end_all=at_end == proven,
-                       invariants=sorted({name for k in at_end for name in self.end_proofs[k]})), **facts)
+                       invariants=sorted({name for k in at_end for name in self.end_proofs[k]}),
+                       within=f"its first {self.o.loop_bound} passes of each open loop" if any(self.cut_by_bound(k) for k in locally) else None), **facts)
 
     def ambiguity_witness(self, amb: ir.Ambiguity, readings: tuple[str, str], n: int, kind_of: str, div: str,
                           plays: tuple[Play, Play], found_by: str, more: str = "") -> Finding:
