@@ -294,17 +294,12 @@ def cmd_gen(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if native is not None:
         out.write(inert(f"wrote {native}: the engine compiled with mypyc (import {Path(args.output).stem} loads it instead of the .py)\n"))
     else:
-        for stale in _extension_modules(Path(args.output)):
+        from rulecheck.codegen.native import extension_modules
+
+        for stale in extension_modules(Path(args.output).parent, Path(args.output).stem):
             _err(err, f"{stale} is a compiled engine written before; import {Path(args.output).stem} loads it, not {args.output}",
                  "delete it, or run gen with --native again to compile this one", level="warning")
     return EXIT_OK
-
-
-def _extension_modules(py: Path) -> list[Path]:
-    """Extension modules of the same name as the module ``py``, beside it (what import prefers)."""
-    import importlib.machinery
-
-    return sorted(p for p in py.parent.glob(f"{py.stem}.*") if any(p.name.endswith(s) for s in importlib.machinery.EXTENSION_SUFFIXES))
 
 
 def _compile_native(args: argparse.Namespace, text: str) -> Path:
