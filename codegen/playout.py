@@ -86,3 +86,76 @@ def play(game: Any, rule_error: type[BaseException], stream_seed: int, max_steps
         return CAPPED, decisions, state.turns()
     except rule_error:
         return ERROR, decisions, 0 if state is None else state.turns()
+
+
+# ---- the same game on two engines -------------------------------------------------------------
+
+
+def _node(state: Any, n: int) -> tuple[Any, ...]:
+    """What a node offers, as the rules define it: whose move and which options (chance's with
+    their odds), or the end and its winners."""
+    if state.is_terminal():
+        return ("end", tuple(state.winners()), bool(state.is_draw()))
+    if state.is_chance_node():
+        return ("chance", tuple(sorted(state.chance_outcomes())))
+    if state.is_simultaneous_node():
+        return ("together", tuple(tuple(sorted(state.legal_actions(q))) for q in range(n)))
+    return ("move", state.current_player(), tuple(sorted(state.legal_actions())))
+
+
+def _forced(node: tuple[Any, ...]) -> list[Any] | int | None:
+    """The only move a node allows (a single option is no choice), None where it offers more."""
+    kind, *rest = node
+    if kind == "chance":
+        return rest[0][0][0] if len(rest[0]) == 1 else None
+    if kind == "together":
+        return [options[0] for options in rest[0]] if all(len(options) == 1 for options in rest[0]) else None
+    if kind == "move":
+        return rest[1][0] if len(rest[1]) == 1 else None
+    return None
+
+
+def _apply(state: Any, action: Any) -> None:
+    if isinstance(action, list):
+        state.apply_actions(action)
+    else:
+        state.apply_action(action)
+
+
+def _past_forced(state: Any, n: int) -> tuple[Any, ...]:
+    """The state moved past the nodes that allow one move only; the node it stops at."""
+    while (forced := _forced(node := _node(state, n))) is not None:
+        _apply(state, forced)
+    return node
+
+
+def _choices(node: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A node as the players meet it: at a simultaneous one, a player with a single option has
+    no choice, whichever option it is."""
+    if node[0] != "together":
+        return node
+    return ("together", tuple(options if len(options) > 1 else None for options in node[1]))
+
+
+def plays_alike(game_a: Any, game_b: Any, errors: tuple[type[BaseException], ...], actions: list[Any]) -> bool:
+    """Whether the moves of a game played on ``game_a`` (one that ends, as ``play`` recorded it)
+    are a game on ``game_b`` too in which every choice offers the same (the same player to
+    choose, the same options, chance's with the same odds; a single option is no choice) and
+    which ends with the same winners."""
+    try:
+        a, b = game_a.new_initial_state(), game_b.new_initial_state()
+        n = game_a.num_players()
+        for action in actions:
+            node = _node(a, n)
+            _apply(a, action)
+            if _forced(node) is not None:
+                continue
+            other = _past_forced(b, n)
+            if _choices(node) != _choices(other):
+                return False
+            if isinstance(action, list):  # where a player has no choice, that player's only option
+                action = [options[0] if len(options) == 1 else act for act, options in zip(action, other[1])]
+            _apply(b, action)
+        return _past_forced(a, n) == _past_forced(b, n)
+    except errors:
+        return False

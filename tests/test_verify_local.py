@@ -1223,6 +1223,41 @@ def test_verify_says_the_procedure_leaves_the_same_table_or_shows_the_game_where
     assert f.status == "witness" and f.verdict == "outcome", (f.title, f.message)
 
 
+def vote_apart(counted: str, n: int) -> bool:
+    rules = rules_of(VOTE.replace("COUNTED", counted))
+    v = Verifier(rules, Options(players=[n], timeout=10.0, jobs=1))
+    alt = dict(v.base_readings)
+    alt["who_votes"] = "backs"
+    return v.plays_apart(alt, n)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_random_games_replayed_under_the_other_reading_show_which_readings_play_apart(n: int) -> None:
+    # an extra voter whose only ballot backs: no choice, whichever option it is (the engine of
+    # the reading where they abstain offers them the pass), so the games play alike
+    assert not vote_apart("vetoed", n)
+    # counted, that forced ballot changes who wins in some of the random games
+    assert vote_apart("{q for q in who if ballot[q]}", n)
+
+
+def test_no_proof_that_the_readings_play_alike_is_tried_where_random_games_show_they_do_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The local proofs can only fail where a random game plays otherwise under the other reading:
+    they are not tried there (a proof tried fails the test), and the witness is the same kind."""
+    from rulecheck.verifier.verify import verify
+
+    def no_proof(*args: Any) -> bool:
+        raise AssertionError("a proof that the readings play alike was tried")
+
+    monkeypatch.setattr(Verifier, "agree_where_used", no_proof)
+    monkeypatch.setattr(Verifier, "agree_at_end", no_proof)
+    monkeypatch.setattr(Verifier, "end_any_table", no_proof)
+    [f] = [f for f in verify(rules_of(VOTE.replace("COUNTED", "{q for q in who if ballot[q]}")), Options(timeout=10.0, jobs=1)).findings
+           if f.kind == "ambiguity"]
+    assert f.status == "witness" and f.verdict == "outcome", (f.title, f.message)
+    with pytest.raises(AssertionError, match="a proof that the readings play alike was tried"):
+        verify(rules_of(VOTE.replace("COUNTED", "vetoed")), Options(timeout=10.0, jobs=1))
+
+
 VOID_ROUNDS = """
 game "Void rounds" {
   players 2..3

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from rulecheck.codegen.playout import Outcome, game_seed, play
+from rulecheck.codegen.playout import Outcome, game_seed, play, plays_alike
 from rulecheck.dsl import ir
 from rulecheck.dsl.values import player_name
 from rulecheck.reports import wording
@@ -31,6 +31,9 @@ from .local_proofs import _moved_only
 from .same_rule import SameRuleCheck
 
 SEEN_GAMES = 3  # random games watched for a difference in what players see: it shows in most games or none
+#: random games replayed under the other reading before any proof that the two play alike: one
+#: that plays otherwise there shows that no such proof can hold (a few milliseconds on an engine)
+APART_GAMES = 32
 
 
 class AmbiguityCheck(SameRuleCheck):
@@ -86,6 +89,25 @@ class AmbiguityCheck(SameRuleCheck):
             return pa, pb, f"{div}; the two games are the same move for move, on the same table: only the result the rules give at the end differs"
         return pa, pb, div
 
+    def plays_apart(self, alt: dict[str, str], n: int) -> bool:
+        """Whether a random game of n players, its moves replayed under the other reading, meets
+        a node that offers other options there or ends with other winners, in games that all fit
+        the loop bound. Then every proof that the two readings play alike (the local ones, at the
+        end, where procedures leave components) can only fail, and is not tried: the answer, and
+        the witness the whole-game search gives, are the same; only the time differs."""
+        ma, mb = self.engine(self.base_readings), self.engine(alt)
+        if ma is None or mb is None:
+            return False
+        ga = ma.load_game({"players": n, **self.o.params})
+        gb = mb.load_game({"players": n, **self.o.params})
+        for g in range(APART_GAMES):
+            actions: list[Any] = []
+            outcome, _, _ = play(ga, ma.RuleError, game_seed(1, g), RANDOM_MAX_STEPS, actions)
+            if not isinstance(outcome, str) and not plays_alike(ga, gb, (ma.RuleError, mb.RuleError), actions):
+                # a proof within the loop bound covers only the games that fit it
+                return not self.cut_by_bound(n)
+        return False
+
     def check_ambiguities(self) -> None:
         for amb in self.rules.ambiguities.values():
             if amb.name in self.o.readings:
@@ -128,15 +150,16 @@ class AmbiguityCheck(SameRuleCheck):
                         pa, pb, div = got
                         self.ambiguity_witness(amb, (base, other), k, "outcome", div, (pa, pb), "random play")
                         return
+            apart = self.plays_apart(alt, n)
             # readings that change only where procedures leave components: a local proof first,
             # which costs little next to comparing two whole games; with the assumed data free
             # first, which proves the sensitivity finding too
-            if moved and (self.alike_any_table(moved, alt, amb.name, n) or self.same_after_moves(moved, alt, n)):
+            if moved and not apart and (self.alike_any_table(moved, alt, amb.name, n) or self.same_after_moves(moved, alt, n)):
                 locally.append(n)
                 proven.append(n)
                 continue
             # readings that change only the winners: a proof over the end of the game alone
-            if not moved and (self.end_any_table(amb, alt, n) or self.agree_at_end(amb, alt, n)):
+            if not moved and not apart and (self.end_any_table(amb, alt, n) or self.agree_at_end(amb, alt, n)):
                 at_end.append(n)
                 proven.append(n)
                 continue
@@ -146,7 +169,7 @@ class AmbiguityCheck(SameRuleCheck):
             background, moves = moves_condition(ta, tb)
             # a proof local to the changed definitions costs less than the open deals' search
             kind_of, r = self.search([ta, tb], [("outcome", both, outcome_differs(ta, tb)), ("moves", background, moves)], n,
-                                     prove=functools.partial(self.agree_where_used, amb, alt, n))
+                                     prove=None if apart else functools.partial(self.agree_where_used, amb, alt, n))
             if kind_of == "local":
                 locally.append(n)
             found_by, where = "", None
