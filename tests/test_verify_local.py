@@ -891,6 +891,27 @@ def test_the_invariants_an_end_proof_uses_are_proven_once_in_tasks_of_their_own(
     assert {"invariants for 2 players, any table", "invariants for 3 players, any table"} <= set(outcomes[2].checks)
 
 
+def test_readings_that_random_games_show_playing_alike_are_started_first_and_the_order_changes_no_output() -> None:
+    """Their proofs at every player count are the longest reading tasks: started last, one of them
+    would keep a core busy alone at the end. Here the tie-break (harmless) is declared after the
+    scope (which random games show), and starts before it; the findings are the same with one
+    worker or two, whatever the order."""
+    from rulecheck.verifier.verify import verify
+
+    tiebreak_first = rules_of(TIEBREAK)
+    start, end = TIEBREAK.index("ambiguity tiebreak {"), TIEBREAK.index("ambiguity scope {")
+    scope_first = rules_of(TIEBREAK[:start] + TIEBREAK[end:TIEBREAK.index("flow {")] + TIEBREAK[start:end] + TIEBREAK[TIEBREAK.index("flow {"):])
+    assert list(scope_first.ambiguities) == ["scope", "tiebreak"]
+    for rules in (tiebreak_first, scope_first):
+        _, _, started, _ = Verifier(rules, Options(timeout=10.0)).plan(frozenset({"ambiguity"}))
+        readings = [t for t in started if t[0] == "reading"]
+        assert readings == [("reading", "tiebreak", "smallest"), ("reading", "scope", "everyone")], readings
+    seen = [[(f.kind, f.subject, f.status, f.message) for f in verify(scope_first, Options(timeout=10.0, jobs=jobs, checks=frozenset({"ambiguity"}))).findings]
+            for jobs in (1, 2)]
+    assert seen[0] == seen[1]
+    assert [s[:3] for s in seen[0]] == [("ambiguity", "scope", "witness"), ("ambiguity", "tiebreak", "proven")]
+
+
 def test_a_batch_answers_each_goal_as_a_fresh_solver_would_and_names_the_facts_a_proof_used() -> None:
     """Session.batch: every goal is there when the background is simplified, each is asked on its
     own; the answers are those of one fresh solver per goal, and an unsat core names the facts."""

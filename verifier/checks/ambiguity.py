@@ -33,7 +33,7 @@ from .same_rule import SameRuleCheck
 SEEN_GAMES = 3  # random games watched for a difference in what players see: it shows in most games or none
 #: random games replayed under the other reading before any proof that the two play alike: one
 #: that plays otherwise there shows that no such proof can hold (a few milliseconds on an engine)
-APART_GAMES = 32
+APART_GAMES = 512
 
 
 class AmbiguityCheck(SameRuleCheck):
@@ -91,21 +91,33 @@ class AmbiguityCheck(SameRuleCheck):
 
     def plays_apart(self, alt: dict[str, str], n: int) -> bool:
         """Whether a random game of n players, its moves replayed under the other reading, meets
-        a node that offers other options there or ends with other winners, in games that all fit
-        the loop bound. Then every proof that the two readings play alike (the local ones, at the
-        end, where procedures leave components) can only fail, and is not tried: the answer, and
-        the witness the whole-game search gives, are the same; only the time differs."""
+        a node that offers other options there or ends with other winners (random_apart), in
+        games that all fit the loop bound. Then every proof that the two readings play alike (the
+        local ones, at the end, where procedures leave components) can only fail, and is not
+        tried: the answer, and the witness the whole-game search gives, are the same; only the
+        time differs."""
+        # a proof within the loop bound covers only the games that fit it
+        return self.random_apart(alt, n, APART_GAMES) and not self.cut_by_bound(n)
+
+    def where_used_proof(self, amb: ir.Ambiguity, alt: dict[str, str], n: int) -> bool:
+        """agree_where_used, with the assumed and unspecified data free first where the
+        sensitivity check will ask that too: a proof for every table proves the assumed one."""
+        return (self.o.sensitivity and self.where_used_any_table(amb, alt, n)) or self.agree_where_used(amb, alt, n)
+
+    def random_apart(self, alt: dict[str, str], n: int, games: int) -> bool:
+        """Whether one of ``games`` random games of n players, its moves replayed under the other
+        reading, meets a node that offers other options there or ends with other winners (on
+        the engines; False without them)."""
         ma, mb = self.engine(self.base_readings), self.engine(alt)
         if ma is None or mb is None:
             return False
         ga = ma.load_game({"players": n, **self.o.params})
         gb = mb.load_game({"players": n, **self.o.params})
-        for g in range(APART_GAMES):
+        for g in range(games):
             actions: list[Any] = []
             outcome, _, _ = play(ga, ma.RuleError, game_seed(1, g), RANDOM_MAX_STEPS, actions)
             if not isinstance(outcome, str) and not plays_alike(ga, gb, (ma.RuleError, mb.RuleError), actions):
-                # a proof within the loop bound covers only the games that fit it
-                return not self.cut_by_bound(n)
+                return True
         return False
 
     def check_ambiguities(self) -> None:
@@ -167,9 +179,10 @@ class AmbiguityCheck(SameRuleCheck):
             tb = self.trace(n, alt)
             both = ta.constraints + tb.constraints
             background, moves = moves_condition(ta, tb)
-            # a proof local to the changed definitions costs less than the open deals' search
+            # a proof local to the changed definitions costs less than the open deals' search,
+            # and than the fixed deals' too where random games show no difference
             kind_of, r = self.search([ta, tb], [("outcome", both, outcome_differs(ta, tb)), ("moves", background, moves)], n,
-                                     prove=None if apart else functools.partial(self.agree_where_used, amb, alt, n))
+                                     prove=None if apart else functools.partial(self.where_used_proof, amb, alt, n))
             if kind_of == "local":
                 locally.append(n)
             found_by, where = "", None
