@@ -20,6 +20,7 @@ import pytest
 from rulecheck.dsl import ir
 from rulecheck.dsl.loader import load_text
 from rulecheck.interpreter.semantics import resolve_params
+from rulecheck.verifier.checks.ambiguity import APART_GAMES
 from rulecheck.verifier.conditions import counters
 from rulecheck.verifier.verify import Options, Verifier
 
@@ -744,7 +745,7 @@ def test_an_undecided_ambiguity_says_what_random_play_tried(monkeypatch: pytest.
     from rulecheck.verifier.verify import verify
     from rulecheck.verifier.z3backend import Result
 
-    monkeypatch.setattr(Verifier, "search", lambda self, traces, goals, n, prove=None: ("", Result("unknown")))
+    monkeypatch.setattr(Verifier, "search", lambda self, traces, goals, n, prove=None, prove_first=False: ("", Result("unknown")))
     monkeypatch.setattr(Verifier, "agree_where_used", lambda self, amb, alt, n: False)
     monkeypatch.setattr(Verifier, "agree_at_end", lambda self, amb, alt, n: False)
     rules = rules_of((ROOT / "tests" / "verify" / "good" / "ambiguity_agrees.rules").read_text(encoding="utf-8"))
@@ -1249,7 +1250,7 @@ def vote_apart(counted: str, n: int) -> bool:
     v = Verifier(rules, Options(players=[n], timeout=10.0, jobs=1))
     alt = dict(v.base_readings)
     alt["who_votes"] = "backs"
-    return v.plays_apart(alt, n)
+    return v.random_apart(alt, n, APART_GAMES)
 
 
 @pytest.mark.parametrize("n", [2, 3])
@@ -1262,7 +1263,8 @@ def test_random_games_replayed_under_the_other_reading_show_which_readings_play_
 
 
 def test_no_proof_that_the_readings_play_alike_is_tried_where_random_games_show_they_do_not(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The local proofs can only fail where a random game plays otherwise under the other reading:
+    """The local proofs can only fail where a random game plays otherwise under the other reading
+    (in a game without open loops: every game fits the loop bound):
     they are not tried there (a proof tried fails the test), and the witness is the same kind."""
     from rulecheck.verifier.verify import verify
 
@@ -1310,9 +1312,9 @@ def test_past_the_smallest_count_random_games_come_before_the_solver_where_games
 
     real = Verifier.search
 
-    def only_the_smallest(self: Verifier, traces: Any, goals: Any, n: int, prove: Any = None) -> Any:
+    def only_the_smallest(self: Verifier, traces: Any, goals: Any, n: int, prove: Any = None, prove_first: bool = False) -> Any:
         assert n == 2, f"the solver was asked for {n} players"
-        return real(self, traces, goals, n, prove=prove)
+        return real(self, traces, goals, n, prove=prove, prove_first=prove_first)
 
     monkeypatch.setattr(Verifier, "search", only_the_smallest)
     o = verify(rules_of(VOID_ROUNDS), Options(timeout=10.0, jobs=1, loop_bound=2, checks=frozenset({"ambiguity"})))

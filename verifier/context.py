@@ -239,18 +239,20 @@ class Context:
         return [r if r is not None else self.solve(c, frozenset(a)) for r, c, a in zip(results, conds, asked)]
 
     def search(self, traces: list[Trace], goals: list[tuple[str, list[tm.Term], tm.Term]], n: int,
-               prove: Callable[[], bool] | None = None) -> tuple[str, Result]:
+               prove: Callable[[], bool] | None = None, prove_first: bool = False) -> tuple[str, Result]:
         """Look for a game where one of the goals holds (each with its background): first with the
         deal of a few random games fixed (small problems the solver settles fast; a game found so
         is as good as any), then with every deal open, which is what a proof needs. The first goal
         found wins; "unsat" only when every goal is proven impossible. ``prove``: a cheaper proof
-        that no goal can hold, tried first (named "local" where it holds): given where random
-        games found no game where a goal holds, so that it most often holds."""
+        that no goal can hold, tried before the open deals (named "local" where it holds), and
+        before the fixed ones too with ``prove_first`` (where it most often holds)."""
         goals = [g for g in goals if g[2] is not False]
         if not goals:
             return "", Result("unsat")
-        if prove is not None and prove():
-            return "local", Result("unsat")
+        if prove is not None and prove_first:
+            if prove():
+                return "local", Result("unsat")
+            prove = None
         sessions = [self.session(bg) for _, bg, _ in goals]
         program = self.program(traces[0].readings)
         engine = self.engine(traces[0].readings)
@@ -266,6 +268,8 @@ class Context:
                     return name, r
                 if r.status == "unknown":
                     stuck.add(name)
+        if prove is not None and prove():
+            return "local", Result("unsat")
         unknown = None
         for (name, _, goal), session in zip(goals, sessions):
             r = session.check(goal)

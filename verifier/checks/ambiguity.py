@@ -89,16 +89,6 @@ class AmbiguityCheck(SameRuleCheck):
             return pa, pb, f"{div}; the two games are the same move for move, on the same table: only the result the rules give at the end differs"
         return pa, pb, div
 
-    def plays_apart(self, alt: dict[str, str], n: int) -> bool:
-        """Whether a random game of n players, its moves replayed under the other reading, meets
-        a node that offers other options there or ends with other winners (random_apart), in
-        games that all fit the loop bound. Then every proof that the two readings play alike (the
-        local ones, at the end, where procedures leave components) can only fail, and is not
-        tried: the answer, and the witness the whole-game search gives, are the same; only the
-        time differs."""
-        # a proof within the loop bound covers only the games that fit it
-        return self.random_apart(alt, n, APART_GAMES) and not self.cut_by_bound(n)
-
     def where_used_proof(self, amb: ir.Ambiguity, alt: dict[str, str], n: int) -> bool:
         """agree_where_used, with the assumed and unspecified data free first where the
         sensitivity check will ask that too: a proof for every table proves the assumed one."""
@@ -162,7 +152,14 @@ class AmbiguityCheck(SameRuleCheck):
                         pa, pb, div = got
                         self.ambiguity_witness(amb, (base, other), k, "outcome", div, (pa, pb), "random play")
                         return
-            apart = self.plays_apart(alt, n)
+            # a random game that plays otherwise under the other reading (another option at some
+            # node, other winners) shows that every proof that the two play alike can only fail,
+            # in games that all fit the loop bound (a proof within it covers only those): such
+            # proofs are not tried then, and where no random game shows it, the proof most often
+            # holds and comes before the fixed deals' search. The answers, and the witnesses the
+            # whole-game search gives, are the same either way; only the time differs
+            shown = self.random_apart(alt, n, APART_GAMES)
+            apart = shown and not self.cut_by_bound(n)
             # readings that change only where procedures leave components: a local proof first,
             # which costs little next to comparing two whole games; with the assumed data free
             # first, which proves the sensitivity finding too
@@ -179,10 +176,9 @@ class AmbiguityCheck(SameRuleCheck):
             tb = self.trace(n, alt)
             both = ta.constraints + tb.constraints
             background, moves = moves_condition(ta, tb)
-            # a proof local to the changed definitions costs less than the open deals' search,
-            # and than the fixed deals' too where random games show no difference
+            # a proof local to the changed definitions costs less than the open deals' search
             kind_of, r = self.search([ta, tb], [("outcome", both, outcome_differs(ta, tb)), ("moves", background, moves)], n,
-                                     prove=None if apart else functools.partial(self.where_used_proof, amb, alt, n))
+                                     prove=None if apart else functools.partial(self.where_used_proof, amb, alt, n), prove_first=not shown)
             if kind_of == "local":
                 locally.append(n)
             found_by, where = "", None
