@@ -7,6 +7,7 @@ the templates in templates/.  Every constant goes through the ``pyrepr`` filter.
 
 from __future__ import annotations
 
+import functools
 import sys
 import types
 from pathlib import Path
@@ -35,8 +36,10 @@ ADAPTERS = ("openspiel", "pettingzoo")
 _VISIBILITY = {"public": 0, "hidden": 1, "owner": 2}
 
 
+@functools.cache
 def environment() -> jinja2.Environment:
-    """The one configured jinja Environment of the code generator."""
+    """The one configured jinja Environment of the code generator (one per process: its
+    templates are compiled once, not once per engine; verify generates one for each reading)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
         autoescape=False,  # the output is Python; literals are escaped by pyrepr, not as HTML
