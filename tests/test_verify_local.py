@@ -1245,6 +1245,21 @@ def test_verify_says_the_procedure_leaves_the_same_table_or_shows_the_game_where
     assert f.status == "witness" and f.verdict == "outcome", (f.title, f.message)
 
 
+@pytest.mark.parametrize("text, n", [(VOTE.replace("COUNTED", "vetoed"), 3), (TIEBREAK, 3)])
+def test_the_models_of_several_random_games_at_once_are_those_of_each_alone(text: str, n: int) -> None:
+    """witness.models_of_actions evaluates each decision's condition once for every game (a bit a
+    game); each game's model is the one it has alone (simultaneous votes, a deal)."""
+    from rulecheck.verifier.witness import models_of_actions, random_game
+
+    v = Verifier(rules_of(text), Options(players=[n], timeout=10.0, jobs=1))
+    t = v.base(n)
+    program = v.program(v.base_readings)
+    games = [random_game(program, n, seed=seed, engine=v.engine(v.base_readings)) for seed in range(12)]
+    together = models_of_actions(t, games)
+    assert together == [models_of_actions(t, [g])[0] for g in games]
+    assert len({tuple(sorted(m.items())) for m in together}) > 1  # the games differ
+
+
 def vote_apart(counted: str, n: int) -> bool:
     rules = rules_of(VOTE.replace("COUNTED", counted))
     v = Verifier(rules, Options(players=[n], timeout=10.0, jobs=1))

@@ -37,6 +37,7 @@ from .witness import (
     follow,
     make_play,
     model_of_actions,
+    models_of_actions,
     one_play_position,
     position,
     random_game,
@@ -335,8 +336,8 @@ class Context:
         them make it true."""
         program = self.program(t.readings)
         engine = self.engine(t.readings)
-        value = tm.Evaluators([model_of_actions(t, random_game(program, t.players, seed=seed, params=self.o.params, engine=engine))
-                               for seed in range(games)])
+        value = tm.Evaluators(models_of_actions(t, [random_game(program, t.players, seed=seed, params=self.o.params, engine=engine)
+                                                    for seed in range(games)]))
         valid = value.full
         for c in t.constraints:
             valid &= value.mask(c)

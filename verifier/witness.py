@@ -414,33 +414,50 @@ def engine_random_game(module: types.ModuleType, n: int, seed: int, params: dict
 
 def model_of_actions(trace: Trace, actions: list[Any]) -> dict[str, bool | int]:
     """The inverse of ``actions_of``: the decision variables of the trace that describe a concrete
-    game. Decisions come in game order, so each one's ``active`` only needs earlier choices (and
-    one evaluator serves them all: later choices are in no term it has seen)."""
-    model: dict[str, bool | int] = {}
-    active = tm.Evaluator(model)
-    queue = list(actions)
-    joint: list[int] | None = None
-    node = -1
+    game (models_of_actions of one game)."""
+    return models_of_actions(trace, [actions])[0]
+
+
+def models_of_actions(trace: Trace, games: list[list[Any]]) -> list[dict[str, bool | int]]:
+    """model_of_actions of several games at once. Decisions come in game order, so each one's
+    ``active`` only needs earlier choices, all made by then: one evaluator of every game at once
+    (tm.Evaluators, a bit a game) serves them all, each term evaluated once for all the games
+    (later choices are in no term it has seen)."""
+    models: list[dict[str, bool | int]] = [{} for _ in games]
+    active = tm.Evaluators(models)
+    queues = [list(actions) for actions in games]
+    joints: list[list[int] | None] = [None] * len(games)
+    nodes = [-1] * len(games)
+    going = set(range(len(games)))  # the games whose actions still match the trace's decisions
     for d in trace.decisions:
-        if d.kind != "simultaneous" or d.node != node:
-            joint = None
-        if not active(d.active):
-            continue
-        if d.kind == "simultaneous":
-            if joint is None:
-                if not queue or not isinstance(queue[0], list):
-                    break
-                joint, node = queue.pop(0), d.node
-            chosen = {joint[int(d.player)]} if isinstance(d.player, int) else set()
-        else:
-            take = d.count if d.kind == "deal" else 1
-            if len(queue) < take or any(isinstance(a, list) for a in queue[:take]):
-                break
-            chosen = set(queue[:take])
-            del queue[:take]
-        for k in d.sel:
-            model[f"d|{d.key}|{k}"] = k in chosen
-    return model
+        if not going:
+            break
+        mask = active.mask(d.active)
+        for g in sorted(going):
+            queue = queues[g]
+            if d.kind != "simultaneous" or d.node != nodes[g]:
+                joints[g] = None
+            if not mask >> g & 1:
+                continue
+            if d.kind == "simultaneous":
+                joint = joints[g]
+                if joint is None:
+                    if not queue or not isinstance(queue[0], list):
+                        going.discard(g)
+                        continue
+                    joint = joints[g] = queue.pop(0)
+                    nodes[g] = d.node
+                chosen = {joint[int(d.player)]} if isinstance(d.player, int) else set()
+            else:
+                take = d.count if d.kind == "deal" else 1
+                if len(queue) < take or any(isinstance(a, list) for a in queue[:take]):
+                    going.discard(g)
+                    continue
+                chosen = set(queue[:take])
+                del queue[:take]
+            for k in d.sel:
+                models[g][f"d|{d.key}|{k}"] = k in chosen
+    return models
 
 
 #: Moves after which a game continued with random moves is cut (a game that may go on for ever).
