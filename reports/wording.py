@@ -349,7 +349,8 @@ def _sensitivity(f: Finding) -> Words:
         why = {"any-table": "The witness game shows the difference with every possible table of the assumed data",
                "depends": f"The witness game shows the difference only with some tables: with {d.get('table')}, the same game "
                           "does not",
-               "undecided": "Whether the witness depends on the assumed data was not decided in time"}[v]
+               "undecided": "Whether the witness depends on the assumed data was not decided "
+                            + ("(the solver's answer named no table other than the assumed one)" if d.get("unnamed") else "in time")}[v]
     elif how == "replay":
         why = (f"The witness game shows the difference only with some tables: with {d.get('table')} the same game gives the "
                "same winners under both readings") if v == "depends" else (
@@ -361,7 +362,8 @@ def _sensitivity(f: Finding) -> Words:
         why = {"any-table": "Harmless whatever the values of the assumed data",
                "depends": f"Harmless only with the assumed values: with {d.get('table')}, a game of {d.get('players')} players "
                           "tells the readings apart",
-               "undecided": "Whether the proof needs the assumed values was not decided in time"}[v]
+               "undecided": "Whether the proof needs the assumed values was not decided "
+                            + ("(the solver's answer named no table other than the assumed one)" if d.get("unnamed") else "in time")}[v]
     return f"{f.subject}: {title}", f"{why} (assumed or unspecified: {data})."
 
 

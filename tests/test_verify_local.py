@@ -913,6 +913,20 @@ def test_readings_that_random_games_show_playing_alike_are_started_first_and_the
     assert [s[:3] for s in seen[0]] == [("ambiguity", "scope", "witness"), ("ambiguity", "tiebreak", "proven")]
 
 
+def test_a_solver_model_that_names_no_other_table_shows_no_dependence_on_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sensitivity claim "with these values, the same game does not differ" needs values other
+    than the assumed ones: where the solver's model names none (its game is not pinned down to the
+    witness), nothing is claimed, never "with the assumed values, the same game does not"."""
+    from rulecheck.verifier.z3backend import Result, Session
+
+    assumed = rules_of(TIEBREAK.replace("  given rank\n", '  assumed rank because "The ranks are not printed."\n'))
+    v = Verifier(assumed, Options(players=[2], timeout=10.0, jobs=1))
+    alt = {**v.base_readings, "scope": "everyone"}
+    monkeypatch.setattr(Session, "check", lambda self, *goals, **kw: Result("sat", {}))
+    assert v.sensitivity_of_proof(assumed.ambiguities["scope"], alt) == ("undecided", {"how": "proof", "unnamed": True})
+    assert v.table_of({}) is None
+
+
 def test_a_batch_answers_each_goal_as_a_fresh_solver_would_and_names_the_facts_a_proof_used() -> None:
     """Session.batch: every goal is there when the background is simplified, each is asked on its
     own; the answers are those of one fresh solver per goal, and an unsat core names the facts."""

@@ -147,6 +147,15 @@ def test_a_local_proof_within_the_loop_bound_says_so() -> None:
     assert bounded.endswith("so every game goes exactly the same way within its first 3 passes of each open loop.")
 
 
+def test_a_sensitivity_left_open_because_the_solver_named_no_other_table_says_so() -> None:
+    for how in ("witness", "proof"):
+        f = finding("sensitivity", "undecided", witness=False)
+        f.details.update(how=how, unnamed=True)
+        _, message = wording.word(f)
+        assert "was not decided (the solver's answer named no table other than the assumed one)" in message, message
+        assert "in time" not in message and "with the assumed values" not in message
+
+
 @pytest.mark.parametrize(("kind", "verdict"), [("exhaustion", "never"), ("invariant", "holds")])
 def test_a_proof_for_games_of_any_length_says_however_long(kind: str, verdict: str) -> None:
     # the verifier's line names every count proven for any length last ("2 to 4 players, any

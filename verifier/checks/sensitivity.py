@@ -78,12 +78,15 @@ class SensitivityCheck(AmbiguityCheck):
             return "any-table", {"how": "witness"}
         if r.status == "sat":
             assert r.model is not None
-            return "depends", {"how": "witness", "table": self.table_of(r.model)}
+            table = self.table_of(r.model)
+            # a model that names no value other than the assumed ones shows no other table (the
+            # game it describes is not pinned down to the witness): nothing is claimed
+            return ("depends", {"how": "witness", "table": table}) if table else ("undecided", {"how": "witness", "unnamed": True})
         return "undecided", {"how": "witness"}
 
-    def table_of(self, model: dict[str, bool | int]) -> str:
+    def table_of(self, model: dict[str, bool | int]) -> str | None:
         """The assumed or unspecified values of a solver's model that differ from the ruleset's
-        table, in words ("Person 3: age Adult (assumed Teen)")."""
+        table, in words ("Person 3: age Adult (assumed Teen)"); None where it names none."""
         from rulecheck.dsl.values import show
 
         _, values = resolve_params(self.rules, self.o.params)
@@ -104,7 +107,7 @@ class SensitivityCheck(AmbiguityCheck):
                 assumed = values[comp.cid][attr]
                 if got != assumed:
                     parts.append(f"{comp.display}: {attr} {show(got, t, self.rules)} (assumed {show(assumed, t, self.rules)})")
-        return "; ".join(parts) if parts else "the assumed values"
+        return "; ".join(parts) or None
 
     def sensitivity_by_replay(self, alt: dict[str, str], f: Finding) -> tuple[str, dict[str, Any]] | None:
         """A witness game replayed, both readings, with other values of the unspecified data (the
@@ -152,9 +155,10 @@ class SensitivityCheck(AmbiguityCheck):
                 return None
             both = ta.constraints + tb.constraints
             r = self.session(both).check(tm.or_(outcome_differs(ta, tb), moves_differ(ta, tb)))
+            if r.status == "sat" and (table := self.table_of(r.model or {})):
+                return "depends", {"how": "proof", "players": n, "table": table}
             if r.status == "sat":
-                assert r.model is not None
-                return "depends", {"how": "proof", "players": n, "table": self.table_of(r.model)}
+                return "undecided", {"how": "proof", "unnamed": True}
             if r.status == "unknown":
                 return "undecided", {"how": "proof"}
         return "any-table", {"how": "proof"}
