@@ -156,8 +156,8 @@ class AmbiguityCheck(SameRuleCheck):
             # node, other winners) shows that every proof that the two play alike can only fail,
             # in games that all fit the loop bound (a proof within it covers only those): such
             # proofs are not tried then, and where no random game shows it, the proof most often
-            # holds and comes before the fixed deals' search. The answers, and the witnesses the
-            # whole-game search gives, are the same either way; only the time differs
+            # holds and comes before the fixed deals' search. The answers are the same either
+            # way (a witness game may differ: the solver's context then holds other terms)
             shown = self.random_apart(alt, n, APART_GAMES)
             apart = shown and not self.cut_by_bound(n)
             # readings that change only where procedures leave components: a local proof first,
