@@ -115,7 +115,8 @@ def _forced(node: tuple[Any, ...]) -> list[Any] | int | None:
     return None
 
 
-def _apply(state: Any, action: Any) -> None:
+def apply(state: Any, action: Any) -> None:
+    """One step of a recorded game: an action, or a list of one per seat at a simultaneous node."""
     if isinstance(action, list):
         state.apply_actions(action)
     else:
@@ -125,7 +126,7 @@ def _apply(state: Any, action: Any) -> None:
 def _past_forced(state: Any, n: int) -> tuple[Any, ...]:
     """The state moved past the nodes that allow one move only; the node it stops at."""
     while (forced := _forced(node := _node(state, n))) is not None:
-        _apply(state, forced)
+        apply(state, forced)
     return node
 
 
@@ -147,7 +148,7 @@ def plays_alike(game_a: Any, game_b: Any, errors: tuple[type[BaseException], ...
         n = game_a.num_players()
         for action in actions:
             node = _node(a, n)
-            _apply(a, action)
+            apply(a, action)
             if _forced(node) is not None:
                 continue
             other = _past_forced(b, n)
@@ -155,7 +156,7 @@ def plays_alike(game_a: Any, game_b: Any, errors: tuple[type[BaseException], ...
                 return False
             if isinstance(action, list):  # where a player has no choice, that player's only option
                 action = [options[0] if len(options) == 1 else act for act, options in zip(action, other[1])]
-            _apply(b, action)
+            apply(b, action)
         return _past_forced(a, n) == _past_forced(b, n)
     except errors:
         return False

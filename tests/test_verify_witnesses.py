@@ -129,8 +129,9 @@ def test_a_long_game_of_one_reading_is_shown_from_late_in_it(length: int) -> Non
     to go, a table the rules reach (replayed here), instead of as the whole game."""
     import random
 
+    from rulecheck.codegen.playout import apply
     from rulecheck.interpreter.state import Game
-    from rulecheck.verifier.witness import FEW_MOVES, LONG_AFTER_DEAL, _table, apply, one_play_position
+    from rulecheck.verifier.witness import FEW_MOVES, LONG_AFTER_DEAL, _table, one_play_position
 
     program = ir.bind(_rules("kimi_no_katasa"))
     rng = random.Random(length)

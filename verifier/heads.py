@@ -13,13 +13,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from rulecheck.codegen.playout import apply
 from rulecheck.dsl import ir
 from rulecheck.dsl.types import TBool, TEnum, TInt, TPlayer
 from rulecheck.dsl.values import place_table
 from rulecheck.interpreter.semantics import RuleError
 from rulecheck.interpreter.state import Game, State
-
-from .witness import apply
 
 #: At most this many facts sampled at one loop's head are candidates (the first, in a fixed
 #: order): each is a question for the solver.

@@ -7,6 +7,7 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
+from rulecheck.codegen.playout import apply
 from rulecheck.dsl import ir
 from rulecheck.dsl.coupling import Coupled
 from rulecheck.dsl.values import player_name, show
@@ -60,14 +61,6 @@ def actions_of(trace: Trace, model: dict[str, bool | int], n: int, pass_action: 
         values = decision_value(d, model)
         out.extend(values)
     return out
-
-
-def apply(state: Any, act: Any) -> None:
-    """One step of a recorded game: an action, or a list of one per seat at a simultaneous node."""
-    if isinstance(act, list):
-        state.apply_actions(act)
-    else:
-        state.apply_action(act)
 
 
 def replay_interpreter(program: ir.Program, n: int, actions: list[Any], params: dict[str, Any] | None = None) -> Replay:

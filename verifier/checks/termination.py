@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rulecheck.codegen.playout import apply
 from rulecheck.dsl import ir
 from rulecheck.dsl.source import Span
 from rulecheck.dsl.types import TPlayer
@@ -35,7 +36,6 @@ from ..induction import ranking
 from ..symbolic import Trace, statements
 from ..witness import (
     actions_of,
-    apply,
     random_game,
     replay_interpreter,
 )
