@@ -42,6 +42,13 @@ parts computed once before the loop."""
         is_var = isinstance(e.elem, ir.Local) and e.elem.name == e.var
         if op == "set" and e.filt is None and is_var:
             return self.ex(e.coll, rep), rep
+        if op in ("max", "min") and e.filt is None and is_var and rep_of(e.coll.type) == "fs":
+            # the largest (smallest) of a set of numbers: Python's own, after the loop's test for
+            # an empty set
+            c = self.materialize(self.ex(e.coll))
+            self.emit(f"if not {c}:")
+            self.emit(f"    _raise('incomplete', {pyrepr(f'{op} of nothing: the collection is empty')}, {at(e.span)})")
+            return f"{op}({c})", rep
         tabled = self.tabled_agg(e)
         if tabled is not None:
             return tabled
@@ -345,5 +352,5 @@ parts computed once before the loop."""
         if isinstance(e, ir.Agg):
             return True
         if isinstance(e, ir.CallDef):
-            return e.name not in self.cached and e.name not in self.def_tables
+            return e.name not in self.cached and e.name not in self.def_tables and e.name not in self.var_tables
         return False

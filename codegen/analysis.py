@@ -23,7 +23,7 @@ class Analysis:
         self._def_raises: dict[str, bool] = {}
         self._def_cost: dict[str, int] = {}
         self._def_reads: dict[str, set[str]] = {}
-        self._def_pure: dict[str, bool] = {}
+        self._def_pure: dict[tuple[str, bool], bool] = {}
         self.bounds = IntBounds(program)
 
     # ---- can evaluation fail? ---------------------------------------------------------------
@@ -110,37 +110,45 @@ class Analysis:
 
     # ---- does it depend on the game? ----------------------------------------------------------
 
-    def pure(self, e: ir.Expr | None) -> bool:
+    def pure(self, e: ir.Expr | None, unindexed_vars: bool = False) -> bool:
         """Is the value a function of the expression's free locals alone?  True when it reads no
         zone, variable, parameter, unspecified column or player count, directly or through the
-        definitions it calls; such a value can be computed once for every value of the locals."""
+        definitions it calls; such a value can be computed once for every value of the locals.
+        ``unindexed_vars``: reading variables that have no index is allowed too (the value is then
+        a function of the locals and those variables)."""
         if e is None or isinstance(e, (ir.Const, ir.Local, ir.Fail)):
             return True
-        if isinstance(e, (ir.VarRef, ir.ZoneRef, ir.ParamRef, ir.MapGet)):
+        if isinstance(e, ir.VarRef):
+            return unindexed_vars and e.index is None
+        if isinstance(e, (ir.ZoneRef, ir.ParamRef, ir.MapGet)):
             return False
+
+        def sub(x: ir.Expr | None) -> bool:
+            return self.pure(x, unindexed_vars)
+
         if isinstance(e, ir.AttrRef):
             prov = self.rules.kinds[e.kind].provenance.get(e.attr)
-            return (prov is None or prov.kind != "unspecified") and self.pure(e.obj)
+            return (prov is None or prov.kind != "unspecified") and sub(e.obj)
         if isinstance(e, ir.Builtin):
             if e.op == "player":
                 return self.fixed_seat(e)
-            return e.op in ("seat", "size", "abs", "min", "max", *ir.BOARD_BUILTINS) and all(self.pure(a) for a in e.args)
+            return e.op in ("seat", "size", "abs", "min", "max", *ir.BOARD_BUILTINS) and all(sub(a) for a in e.args)
         if isinstance(e, ir.SpaceAttr):
-            return self.pure(e.obj)  # a board is fixed data
+            return sub(e.obj)  # a board is fixed data
         if isinstance(e, ir.CallDef):
-            return all(self.pure(a) for a in e.args) and self.def_pure(e.name)
+            return all(sub(a) for a in e.args) and self.def_pure(e.name, unindexed_vars)
         if isinstance(e, ir.Unary):
-            return self.pure(e.operand)
+            return sub(e.operand)
         if isinstance(e, ir.BinOp):
-            return self.pure(e.left) and self.pure(e.right)
+            return sub(e.left) and sub(e.right)
         if isinstance(e, ir.Cond):
-            return self.pure(e.cond) and self.pure(e.then) and self.pure(e.else_)
+            return sub(e.cond) and sub(e.then) and sub(e.else_)
         if isinstance(e, ir.SetOf):
-            return all(self.pure(i) for i in e.items)
+            return all(sub(i) for i in e.items)
         if isinstance(e, ir.IntRange):
-            return self.pure(e.lo) and self.pure(e.hi)
+            return sub(e.lo) and sub(e.hi)
         if isinstance(e, ir.Agg):
-            return self.pure(e.coll) and self.pure(e.elem) and self.pure(e.filt)
+            return sub(e.coll) and sub(e.elem) and sub(e.filt)
         return False
 
     def fixed_seat(self, e: ir.Builtin) -> bool:
@@ -148,13 +156,13 @@ class Analysis:
         k = e.args[0].value if e.args and isinstance(e.args[0], ir.Const) else None
         return isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= self.rules.game.min_players
 
-    def def_pure(self, name: str) -> bool:
-        got = self._def_pure.get(name)
+    def def_pure(self, name: str, unindexed_vars: bool = False) -> bool:
+        got = self._def_pure.get((name, unindexed_vars))
         if got is None:
-            self._def_pure[name] = False  # (no recursion: the checker forbids it)
+            self._def_pure[(name, unindexed_vars)] = False  # (no recursion: the checker forbids it)
             d = self.program.defs[name]
-            got = self.pure(d.body) and self.pure(d.otherwise) and all(self.pure(c.guard) and self.pure(c.value) for c in d.cases or [])
-            self._def_pure[name] = got
+            got = all(self.pure(x, unindexed_vars) for x in (d.body, d.otherwise, *(y for c in d.cases or [] for y in (c.guard, c.value))))
+            self._def_pure[(name, unindexed_vars)] = got
         return got
 
     # ---- what does it read? -----------------------------------------------------------------

@@ -126,14 +126,14 @@ function takes over; and the bound on the statements run between two decisions."
     def pending_options(self, code: str, t: Type) -> str:
         """Options as the state keeps them: a mask, or a sorted tuple of numbers."""
         if rep_of(TSet(t)) == "fs":
-            return f"tuple(sorted({code}))"
+            return f"_SORTED[{code}]"
         return code
 
     def member_tuple(self, code: str, t: Type) -> str:
         """A player's options at a simultaneous decision: the members in ascending order, ready
         for legal_actions and for checking the action."""
         if rep_of(TSet(t)) == "fs":
-            return f"tuple(sorted({code}))"
+            return f"_SORTED[{code}]"
         widest = self.widest_set()
         # (small sets recur and are remembered; large ones rarely do: they stay masks, and their
         # members are read when asked for)

@@ -121,6 +121,9 @@ class Expressions(Tables):
         d = self.program.defs[e.name]
         args = [bare(a) for a in self.ex_seq([(a, rep_of(t)) for a, (_, t) in zip(e.args, d.formals)])]
         table = self.def_tables.get(d.name)
+        if table is None and d.name in self.var_tables:
+            # a value of the arguments and a few variables' values, computed when the engine was generated
+            table = self.var_table_code(d.name)
         if table is not None:
             # a value of the arguments alone, computed when the engine was generated
             return table + "".join(f"[{a}]" for a in args), rep_of(d.ret)

@@ -80,14 +80,17 @@ that resume after a decision."""
         v = self.materialize(self.ex(s.value, target_rep))
         t = s.type
         if isinstance(t, TInt) and (t.lo is not None or t.hi is not None):
+            # (a side the value cannot pass, known when the engine is generated, is not tested)
+            lo, hi = self.analysis.bounds.of(s.value)
             conds = []
-            if t.lo is not None:
+            if t.lo is not None and lo < t.lo:
                 conds.append(f"{v} < {t.lo}")
-            if t.hi is not None:
+            if t.hi is not None and hi > t.hi:
                 conds.append(f"{v} > {t.hi}")
-            self.emit(f"if {' or '.join(conds)}:")
-            msg1, msg2 = f"'{s.name}' would become ", f", outside {t.show()}"
-            self.emit(f"    _raise('range', {pyrepr(msg1)} + str({v}) + {pyrepr(msg2)}, {at(s.span)})")
+            if conds:
+                self.emit(f"if {' or '.join(conds)}:")
+                msg1, msg2 = f"'{s.name}' would become ", f", outside {t.show()}"
+                self.emit(f"    _raise('range', {pyrepr(msg1)} + str({v}) + {pyrepr(msg2)}, {at(s.span)})")
         if s.local:
             # a name bound by let in an enclosing block keeps its new value after this block
             loc = self.scope.get(s.name)
@@ -212,7 +215,7 @@ that resume after a decision."""
             start = self.ex(s.start)
             return f"_TURNS[{bare(start)}, {coll}, n, {self.order}]"
         if rep_of(s.coll.type) == "fs":
-            return f"tuple(sorted({coll}))"
+            return f"_SORTED[{coll}]"
         return f"_BITS[{coll}]"
 
     def rounds(self, cont: Cont, head: str, first: list[str], body: ir.Stmt, scope: Scope | None, step: list[str]) -> None:

@@ -51,7 +51,13 @@ class Tables(CompilerBase):
             table = self.def_table(name)
             if table is not None:
                 self.def_tables[name] = table
-        self.used_defs = [n for n in self.used_defs if n not in self.def_tables]
+        # definitions whose value depends on their arguments and variables of few values only:
+        # a table indexed by those variables too
+        self.var_tables: dict[str, tuple[str, list[str]]] = {}
+        for name in self.used_defs:
+            if name not in self.def_tables and (got := self.def_var_table(name)) is not None:
+                self.var_tables[name] = got
+        self.used_defs = [n for n in self.used_defs if n not in self.def_tables and n not in self.var_tables]
         self.cached = {n for n in self.used_defs if not self.program.defs[n].formals}
         # remembered values live in one dict per set of zones and variables read, so a change
         # forgets only the values that read what changed
@@ -281,6 +287,47 @@ class Tables(CompilerBase):
             return None  # (a single attribute is already a table)
         m = self.machine()
         return self.table(("def", name), [t for _, t in d.formals], lambda args: self.value_literal(m.call(name, list(args), d.span), d.ret))
+
+    def def_var_table(self, name: str) -> tuple[str, list[str]] | None:
+        """A definition whose value depends on its arguments and on variables without an index
+        whose values are few (booleans, enum values, small numbers): its values for every value
+        of those variables and arguments, computed now, and the variables (the table's first
+        axes, in this order)."""
+        d = self.program.defs[name]
+        if self.analysis.def_pure(name) or not self.analysis.def_pure(name, unindexed_vars=True):
+            return None
+        if d.formals and self.analysis.def_cost(name) <= 3:
+            return None  # (as cheap as a table)
+        read = sorted(r.removeprefix("var:") for r in self.analysis.def_reads(name))
+        axes: list[Type | tuple[int, list[object]] | None] = [self.var_domain(self.rules.vars[v].type) for v in read]
+        if not read or any(a is None for a in axes):
+            return None
+        m = self.machine()
+
+        def cell(values: list[object]) -> str:
+            saved = {v: m.vars[v] for v in read}
+            try:
+                m.vars.update(zip(read, values))
+                return self.value_literal(m.call(name, values[len(read):], d.span), d.ret)
+            finally:
+                m.vars.update(saved)
+
+        table = self.table(("vars", name), [*axes, *(t for _, t in d.formals)], cell)
+        return None if table is None else (table, read)
+
+    def var_domain(self, t: Type) -> tuple[int, list[object]] | None:
+        """The values a variable of this type can hold, as a table axis (None: too many)."""
+        if isinstance(t, (TBool, TEnum)):
+            return self.domain(t)
+        if isinstance(t, TInt) and t.lo is not None and t.hi is not None and 0 <= t.lo <= t.hi < 1024:
+            return t.hi + 1, list(range(t.lo, t.hi + 1))
+        return None
+
+    def var_table_code(self, name: str) -> str:
+        """The table of a definition of ``var_tables`` indexed by its variables' values now."""
+        table, read = self.var_tables[name]
+        self.uses("V")
+        return table + "".join(f"[V[{self.layout.var_base[v]}]]" for v in read)
 
     def pure_mask(self, var: str, var_t: Type, tests: list[tuple[ir.Expr, bool]]) -> str | None:
         """The mask of the values of ``var`` for which the tests come out as flagged (evaluated

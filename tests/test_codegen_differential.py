@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from conftest import ROOT
 
+from rulecheck.codegen.compiler import Compiler
 from rulecheck.codegen.engine import generate, load_module
 from rulecheck.dsl import ir
 from rulecheck.dsl.loader import load_path, load_text
@@ -593,3 +594,69 @@ def test_step_budget_stops_an_endless_loop_at_the_same_statement() -> None:
     e.apply_action(1)
     compare_state(i, e, 2)
     assert e.is_terminal()
+
+
+# ---- definitions of variables of few values: tables computed when the engine is generated ------
+
+SMALL_VALUES = r'''
+game "Small Values" { players 2..3 source "x" }
+enum Mood "mood" { calm "Calm", bold "Bold", wild "Wild" }
+var level: 0..9 = 0 "the lowest bid allowed" source "x"
+var mood: Mood = calm "the table's mood" source "x"
+var open: bool = true "whether odd bids are allowed" source "x"
+var total[player]: int = 0 score "points" source "x"
+define bids -> set of 0..9 "what a player may bid" = {b for b in 0..9 if b >= level and (open or b % 2 == 0)}
+  source "x"
+define gain(high: bool) -> int "points for a bid" = if mood == wild then 5 else (if high then level + 2 else 1)
+  source "x"
+define top_bid -> int "the highest bid allowed (none where no bid is)" = max(bids)
+  source "x"
+define fraction -> int "fails at level 0" = 10 / level
+  source "x"
+target next_bids "what the next player may bid" at "bids": bids
+flow source "x" {
+  repeat 6 times {
+    for each p in players {
+      choose b from bids by p label "bids"
+      set total[p] = total[p] + gain(b > 4)
+      set level = if b == top_bid and mood == calm then 0 else b
+      choose m from Mood by p label "moods"
+      set mood = m
+      choose o from {true, false} by p label "opens"
+      set open = o
+      if level > 0 {
+        set total[p] = total[p] + fraction
+      }
+    }
+  }
+  end winners {p for p in players if total[p] == max(total[q] for q in players)}
+}
+'''
+
+
+def test_definitions_of_few_valued_variables_are_tables_and_play_alike() -> None:
+    """A definition that reads only variables of few values (a small number, an enum, a boolean)
+    and its arguments is a table indexed by them; one whose value fails for some of them (a
+    division by zero, the largest of no bids) is computed as before.  Random games, the targets'
+    values and the errors (no bid left) agree with the interpreter."""
+    TEXTS["small_values"] = (SMALL_VALUES, "small_values.rules")
+    program, mod = engine("small_values", {})
+    tables = Compiler(program).var_tables
+    assert {name: read for name, (_, read) in tables.items()} == {
+        "bids": ["level", "open"], "gain": ["level", "mood"], "target.next_bids": ["level", "open"]}
+    assert "_SORTED[" in generate(program) and "max(" in generate(program)
+    ends = {play_both("small_values", {}, n, seed=seed, info_states=seed % 2 == 0) for n in (2, 3) for seed in range(40)}
+    assert ends == {"end", "incomplete"}  # some games end, some run out of bids (level 9, even bids only)
+    rules = ruleset("small_values")
+    for seed in range(20):
+        rng = random.Random(seed)
+        i, e = Game(program, 2).new_initial_state(), mod.load_game({"players": 2}).new_initial_state()
+        for _ in range(12):
+            for t in rules.targets:
+                assert e.target_value(t.name) == i.target_value(t.name)
+            a = rng.choice(i.legal_actions())
+            try:
+                i.apply_action(a)
+            except RuleError:
+                break  # (no bid left: compared by play_both)
+            e.apply_action(a)

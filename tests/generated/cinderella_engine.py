@@ -200,6 +200,20 @@ class _Bits(dict[int, tuple[int, ...]]):
 
 
 _BITS = _Bits()
+
+
+class _Sorted(dict[frozenset[int], tuple[int, ...]]):
+    """The members of a set of numbers in ascending order (a decision's options), remembered as
+    _Bits are: options computed when the engine was generated are the same object every time."""
+
+    def __missing__(self, s: frozenset[int]) -> tuple[int, ...]:
+        members = tuple(sorted(s))
+        if len(self) < 1 << 16:
+            self[s] = members
+        return members
+
+
+_SORTED = _Sorted()
 _EMPTY: frozenset[int] = frozenset()
 
 
@@ -953,7 +967,7 @@ def _r2(S: State, a: Any) -> None:
                 C[2].clear()
             # 201:7 set no_uses
             t58 = (V[54 + x_q_52] + 1)
-            if t58 < 0 or t58 > 2:
+            if t58 > 2:
                 _raise('range', "'no_uses' would become " + str(t58) + ', outside 0..2', 201, 7)
             V[54 + x_q_52] = t58
             if C[1]:
@@ -1189,7 +1203,7 @@ def _r5(S: State, a: Any) -> None:
                 C[2].clear()
             # 201:7 set no_uses
             t58 = (V[54 + x_q_52] + 1)
-            if t58 < 0 or t58 > 2:
+            if t58 > 2:
                 _raise('range', "'no_uses' would become " + str(t58) + ', outside 0..2', 201, 7)
             V[54 + x_q_52] = t58
             if C[1]:
@@ -1321,7 +1335,7 @@ def _r6(S: State, a: Any) -> None:
                 C[2].clear()
             # 201:7 set no_uses
             t75 = (V[54 + x_q_69] + 1)
-            if t75 < 0 or t75 > 2:
+            if t75 > 2:
                 _raise('range', "'no_uses' would become " + str(t75) + ', outside 0..2', 201, 7)
             V[54 + x_q_69] = t75
             if C[1]:
@@ -1369,7 +1383,7 @@ def _r7(S: State, a: Any) -> None:
                 C[2].clear()
             # 201:7 set no_uses
             t75 = (V[54 + x_q_69] + 1)
-            if t75 < 0 or t75 > 2:
+            if t75 > 2:
                 _raise('range', "'no_uses' would become " + str(t75) + ', outside 0..2', 201, 7)
             V[54 + x_q_69] = t75
             if C[1]:
@@ -1452,7 +1466,7 @@ def _r8(S: State, a: Any) -> None:
                 C[2].clear()
             # 201:7 set no_uses
             t92 = (V[54 + x_q_86] + 1)
-            if t92 < 0 or t92 > 2:
+            if t92 > 2:
                 _raise('range', "'no_uses' would become " + str(t92) + ', outside 0..2', 201, 7)
             V[54 + x_q_86] = t92
             if C[1]:
@@ -1537,7 +1551,7 @@ def _r9(S: State, a: Any) -> None:
                 C[2].clear()
             # 201:7 set no_uses
             t92 = (V[54 + x_q_86] + 1)
-            if t92 < 0 or t92 > 2:
+            if t92 > 2:
                 _raise('range', "'no_uses' would become " + str(t92) + ', outside 0..2', 201, 7)
             V[54 + x_q_86] = t92
             if C[1]:
@@ -1732,7 +1746,7 @@ def _r10(S: State, a: Any) -> None:
                 C[2].clear()
             # 201:7 set no_uses
             t137 = (V[54 + x_q_131] + 1)
-            if t137 < 0 or t137 > 2:
+            if t137 > 2:
                 _raise('range', "'no_uses' would become " + str(t137) + ', outside 0..2', 201, 7)
             V[54 + x_q_131] = t137
             if C[1]:
@@ -1953,7 +1967,7 @@ def _r13(S: State, a: Any) -> None:
                 C[2].clear()
             # 201:7 set no_uses
             t137 = (V[54 + x_q_131] + 1)
-            if t137 < 0 or t137 > 2:
+            if t137 > 2:
                 _raise('range', "'no_uses' would become " + str(t137) + ', outside 0..2', 201, 7)
             V[54 + x_q_131] = t137
             if C[1]:
@@ -2069,7 +2083,7 @@ def _r14(S: State, a: Any) -> None:
                 C[2].clear()
             # 201:7 set no_uses
             t154 = (V[54 + x_q_148] + 1)
-            if t154 < 0 or t154 > 2:
+            if t154 > 2:
                 _raise('range', "'no_uses' would become " + str(t154) + ', outside 0..2', 201, 7)
             V[54 + x_q_148] = t154
             if C[1]:
@@ -2117,7 +2131,7 @@ def _r15(S: State, a: Any) -> None:
                 C[2].clear()
             # 201:7 set no_uses
             t154 = (V[54 + x_q_148] + 1)
-            if t154 < 0 or t154 > 2:
+            if t154 > 2:
                 _raise('range', "'no_uses' would become " + str(t154) + ', outside 0..2', 201, 7)
             V[54 + x_q_148] = t154
             if C[1]:
@@ -2267,7 +2281,7 @@ def _k2(S: State) -> None:
                 C[2].clear()
             # 201:7 set no_uses
             t58 = (V[54 + x_q_52] + 1)
-            if t58 < 0 or t58 > 2:
+            if t58 > 2:
                 _raise('range', "'no_uses' would become " + str(t58) + ', outside 0..2', 201, 7)
             V[54 + x_q_52] = t58
             if C[1]:
@@ -2459,7 +2473,7 @@ def _k4(S: State) -> None:
                 C[2].clear()
             # 201:7 set no_uses
             t137 = (V[54 + x_q_131] + 1)
-            if t137 < 0 or t137 > 2:
+            if t137 > 2:
                 _raise('range', "'no_uses' would become " + str(t137) + ', outside 0..2', 201, 7)
             V[54 + x_q_131] = t137
             if C[1]:
@@ -3369,9 +3383,10 @@ class State:
     def apply_action(self, action: int) -> None:
         o = self.o
         try:
-            # the options are a mask and the action a non-negative int (at the end and at a
-            # simultaneous node the options are not a mask: then _legal says why not)
-            legal = o >> action & 1
+            # the options are a mask and the action a non-negative int, or a decision's numbers
+            # in ascending order (a tuple); at the end and at a simultaneous node they are neither:
+            # then _legal says why not.  (Asked, not caught: a raised error costs more than a test.)
+            legal = o >> action & 1 if o.__class__ is int else (action in o if o.__class__ is tuple else self._legal(action))
         except (TypeError, ValueError):
             legal = self._legal(action)
         if not legal:
