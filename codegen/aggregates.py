@@ -16,6 +16,10 @@ from .literals import ident, pyrepr
 from .patterns import and_chain, const_numbers, membership, mentions, or_chain
 from .tables import Tables
 
+#: The largest part of a test (analysis.cost) computed before the table of the test's values is
+#: read, even where the test would not have reached it: a comparison of two variables, not a loop.
+ATOM_COST = 12
+
 
 class Aggregates(Tables):
     """``x_Agg`` and the ways it avoids a plain loop: a mask computed when the engine is generated,
@@ -191,6 +195,11 @@ parts computed once before the loop."""
             return None
         passing = self.pure_mask(e.var, e.coll.type.elem, tests) if tests else None
         if passing is None and tests:
+            # a test that reads the state only through parts of few values (whether a bid is
+            # higher, a phase): a table indexed by their values too
+            atoms = tuple(a for t, _ in tests for a in self.state_atoms(t, {e.var}))
+            passing = self.pure_mask(e.var, e.coll.type.elem, tests, atoms) if atoms else None
+        if passing is None and tests:
             return None
         coll = self.ex(e.coll, "mask")
         if op == "set":
@@ -346,6 +355,26 @@ parts computed once before the loop."""
                 for x in f:
                     if isinstance(x, ir.Expr):
                         out.extend(self.invariant_parts(x, bound))
+        return out
+
+    def state_atoms(self, e: ir.Expr, bound: set[str]) -> list[ir.Expr]:
+        """The largest parts of ``e`` that read the state and none of the locals ``bound`` (the
+        member and the members of the aggregates inside), cannot fail, and take few values
+        (atom_domain): computed before the table is read, they change nothing that the tests
+        would not (they have no effect, and cannot fail where the tests would not reach them)."""
+        if isinstance(e, (ir.Const, ir.Local, ir.Fail)):
+            return []
+        if not (free_locals(e) & bound) and not self.analysis.pure(e) and not self.analysis.can_raise(e) \
+                and self.atom_domain(e) is not None and self.analysis.cost(e) <= ATOM_COST:
+            return [e]
+        if isinstance(e, ir.Agg):
+            inner = bound | {e.var}
+            return [*self.state_atoms(e.coll, bound), *(p for x in (e.filt, e.elem) if x is not None for p in self.state_atoms(x, inner))]
+        out: list[ir.Expr] = []
+        for f in vars(e).values():
+            for x in (f if isinstance(f, list) else [f]):
+                if isinstance(x, ir.Expr):
+                    out.extend(self.state_atoms(x, bound))
         return out
 
     def costly(self, e: ir.Expr) -> bool:

@@ -110,13 +110,14 @@ class Analysis:
 
     # ---- does it depend on the game? ----------------------------------------------------------
 
-    def pure(self, e: ir.Expr | None, unindexed_vars: bool = False) -> bool:
+    def pure(self, e: ir.Expr | None, unindexed_vars: bool = False, pinned: frozenset[int] = frozenset()) -> bool:
         """Is the value a function of the expression's free locals alone?  True when it reads no
         zone, variable, parameter, unspecified column or player count, directly or through the
         definitions it calls; such a value can be computed once for every value of the locals.
         ``unindexed_vars``: reading variables that have no index is allowed too (the value is then
-        a function of the locals and those variables)."""
-        if e is None or isinstance(e, (ir.Const, ir.Local, ir.Fail)):
+        a function of the locals and those variables); ``pinned``: the ids of parts whose values
+        are given (it is then a function of the locals and those values)."""
+        if e is None or isinstance(e, (ir.Const, ir.Local, ir.Fail)) or id(e) in pinned:
             return True
         if isinstance(e, ir.VarRef):
             return unindexed_vars and e.index is None
@@ -124,7 +125,7 @@ class Analysis:
             return False
 
         def sub(x: ir.Expr | None) -> bool:
-            return self.pure(x, unindexed_vars)
+            return self.pure(x, unindexed_vars, pinned)
 
         if isinstance(e, ir.AttrRef):
             prov = self.rules.kinds[e.kind].provenance.get(e.attr)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import ChainMap
 from collections.abc import Callable
+from typing import Any
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TPlayer, TSet, Type
@@ -42,7 +43,7 @@ class Tables(CompilerBase):
                     self.unspecified.append((k.name, a))
         self._bounding: set[int] = set()
         self.used_defs = self.reachable_defs()
-        self._machine: Machine | None = None
+        self._machine: _Pinned | None = None
         self.tables: dict[object, str | None] = {}
         self.bodies: dict[str, ir.Expr | None] = {n: self.lowered(self.program.defs[n]) for n in self.used_defs}
         # definitions whose value depends on their arguments only: a constant, or a table
@@ -223,10 +224,10 @@ class Tables(CompilerBase):
 
     # ---- values computed now: tables indexed by finite values --------------------------------------
 
-    def machine(self) -> Machine:
+    def machine(self) -> _Pinned:
         """The interpreter, to compute values that depend on no state."""
         if self._machine is None:
-            self._machine = Machine(self.program, self.rules.game.max_players)
+            self._machine = _Pinned(self.program, self.rules.game.max_players)
         return self._machine
 
     def domain(self, t: Type) -> tuple[int, list[object]] | None:
@@ -329,33 +330,50 @@ class Tables(CompilerBase):
         self.uses("V")
         return table + "".join(f"[V[{self.layout.var_base[v]}]]" for v in read)
 
-    def pure_mask(self, var: str, var_t: Type, tests: list[tuple[ir.Expr, bool]]) -> str | None:
+    def pure_mask(self, var: str, var_t: Type, tests: list[tuple[ir.Expr, bool]], atoms: tuple[ir.Expr, ...] = ()) -> str | None:
         """The mask of the values of ``var`` for which the tests come out as flagged (evaluated
-        in order, stopping at the first that does not), when that depends on no state: a
-        constant, or a table indexed by the other locals the tests read."""
-        if not all(self.analysis.pure(e) for e, _ in tests):
+        in order, stopping at the first that does not), when that depends on no state but the
+        values of ``atoms`` (parts of the tests that take few values: atom_domain): a constant,
+        or a table indexed by the other locals the tests read and by the atoms' values."""
+        pins = frozenset(id(a) for a in atoms)
+        if not all(self.analysis.pure(e, pinned=pins) for e, _ in tests):
             return None
         dom = self.domain(var_t)
         if dom is None:
             return None
-        free = sorted(set().union(*(free_locals(e) for e, _ in tests)) - {var})
+        # (the locals the atoms read are spelled in the atoms' code: no axes of their own)
+        free = sorted(set().union(*(free_locals(e) for e, _ in tests)) - {var} - set().union(*(free_locals(a) for a in atoms)))
         locs = [self.scope.get(f) for f in free]
         m = self.machine()
 
         def cell(values: list[object]) -> str:
             env: ChainMap[str, object] = ChainMap(dict(zip(free, values)))
+            m.pins = {id(a): v for a, v in zip(atoms, values[len(free):])}
             bits = 0
-            for x in dom[1]:
-                env[var] = x
-                if all(bool(m.ev(e, env)) == flag for e, flag in tests):
-                    bits |= 1 << index_of(x)
+            try:
+                for x in dom[1]:
+                    env[var] = x
+                    if all(bool(m.ev(e, env)) == flag for e, flag in tests):
+                        bits |= 1 << index_of(x)
+            finally:
+                m.pins = {}
             return str(bits)
 
-        key = ("mask", var, tuple((id(e), flag) for e, flag in tests), tuple((loc.type.show(), loc.bounds) for loc in locs))
-        table = self.table(key, [self.loc_domain(loc) for loc in locs], cell, work=len(dom[1]))
+        key = ("mask", var, tuple((id(e), flag) for e, flag in tests), tuple((loc.type.show(), loc.bounds) for loc in locs),
+               tuple(id(a) for a in atoms))
+        table = self.table(key, [*(self.loc_domain(loc) for loc in locs), *(self.atom_domain(a) for a in atoms)], cell, work=len(dom[1]))
         if table is None:
             return None
-        return table + "".join(f"[{loc.code}]" for loc in locs)
+        return table + "".join(f"[{loc.code}]" for loc in locs) + "".join(f"[{self.ex(a)}]" for a in atoms)
+
+    def atom_domain(self, e: ir.Expr) -> tuple[int, list[object]] | None:
+        """The values a part of a test that reads the state can take, when they are few: a yes or
+        no, an enum value, a variable of few values (var_domain)."""
+        if isinstance(e.type, (TBool, TEnum)):
+            return self.domain(e.type)
+        if isinstance(e, ir.VarRef):
+            return self.var_domain(self.rules.vars[e.name].type)
+        return None
 
     def tester(self, test: ir.Expr, name: str) -> Callable[[list[object]], str]:
         """A table cell: the truth of ``test`` when the local ``name`` has the value given."""
@@ -421,3 +439,17 @@ def index_of(value: object) -> int:
     value's position, a boolean as 0 or 1)."""
     assert isinstance(value, int)
     return int(value)
+
+
+class _Pinned(Machine):
+    """The interpreter with the values of some expressions given (``pins``, by the expression's
+    id): a test computed for every value of the parts of it that read the state."""
+
+    def __init__(self, program: ir.Program, num_players: int) -> None:
+        super().__init__(program, num_players)
+        self.pins: dict[int, object] = {}
+
+    def ev(self, e: ir.Expr, env: Any) -> Any:
+        if self.pins and id(e) in self.pins:
+            return self.pins[id(e)]
+        return super().ev(e, env)

@@ -214,6 +214,22 @@ class _Sorted(dict[frozenset[int], tuple[int, ...]]):
 
 
 _SORTED = _Sorted()
+
+
+class _Outcomes(dict[int, tuple[tuple[int, float], ...]]):
+    """A chance node's outcomes (each member of the mask drawn from, equally likely), remembered
+    as _Bits are: a deck's masks recur from game to game."""
+
+    def __missing__(self, m: int) -> tuple[tuple[int, float], ...]:
+        members = _list(m)
+        p = 1.0 / len(members)
+        outcomes = tuple((a, p) for a in members)
+        if len(self) < 1 << 16:
+            self[m] = outcomes
+        return outcomes
+
+
+_OUTCOMES = _Outcomes()
 _EMPTY: frozenset[int] = frozenset()
 
 
@@ -347,6 +363,7 @@ _K7: Any = (False, True, False, False, False, False, False, False, False, False,
 _K8: Any = (262142, 262141, 262139, 262135, 262127, 262111, 262079, 262015, 261887, 261631, 261119, 260095, 258047, 253951, 245759, 229375, 196607, 131071, None, None, None, None, None, None, None, None, None)
 _K9: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, False, False, False, False, False, False, False, False, True)
 _K10: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, 1, 2, 4, 8, 1, 2, 4, 8, 0)
+_K11: Any = (3932160, 133955584)
 #: initial values of the variables, by slot (they may use the constants above)
 _V0: tuple[Any, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, 0, 0, 0, 0, )
 #: number of slots for locals that live across decisions
@@ -925,10 +942,7 @@ def _r2(S: State, a: Any) -> None:
     # 193:3 choose each q: chip
     per45: list[Any] = [None] * n
     for x_q_46 in _BITS[L5]:
-        if (V[54 + x_q_46] == 0):
-            t47 = Z[10 + x_q_46]
-        else:
-            t47 = (Z[10 + x_q_46] & 3932160)
+        t47 = (Z[10 + x_q_46] & _K11[(V[54 + x_q_46] == 0)])
         if not t47:
             _raise('incomplete', _pname(x_q_46) + ' must choose (shows) but has no option', 193, 3)
         per45[x_q_46] = _BITS[t47]
@@ -1293,10 +1307,7 @@ def _r6(S: State, a: Any) -> None:
     # 193:3 choose each q: chip
     per62: list[Any] = [None] * n
     for x_q_63 in _BITS[L1]:
-        if (V[54 + x_q_63] == 0):
-            t64 = Z[10 + x_q_63]
-        else:
-            t64 = (Z[10 + x_q_63] & 3932160)
+        t64 = (Z[10 + x_q_63] & _K11[(V[54 + x_q_63] == 0)])
         if not t64:
             _raise('incomplete', _pname(x_q_63) + ' must choose (shows) but has no option', 193, 3)
         per62[x_q_63] = _BITS[t64]
@@ -1424,10 +1435,7 @@ def _r8(S: State, a: Any) -> None:
     # 193:3 choose each q: chip
     per79: list[Any] = [None] * n
     for x_q_80 in _BITS[L2]:
-        if (V[54 + x_q_80] == 0):
-            t81 = Z[10 + x_q_80]
-        else:
-            t81 = (Z[10 + x_q_80] & 3932160)
+        t81 = (Z[10 + x_q_80] & _K11[(V[54 + x_q_80] == 0)])
         if not t81:
             _raise('incomplete', _pname(x_q_80) + ' must choose (shows) but has no option', 193, 3)
         per79[x_q_80] = _BITS[t81]
@@ -1704,10 +1712,7 @@ def _r10(S: State, a: Any) -> None:
     # 193:3 choose each q: chip
     per124: list[Any] = [None] * n
     for x_q_125 in _BITS[L5]:
-        if (V[54 + x_q_125] == 0):
-            t126 = Z[10 + x_q_125]
-        else:
-            t126 = (Z[10 + x_q_125] & 3932160)
+        t126 = (Z[10 + x_q_125] & _K11[(V[54 + x_q_125] == 0)])
         if not t126:
             _raise('incomplete', _pname(x_q_125) + ' must choose (shows) but has no option', 193, 3)
         per124[x_q_125] = _BITS[t126]
@@ -2041,10 +2046,7 @@ def _r14(S: State, a: Any) -> None:
     # 193:3 choose each q: chip
     per141: list[Any] = [None] * n
     for x_q_142 in _BITS[L1]:
-        if (V[54 + x_q_142] == 0):
-            t143 = Z[10 + x_q_142]
-        else:
-            t143 = (Z[10 + x_q_142] & 3932160)
+        t143 = (Z[10 + x_q_142] & _K11[(V[54 + x_q_142] == 0)])
         if not t143:
             _raise('incomplete', _pname(x_q_142) + ' must choose (shows) but has no option', 193, 3)
         per141[x_q_142] = _BITS[t143]
@@ -2238,10 +2240,7 @@ def _k2(S: State) -> None:
     # 193:3 choose each q: chip
     per45: list[Any] = [None] * n
     for x_q_46 in _BITS[L5]:
-        if (V[54 + x_q_46] == 0):
-            t47 = Z[10 + x_q_46]
-        else:
-            t47 = (Z[10 + x_q_46] & 3932160)
+        t47 = (Z[10 + x_q_46] & _K11[(V[54 + x_q_46] == 0)])
         if not t47:
             _raise('incomplete', _pname(x_q_46) + ' must choose (shows) but has no option', 193, 3)
         per45[x_q_46] = _BITS[t47]
@@ -2430,10 +2429,7 @@ def _k4(S: State) -> None:
     # 193:3 choose each q: chip
     per124: list[Any] = [None] * n
     for x_q_125 in _BITS[L5]:
-        if (V[54 + x_q_125] == 0):
-            t126 = Z[10 + x_q_125]
-        else:
-            t126 = (Z[10 + x_q_125] & 3932160)
+        t126 = (Z[10 + x_q_125] & _K11[(V[54 + x_q_125] == 0)])
         if not t126:
             _raise('incomplete', _pname(x_q_125) + ' must choose (shows) but has no option', 193, 3)
         per124[x_q_125] = _BITS[t126]
@@ -3376,9 +3372,7 @@ class State:
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self.cp != CHANCE:
             return []
-        outcomes = _list(self.o)
-        p = 1.0 / len(outcomes)
-        return [(a, p) for a in outcomes]
+        return list(_OUTCOMES[self.o])
 
     def apply_action(self, action: int) -> None:
         o = self.o
