@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from rulecheck.reports.english import capital
 from rulecheck.verifier.findings import VERDICTS, Finding
 
 # ---- small pieces --------------------------------------------------------------------------------
@@ -218,7 +219,7 @@ def _termination(f: Finding) -> Words:
                 f"it ends after at most {d['passes']} passes, in every game at any player count{_scope(d)}, however it goes.{_unproven(d)}")
     if v == "measured":
         return ("this loop always ends",
-                f"Every pass through this loop {_moves(d)}, never the other way, together by at least one, and each of them stays "
+                f"{capital(_passes(d, ' through this loop'))}, never the other way, together by at least one, and each of them stays "
                 f"within bounds while the loop goes on: it ends in every game of {d['players']}{_scope(d)}, however it goes (proven "
                 f"from facts that hold at the start of every pass, by induction).{_ends_under(d)}")
     if v == "within-bound":
@@ -240,8 +241,8 @@ def _termination(f: Finding) -> Words:
                      "own comes back to a state a pass began in, the loop going on: play can go on for ever there too (the moves "
                      "are in the findings file, for replay).")
         for x in d.get("ranked_under") or []:
-            more += (f" Under the reading {x['reading']} the loop is proven to end in every game of {x['players']}: every pass "
-                     f"{_moves(x)}, never the other way, together by at least one, and each of them stays within bounds "
+            more += (f" Under the reading {x['reading']} the loop is proven to end in every game of {x['players']}: "
+                     f"{_passes(x, '')}, never the other way, together by at least one, and each of them stays within bounds "
                      "while the loop goes on (proven from facts that hold at the start of every pass, by induction)"
                      + (f"; for {x['open']} no such measure was proven." if x["open"] else "."))
         left = [x for x in open_ if x not in {r["reading"] for r in d.get("ranked_under") or []}]
@@ -254,6 +255,14 @@ def _termination(f: Finding) -> Words:
     return ("no end proven for this loop",
             f"No repeating state was found within {d['loop_bound']} passes{_scope(d)}, and the loop can run longer than that for "
             f"{d['unknown']}: whether every game ends is not decided.{_ends_under(d)}")
+
+
+def _passes(d: dict[str, Any], where: str) -> str:
+    """"every pass adds to …", or per player count where the counts' measures differ."""
+    groups = d.get("by_count")
+    if not groups:
+        return f"every pass{where} {_moves(d)}"
+    return "; ".join(f"in games of {g['players']} every pass{where} {_moves(g)}" for g in groups)
 
 
 def _moves(d: dict[str, Any]) -> str:

@@ -203,3 +203,20 @@ def test_counts_proven_both_ways_read_as_one_list_where_no_game_outruns_the_boun
     v.cut[3] = True  # a game of 3 players can outrun the bound: its proof covers the passes explored
     assert v.proven_line([3], [2, 4]) == "2, 4 players, any length; 3 players (up to 3 passes of each open loop)"
     assert v.proven_line([3], []) == "3 players (up to 3 passes of each open loop)"
+
+
+def test_loving_penguin_rounds_end_at_three_players_when_discarded_presents_leave() -> None:
+    """Under ``discarded_present=out_of_game`` no lasso repeats; the rounds end by a measure (the
+    scores, the presents discarded, the decks dealt …). Asked as a sum over the whole round, the
+    question was left open at 3 players; asked whether every number can stay as it was, it is
+    proven."""
+    from rulecheck.verifier.symbolic import statements
+
+    v = Verifier(rules_of(ROOT / "rulesets" / "loving_penguin.rules"), Options(timeout=10.0, jobs=1))
+    readings = {**v.base_readings, "discarded_present": "out_of_game"}
+    (loop,) = [s for s in statements(v.program(readings)) if isinstance(s, ir.RepeatUntil)]
+    h, samples = v.inducted(readings, 3, loop.sid)
+    assert h is not None
+    measure = induction.ranking(h, loop.sid, samples)
+    assert measure is not None
+    assert {(f[1], f[2]) for f, sign, _ in measure if sign == -1} >= {("score", 0), ("score", 1), ("score", 2), ("present_discards", None)}

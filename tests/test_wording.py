@@ -156,6 +156,24 @@ def test_a_sensitivity_left_open_because_the_solver_named_no_other_table_says_so
         assert "in time" not in message and "with the assumed values" not in message
 
 
+def test_a_measure_made_of_other_numbers_at_another_count_says_which_at_which() -> None:
+    # the numbers of every count's measure together are no count's measure: "every pass adds to"
+    # all of them would claim of each count what was proven of another
+    by_count = [{"players": "2 players", "grows": ["'a'", "'b'"], "shrinks": []},
+                {"players": "3 to 4 players", "grows": ["'a'"], "shrinks": ["the size of 'deck'"]}]
+    f = finding("non-termination", "measured", witness=False)
+    f.details.update(players="2 to 4 players", grows=["'a'", "'b'"], shrinks=["the size of 'deck'"], by_count=by_count)
+    _, message = wording.word(f)
+    assert message.startswith("In games of 2 players every pass through this loop adds to 'a' and 'b'; in games of 3 to 4 "
+                              "players every pass through this loop adds to 'a' and takes from the size of 'deck', never"), message
+    f = finding("non-termination", "lasso", witness=True)
+    f.details.update(ranked_under=[{"reading": "x=y", "players": "2 to 4 players", "open": "5 to 6 players",
+                                    "grows": ["'a'", "'b'"], "shrinks": ["the size of 'deck'"], "by_count": by_count}])
+    _, message = wording.word(f)
+    assert ("proven to end in every game of 2 to 4 players: in games of 2 players every pass adds to 'a' and 'b'; in games "
+            "of 3 to 4 players every pass adds to 'a' and takes from the size of 'deck', never the other way") in message, message
+
+
 @pytest.mark.parametrize(("kind", "verdict"), [("exhaustion", "never"), ("invariant", "holds")])
 def test_a_proof_for_games_of_any_length_says_however_long(kind: str, verdict: str) -> None:
     # the verifier's line names every count proven for any length last ("2 to 4 players, any

@@ -158,6 +158,7 @@ class TerminationCheck(Context):
         elif unknown and (measured := self.ranked_by_induction(self.base_readings, loop)) is not None and not measured["open"]:
             self.found("non-termination", "measured", "loop", loop.span, src, bound=self.bound(f"every game of {measured['players']}, any length"),
                        players=measured["players"], grows=measured["grows"], shrinks=measured["shrinks"], scope=self.readings_scope(),
+                       **({"by_count": measured["by_count"]} if "by_count" in measured else {}),
                        ends_under=ended)
         elif unknown:
             self.found("non-termination", "timeout", "loop", loop.span, src, bound=f"{self.o.loop_bound} passes",
@@ -218,6 +219,8 @@ class TerminationCheck(Context):
         those counts and the measure's words; None where it is proven for none."""
         found: list[tuple[Feature, int, int]] = []
         proven: list[int] = []
+        # the counts whose measures are the same numbers, in words: (counts, grows, shrinks)
+        groups: list[tuple[list[int], list[str], list[str]]] = []
         for n in self.players:
             h, samples = self.inducted(readings, n, loop.sid)
             measure = None if h is None else ranking(h, loop.sid, samples)
@@ -225,11 +228,20 @@ class TerminationCheck(Context):
                 break  # (each count costs more than the one before: the next would not be proven either)
             found += measure
             proven.append(n)
+            words = (_numbers(self.rules, measure, -1), _numbers(self.rules, measure, 1))
+            if groups and (groups[-1][1], groups[-1][2]) == words:
+                groups[-1][0].append(n)
+            else:
+                groups.append(([n], *words))
         if not proven:
             return None
-        return {"reading": _changed(self.base_readings, readings), "players": wording.players_text(proven),
-                "open": wording.players_text([n for n in self.players if n not in proven]) if proven != self.players else None,
-                "grows": _numbers(self.rules, found, -1), "shrinks": _numbers(self.rules, found, 1)}
+        out: dict[str, Any] = {
+            "reading": _changed(self.base_readings, readings), "players": wording.players_text(proven),
+            "open": wording.players_text([n for n in self.players if n not in proven]) if proven != self.players else None,
+            "grows": _numbers(self.rules, found, -1), "shrinks": _numbers(self.rules, found, 1)}
+        if len(groups) > 1:  # each count's own measure (the union above is no count's)
+            out["by_count"] = [{"players": wording.players_text(ns), "grows": g, "shrinks": s} for ns, g, s in groups]
+        return out
 
     def repeats_under(self, readings: dict[str, str], loop: ir.RepeatUntil | ir.While, n: int, actions: list[Any]) -> bool:
         """Whether the moves of a lasso found under the default readings are a game under these
