@@ -151,8 +151,7 @@ def target_entry(c: Compiler, t: ir.Target) -> dict[str, Any]:
     if name in c.def_tables:
         return {"name": t.name, "fn": f"lambda S: {c.def_tables[name]}", "mask": mask}
     if name in c.var_tables:
-        table, read = c.var_tables[name]
-        return {"name": t.name, "fn": f"lambda S: {table}" + "".join(f"[S.v[{c.layout.var_base[v]}]]" for v in read), "mask": mask}
+        return {"name": t.name, "fn": f"lambda S: {c.var_table_code(name, 'S.v')}", "mask": mask}
     return {"name": t.name, "fn": f"D_{ident(name)}", "mask": mask}
 
 

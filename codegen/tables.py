@@ -324,11 +324,13 @@ class Tables(CompilerBase):
             return t.hi + 1, list(range(t.lo, t.hi + 1))
         return None
 
-    def var_table_code(self, name: str) -> str:
-        """The table of a definition of ``var_tables`` indexed by its variables' values now."""
+    def var_table_code(self, name: str, values: str = "V") -> str:
+        """The table of a definition of ``var_tables`` indexed by its variables' values now
+        (``values``: the state's list of variables, spelled in the flow's functions or not)."""
         table, read = self.var_tables[name]
-        self.uses("V")
-        return table + "".join(f"[V[{self.layout.var_base[v]}]]" for v in read)
+        if values == "V":
+            self.uses("V")
+        return table + "".join(f"[{values}[{self.layout.var_base[v]}]]" for v in read)
 
     def pure_mask(self, var: str, var_t: Type, tests: list[tuple[ir.Expr, bool]], atoms: tuple[ir.Expr, ...] = ()) -> str | None:
         """The mask of the values of ``var`` for which the tests come out as flagged (evaluated
@@ -341,7 +343,9 @@ class Tables(CompilerBase):
         dom = self.domain(var_t)
         if dom is None:
             return None
-        # (the locals the atoms read are spelled in the atoms' code: no axes of their own)
+        # (the locals the atoms read are spelled in the atoms' code: no axes of their own; one
+        # the tests also read outside an atom is then missing where a cell is computed, so the
+        # cell fails and there is no table: sound, and rare)
         free = sorted(set().union(*(free_locals(e) for e, _ in tests)) - {var} - set().union(*(free_locals(a) for a in atoms)))
         locs = [self.scope.get(f) for f in free]
         m = self.machine()
