@@ -25,7 +25,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 RULESET = 'cinderella.rules'
 RULES_SHA256 = '39b8b9de7f712b13e43e29d38d1508a434017fd97bd1e633fc08a4c7acfa0611'
@@ -188,48 +188,39 @@ def _list(m: int) -> list[int]:
     return [*_BYTES0[m & 255], *_BYTES1[m >> 8 & 255], *_BYTES2[m >> 16 & 255], *_BYTES3[m >> 24]]
 
 
-class _Bits(dict[int, tuple[int, ...]]):
-    """The members of a bitmask in ascending order, remembered because most masks recur (the
-    first 65,536 seen: the ones that recur most are among them)."""
+_Key = TypeVar("_Key")
+_Value = TypeVar("_Value")
 
-    def __missing__(self, m: int) -> tuple[int, ...]:
-        members = tuple(_list(m))
+
+class _Remembered(dict[_Key, _Value]):
+    """Values computed on first use and remembered because most keys recur (the first 65,536
+    seen: the ones that recur most are among them)."""
+
+    def __init__(self, make: Callable[[_Key], _Value]) -> None:
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key: _Key) -> _Value:
+        value = self.make(key)
         if len(self) < 1 << 16:
-            self[m] = members
-        return members
+            self[key] = value
+        return value
 
 
-_BITS = _Bits()
+def _outcomes(m: int) -> tuple[tuple[int, float], ...]:
+    """A chance node's outcomes: each member of the mask drawn from, equally likely."""
+    members = _list(m)
+    p = 1.0 / len(members)
+    return tuple((a, p) for a in members)
 
 
-class _Sorted(dict[frozenset[int], tuple[int, ...]]):
-    """The members of a set of numbers in ascending order (a decision's options), remembered as
-    _Bits are: options computed when the engine was generated are the same object every time."""
-
-    def __missing__(self, s: frozenset[int]) -> tuple[int, ...]:
-        members = tuple(sorted(s))
-        if len(self) < 1 << 16:
-            self[s] = members
-        return members
-
-
-_SORTED = _Sorted()
-
-
-class _Outcomes(dict[int, tuple[tuple[int, float], ...]]):
-    """A chance node's outcomes (each member of the mask drawn from, equally likely), remembered
-    as _Bits are: a deck's masks recur from game to game."""
-
-    def __missing__(self, m: int) -> tuple[tuple[int, float], ...]:
-        members = _list(m)
-        p = 1.0 / len(members)
-        outcomes = tuple((a, p) for a in members)
-        if len(self) < 1 << 16:
-            self[m] = outcomes
-        return outcomes
-
-
-_OUTCOMES = _Outcomes()
+#: the members of a bitmask in ascending order
+_BITS: _Remembered[int, tuple[int, ...]] = _Remembered(lambda m: tuple(_list(m)))
+#: the members of a set of numbers in ascending order (a decision's options: those computed when
+#: the engine was generated are the same object every time)
+_SORTED: _Remembered[frozenset[int], tuple[int, ...]] = _Remembered(lambda s: tuple(sorted(s)))
+#: a chance node's outcomes per mask drawn from (a deck's masks recur from game to game)
+_OUTCOMES: _Remembered[int, tuple[tuple[int, float], ...]] = _Remembered(_outcomes)
 _EMPTY: frozenset[int] = frozenset()
 
 
