@@ -924,7 +924,7 @@ def test_a_solver_model_that_names_no_other_table_shows_no_dependence_on_the_dat
     alt = {**v.base_readings, "scope": "everyone"}
     monkeypatch.setattr(Session, "check", lambda self, *goals, **kw: Result("sat", {}))
     assert v.sensitivity_of_proof(assumed.ambiguities["scope"], alt) == ("undecided", {"how": "proof", "unnamed": True})
-    assert v.table_of({}) is None
+    assert v.data_values({}, set()) == []
 
 
 def test_a_batch_answers_each_goal_as_a_fresh_solver_would_and_names_the_facts_a_proof_used() -> None:
@@ -1353,3 +1353,85 @@ def test_past_the_smallest_count_random_games_come_before_the_solver_where_games
     a, b = amb.witness.plays
     assert a.actions == b.actions and a.winners == [] and b.winners
     assert "the two games are the same move for move, on the same table: only the result the rules give at the end differs" in amb.message
+
+
+STARS = """
+game "Stars" {
+  players 2..2
+  source "Each player draws a card; the highest rank wins. A star card wins outright."
+}
+
+enum Mark { plain, star, moon }
+
+card Card "{rank}" {
+  rank: 1..5
+  mark: Mark
+}
+
+zone deck: Card hidden
+zone hand[player]: Card owner
+
+table Card in deck {
+  given rank
+  assumed mark because "The rulebook does not say which cards show a star."
+  | rank | mark |
+  | 1    | star |
+  | 2    | moon |
+  | 3    | moon |
+  | 4    | moon |
+  | 5    | moon |
+}
+
+define total(p: player) -> int "a player's rank" = sum(c.rank for c in hand[p])
+define best -> set of player "the highest rank" = {p for p in players if all(total(p) >= total(q) for q in players)}
+define starred -> set of player "who holds a star" = {p for p in players if any(c.mark == star for c in hand[p])}
+define winners_of -> set of player "who wins" varies by star_effect
+
+ambiguity star_effect {
+  kind ambiguity
+  source "A star card wins outright."
+  question "Does a star win against a higher rank?"
+  reading outright default "A star wins whatever the ranks." {
+    define winners_of -> set of player = if size(starred) == 1 then starred else best
+  }
+  reading ranks "The ranks decide." {
+    define winners_of -> set of player = best
+  }
+}
+
+flow {
+  for each p in players {
+    draw 1 from deck to hand[p]
+  }
+  end winners winners_of
+}
+"""
+
+
+def test_a_free_tables_values_are_one_each_and_a_dependence_names_only_the_values_that_matter() -> None:
+    """With the assumed data free, each attribute takes exactly one value of its domain (no
+    model may give a card two marks, or none, and call it a table); and a witness that depends on
+    the data names the values that matter and nothing beside: one card's mark (the star that won
+    outright gone, or a second star), not the marks of the other cards, which the solver's first
+    model changes too."""
+    from rulecheck.verifier import terms as tm
+    from rulecheck.verifier.verify import verify
+    from rulecheck.verifier.z3backend import Session
+
+    rules = rules_of(STARS)
+    v = Verifier(rules, Options(players=[2], timeout=10.0, jobs=1))
+    t = v.free_base(2)
+    read = {x.args[0] for x in t.attr_vars}
+    assert {f"attr|Card|{c}|mark|{k}" for c in range(5) for k in range(3)} <= read
+    session = Session(t.constraints, 10.0)
+    for c in range(5):
+        two = tm.and_(tm.bool_var(f"attr|Card|{c}|mark|0"), tm.bool_var(f"attr|Card|{c}|mark|2"))
+        none = tm.and_all(tm.not_(tm.bool_var(f"attr|Card|{c}|mark|{k}")) for k in range(3))
+        assert session.check(two).status == "unsat" and session.check(none).status == "unsat"
+    o = verify(rules, Options(players=[2], timeout=10.0, jobs=1, checks=frozenset({"ambiguity", "sensitivity"})))
+    [amb] = [f for f in o.findings if f.kind == "ambiguity"]
+    [sens] = [f for f in o.findings if f.kind == "sensitivity"]
+    assert amb.status == "witness" and sens.details.get("table"), sens.details
+    # one value: the star card's star gone, or the other card's star come
+    table = sens.details["table"]
+    assert "; " not in table and (table.endswith("(assumed star)") or table.endswith(": mark star (assumed moon)")), table

@@ -597,6 +597,7 @@ class SymExec:
         self.winners = SymSet({q: False for q in range(n)})
         self.decisions: list[Decision] = []
         self.constraints: list[Term] = list(self.attrs.constraints)
+        self.data_known = len(self.attrs.constraints)  # the data's domains made before this run
         self.obligations: list[Obligation] = []
         self.reach: dict[str, Reach] = {}
         self.errs: list[Term] | None = None  # errors raised while evaluating the current statement
@@ -782,6 +783,9 @@ class SymExec:
         for cid, loc in enumerate(self.loc):
             if cid not in self.out:
                 self.constraints.append(tm.pb_eq(loc.values(), 1))
+        # the domains of the free data this run read (made as it read them): without them a model
+        # could give an attribute two values at once, or none, and be no table at all
+        self.constraints[self.data_known:self.data_known] = self.attrs.constraints[self.data_known:]
 
         self.flow_obligation()
         if self.watch_invariants:
@@ -1081,7 +1085,7 @@ class SymExec:
         finally:
             self.loc, self.vars, self.obligations, self.errs, self.reach, self.site, self.counts, self.loc_ver, self.var_ver = saved
             self.no_compare -= 1
-        return lemmas, (value, obligations)
+        return lemmas + self.attrs.constraints, (value, obligations)
 
     def abstract_state(self, tag: str, whole: bool) -> tuple[list[Term], list[dict[int, Term]], dict[int, Term], dict[str, Any]]:
         """The locations, zone counts and variables of an abstract state (see over_abstract_state),

@@ -20,6 +20,7 @@ from ..symbolic import Trace, Unsupported
 from ..witness import (
     replay_interpreter,
 )
+from ..z3backend import Session
 from .ambiguity import AmbiguityCheck
 from .local_proofs import _moved_only
 
@@ -73,41 +74,65 @@ class SensitivityCheck(AmbiguityCheck):
         # the same choices wherever the same decision arises, but any table: can the difference vanish?
         model, taken = self.models[id(f)]
         fixed = _fix_decisions(ta, model, taken) + _fix_decisions(tb, model, taken)
-        r = self.session(ta.constraints + tb.constraints + fixed).check(tm.not_(differs))
+        session = self.session(ta.constraints + tb.constraints + fixed)
+        r = session.check(tm.not_(differs))
         if r.status == "unsat":
             return "any-table", {"how": "witness"}
         if r.status == "sat":
             assert r.model is not None
-            table = self.table_of(r.model)
+            table = self.closest_table(session, tm.not_(differs), r.model, (ta, tb))
             # a model that names no value other than the assumed ones shows no other table (the
             # game it describes is not pinned down to the witness): nothing is claimed
             return ("depends", {"how": "witness", "table": table}) if table else ("undecided", {"how": "witness", "unnamed": True})
         return "undecided", {"how": "witness"}
 
-    def table_of(self, model: dict[str, bool | int]) -> str | None:
-        """The assumed or unspecified values of a solver's model that differ from the ruleset's
-        table, in words ("Person 3: age Adult (assumed Teen)"); None where it names none."""
+    def closest_table(self, session: Session, goal: tm.Term, model: dict[str, bool | int], traces: tuple[Trace, ...]) -> str | None:
+        """The values of the assumed and unspecified data that a solver's model of ``goal`` changes,
+        in words ("Person 3: age Adult (assumed Teen)"), as few as the solver allows: each changed
+        value is put back where the goal stays possible without it (one question each, in the
+        table's order; the values the model leaves as assumed stay so), so that the table shown
+        changes what matters and nothing beside. Only the data the traces read counts (the model
+        gives every variable of the check's context a value). None where it changes none."""
+        read = {str(v.args[0]) for t in traces for v in t.attr_vars}
+        values = self.data_values(model, read)
+        pins = [pin for pin, _, changed in values if not changed]
+        for pin, _, changed in values:
+            if changed and (r := session.check(goal, *pins, pin)).status == "sat":
+                assert r.model is not None
+                model = r.model
+                pins.append(pin)
+        return "; ".join(words for _, words, changed in self.data_values(model, read) if changed) or None
+
+    def data_values(self, model: dict[str, bool | int], read: set[str]) -> list[tuple[tm.Term, str, bool]]:
+        """Each value of the assumed and unspecified data that a trace read, in a solver's model:
+        the term that puts it back to the table's value, the value in words, whether it differs."""
         from rulecheck.dsl.values import show
 
         _, values = resolve_params(self.rules, self.o.params)
-        parts = []
+        out = []
         for kind, attr in sorted(self.symbolic):
             t = self.rules.kinds[kind].attrs[attr]
             for comp in self.rules.components_of(kind):
                 name = f"attr|{kind}|{comp.cid}|{attr}"
+                assumed = values[comp.cid][attr]
+                got: Any
                 if isinstance(t, TBool):
-                    got: Any = bool(model.get(name, False))
+                    if name not in read:
+                        continue
+                    got, pin = bool(model.get(name)), tm.bool_var(name) if assumed else tm.not_(tm.bool_var(name))
                 elif isinstance(t, TSet) and isinstance(t.elem, TEnum):
-                    got = frozenset(k for k in range(len(self.rules.enums[t.elem.name].values)) if model.get(f"{name}|{k}"))
+                    members = range(len(self.rules.enums[t.elem.name].values))
+                    if f"{name}|0" not in read:
+                        continue
+                    got = frozenset(k for k in members if model.get(f"{name}|{k}"))
+                    pin = tm.and_all(tm.bool_var(f"{name}|{k}") if k in assumed else tm.not_(tm.bool_var(f"{name}|{k}")) for k in members)
                 else:
-                    picked = [int(key.rsplit("|", 1)[1]) for key, v in model.items() if v is True and key.startswith(name + "|")]
+                    picked = [int(key.rsplit("|", 1)[1]) for key in read if key.startswith(name + "|") and model.get(key) is True]
                     if len(picked) != 1:
                         continue
-                    got = picked[0]
-                assumed = values[comp.cid][attr]
-                if got != assumed:
-                    parts.append(f"{comp.display}: {attr} {show(got, t, self.rules)} (assumed {show(assumed, t, self.rules)})")
-        return "; ".join(parts) or None
+                    got, pin = picked[0], tm.bool_var(f"{name}|{assumed}")
+                out.append((pin, f"{comp.display}: {attr} {show(got, t, self.rules)} (assumed {show(assumed, t, self.rules)})", got != assumed))
+        return out
 
     def sensitivity_by_replay(self, alt: dict[str, str], f: Finding) -> tuple[str, dict[str, Any]] | None:
         """A witness game replayed, both readings, with other values of the unspecified data (the
@@ -153,9 +178,10 @@ class SensitivityCheck(AmbiguityCheck):
                 ta, tb = self._attr_traces(n, alt)
             except Unsupported:
                 return None
-            both = ta.constraints + tb.constraints
-            r = self.session(both).check(tm.or_(outcome_differs(ta, tb), moves_differ(ta, tb)))
-            if r.status == "sat" and (table := self.table_of(r.model or {})):
+            session = self.session(ta.constraints + tb.constraints)
+            differs = tm.or_(outcome_differs(ta, tb), moves_differ(ta, tb))
+            r = session.check(differs)
+            if r.status == "sat" and (table := self.closest_table(session, differs, r.model or {}, (ta, tb))):
                 return "depends", {"how": "proof", "players": n, "table": table}
             if r.status == "sat":
                 return "undecided", {"how": "proof", "unnamed": True}
