@@ -363,6 +363,10 @@ def _sensitivity(f: Finding) -> Words:
     elif how == "replay":
         why = (f"The witness game shows the difference only with some tables: with {d.get('table')} the same game gives the "
                "same winners under both readings") if v == "depends" else (
+               # no table replayed it: "every table with which it can be replayed" would be true of none
+               f"The witness game could not be replayed with any of the {d.get('tables')} tables of {d.get('columns')} "
+               "tried (each column at the ends of its domain, then random tables): with each the game goes otherwise, so "
+               "whether the difference depends on the data is not known") if not d.get("tried") else (
                f"The witness game shows the difference with every table of {d.get('columns')} with which it can be replayed "
                f"({d.get('tried')} of the {d.get('tables')} tried: each column at the ends of its domain, then random tables"
                + ("" if d.get("tried") == d.get("tables") else "; with the others the game goes otherwise, so they say nothing")

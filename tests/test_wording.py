@@ -156,6 +156,18 @@ def test_a_sensitivity_left_open_because_the_solver_named_no_other_table_says_so
         assert "in time" not in message and "with the assumed values" not in message
 
 
+def test_a_random_play_witness_no_other_table_replays_claims_nothing_of_every_table() -> None:
+    # "the difference with every table with which it can be replayed" is true of no table at all
+    f = finding("sensitivity", "undecided", witness=False)
+    f.details.update(how="replay", columns="Token.worth", tried=0, tables=22)
+    _, message = wording.word(f)
+    assert message.startswith("The witness game could not be replayed with any of the 22 tables of Token.worth tried"), message
+    assert "every table" not in message and "is not known" in message
+    f.details.update(tried=3)
+    _, message = wording.word(f)
+    assert "with every table of Token.worth with which it can be replayed (3 of the 22 tried" in message, message
+
+
 def test_a_measure_made_of_other_numbers_at_another_count_says_which_at_which() -> None:
     # the numbers of every count's measure together are no count's measure: "every pass adds to"
     # all of them would claim of each count what was proven of another
