@@ -213,6 +213,8 @@ function takes over; and the bound on the statements run between two decisions."
         self.resumes[p] = ([f"{loc.code}{typed} = {value}"], rec, i)
         if isinstance(s.players, ir.Local):
             loc.among = (id(self.scope.get(s.players.name)), self.local_epoch)
+        elif isinstance(s.players, ir.Builtin) and s.players.op == "players":
+            loc.everyone = self.local_epoch
         self.scope.names[s.bind] = loc
         return True
 

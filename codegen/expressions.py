@@ -312,7 +312,15 @@ class Expressions(Tables):
             return f"({a} in {b})", None
         if op in ("union", "diff"):
             rep = want or rep_of(e.type) or "mask"
-            a, b = self.ex_seq([(e.left, rep), (e.right, rep)])
+            r = e.right
+            if rep == "fs" and isinstance(r, ir.SetOf) and r.items and not all(isinstance(x, ir.Const) for x in r.items):
+                # a set display on the right: a frozenset's | and - take it and give a frozenset,
+                # with no tuple made to build a frozenset first
+                elem = r.type.elem if isinstance(r.type, TSet) else TAny()
+                a, *items = self.ex_seq([(e.left, rep), *[(x, rep_of(elem)) for x in r.items]])
+                b = "{" + ", ".join(items) + "}"
+            else:
+                a, b = self.ex_seq([(e.left, rep), (e.right, rep)])
             if op == "union":
                 return f"({a} | {b})", rep
             return (f"({a} & ~{b})" if rep == "mask" else f"({a} - {b})"), rep
@@ -435,6 +443,8 @@ class Expressions(Tables):
             if chose is not None and member == chose:
                 # a member of the very set of players who chose: every one of them made a choice
                 return f"{m}[{i}]", rep_of(e.type)
+        if isinstance(e.map, ir.Local) and self.scope.get(e.map.name).everyone == self.local_epoch:
+            return f"{m}[{i}]", rep_of(e.type)  # every player chose
         t = self.fn.fresh()
         self.emit(f"{t} = {m}[{i}]")
         self.emit(f"if {t} is None:")

@@ -91,6 +91,9 @@ class Loc:
     #: (and how many local assignments had been compiled then); for a member of a set held in a
     #: local, the same for that local
     among: tuple[int, int] | None = None
+    #: for the choices of a simultaneous decision of every player, how many local assignments had
+    #: been compiled then: while none has since, each player's choice is there
+    everyone: int | None = None
 
 
 @dataclass

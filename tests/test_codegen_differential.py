@@ -665,3 +665,18 @@ def test_definitions_of_few_valued_variables_are_tables_and_play_alike() -> None
             except RuleError:
                 break  # (no bid left: compared by play_both)
             e.apply_action(a)
+
+
+def test_the_choices_of_every_player_need_no_check_and_a_set_display_taken_away_no_tuple() -> None:
+    """Where every player chose at once, each player's choice is there: reading one needs no test
+    for a missing choice (a choice among some players keeps it). A set display of computed numbers
+    on the right of - or | is a Python set display, which a frozenset's operators take (no tuple
+    built into a frozenset first); the games play as OpenSpiel's (tests/test_oracle_openspiel.py)."""
+    goofspiel = load_path(ROOT / "tests" / "rulesets" / "goofspiel.rules").rules
+    assert goofspiel is not None
+    code = generate(ir.bind(goofspiel, {}))
+    assert "_raise('incomplete', 'this player made no choice here'" not in code
+    assert re.search(r"\(V\[0\] - \{x_b1_\d+\}\)", code), code
+    assert "frozenset((x_" not in code
+    # Too Many Cinderellas' simultaneous choices are among some players: the test stays
+    assert "_raise('incomplete', 'this player made no choice here'" in generate(ir.bind(load_path(ROOT / "rulesets" / "cinderella.rules").rules, {}))

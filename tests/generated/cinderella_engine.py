@@ -3414,18 +3414,21 @@ class State:
         o = self.o
         if len(actions) != len(o):
             raise ValueError(f"expected {self.n} actions")
-        # the choices, None for the players outside the decision
-        picked: list[Any] = list(actions)
+        # the choices, None for the players outside the decision (the actions as given where
+        # every player chose: no copy to make)
+        given = tuple(actions)
+        outside = False
         for q, options in enumerate(o):
             if options is None:
-                if picked[q] != self.g.PASS:
-                    raise ValueError(f"illegal action {picked[q]} for {_pname(q)}")
-                picked[q] = None
-            elif picked[q] not in options:
-                raise ValueError(f"illegal action {picked[q]} for {_pname(q)}")
-        self.h.append(tuple(actions))
+                if given[q] != self.g.PASS:
+                    raise ValueError(f"illegal action {given[q]} for {_pname(q)}")
+                outside = True
+            elif given[q] not in options:
+                raise ValueError(f"illegal action {given[q]} for {_pname(q)}")
+        self.h.append(given)
+        picked = tuple([None if options is None else a for options, a in zip(o, given)]) if outside else given
         try:
-            _RESUME[self.pc](self, tuple(picked))
+            _RESUME[self.pc](self, picked)
         except RuleError:
             self._stopped()
             raise
