@@ -88,20 +88,41 @@ class SensitivityCheck(AmbiguityCheck):
 
     def closest_table(self, session: Session, goal: tm.Term, model: dict[str, bool | int], traces: tuple[Trace, ...]) -> str | None:
         """The values of the assumed and unspecified data that a solver's model of ``goal`` changes,
-        in words ("Person 3: age Adult (assumed Teen)"), as few as the solver allows: each changed
-        value is put back where the goal stays possible without it (one question each, in the
-        table's order; the values the model leaves as assumed stay so), so that the table shown
-        changes what matters and nothing beside. Only the data the traces read counts (the model
-        gives every variable of the check's context a value). None where it changes none."""
+        in words ("Person 3: age Adult (assumed Teen)"), as few as the solver finds: every value
+        is pinned back to the table's as a named assumption of one solver, and while the goal is
+        then impossible, the first value in table order that the unsat core names among those the
+        model changed is freed (the model shows that freeing all of them is enough), so that the
+        table shown changes what matters and nothing beside, in about twice as many questions as
+        values freed (each freed one is then tried pinned back again). Only the data the traces read counts (the model gives every variable of the
+        check's context a value). None where it changes none."""
         read = {str(v.args[0]) for t in traces for v in t.attr_vars}
         values = self.data_values(model, read)
-        pins = [pin for pin, _, changed in values if not changed]
-        for pin, _, changed in values:
-            if changed and (r := session.check(goal, *pins, pin)).status == "sat":
+        names = [f"{j:05d}" for j in range(len(values))]
+        changed = {name for name, (_, _, moved) in zip(names, values) if moved}
+        if not changed:
+            return None
+        batch = session.batch([goal], {name: pin for name, (pin, _, _) in zip(names, values)})
+        free: set[str] = set()
+        while True:
+            r, core = batch.ask_using(0, [name for name in names if name not in free])
+            if r.status == "sat":
                 assert r.model is not None
                 model = r.model
-                pins.append(pin)
-        return "; ".join(words for _, words, changed in self.data_values(model, read) if changed) or None
+                break
+            freed = next((name for name in core if name in changed and name not in free), None)
+            if r.status != "unsat" or freed is None:
+                # the first model's table stands (every value it changed)
+                return "; ".join(words for _, words, moved in values if moved)
+            free.add(freed)
+        # a core names values the proof used, not always values the goal needs: each freed value
+        # is pinned back once more where the goal stays possible without it
+        for name in sorted(free):
+            r, _ = batch.ask_using(0, [x for x in names if x not in free or x == name])
+            if r.status == "sat":
+                assert r.model is not None
+                model = r.model
+                free.discard(name)
+        return "; ".join(words for _, words, moved in self.data_values(model, read) if moved) or None
 
     def data_values(self, model: dict[str, bool | int], read: set[str]) -> list[tuple[tm.Term, str, bool]]:
         """Each value of the assumed and unspecified data that a trace read, in a solver's model:
