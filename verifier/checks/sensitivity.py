@@ -89,12 +89,12 @@ class SensitivityCheck(AmbiguityCheck):
     def closest_table(self, session: Session, goal: tm.Term, model: dict[str, bool | int], traces: tuple[Trace, ...]) -> str | None:
         """The values of the assumed and unspecified data that a solver's model of ``goal`` changes,
         in words ("Person 3: age Adult (assumed Teen)"), as few as the solver finds: every value
-        is pinned back to the table's as a named assumption of one solver, and while the goal is
-        then impossible, the first value in table order that the unsat core names among those the
-        model changed is freed (the model shows that freeing all of them is enough), so that the
-        table shown changes what matters and nothing beside, in about twice as many questions as
-        values freed (each freed one is then tried pinned back again). Only the data the traces read counts (the model gives every variable of the
-        check's context a value). None where it changes none."""
+        is pinned back to the table's as a named assumption of one solver; while the goal is then
+        impossible, the first value in table order that the unsat core names among those the model
+        changed is freed (the model shows that freeing all of them is enough); each freed value is
+        then tried pinned back once more. About twice as many questions as values freed. Only the
+        data the traces read counts (the model gives every variable of the check's context a
+        value). None where it changes none."""
         read = {str(v.args[0]) for t in traces for v in t.attr_vars}
         values = self.data_values(model, read)
         names = [f"{j:05d}" for j in range(len(values))]
