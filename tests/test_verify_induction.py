@@ -129,6 +129,15 @@ def test_no_measure_where_a_pass_may_change_nothing() -> None:
     assert induction.ranking(h, loop.sid, samples) is None
 
 
+def test_a_last_pass_that_moves_nothing_ends_the_loop_all_the_same() -> None:
+    # the pass that finds the pot full moves no token, and the round counter has no bound: the
+    # measure need fall only in the passes after which the loop goes on
+    o = verify(rules_of(HERE / "last_call.rules"), Options(timeout=10.0, jobs=1, checks=frozenset({"non-termination"})))
+    (f,) = [f for f in o.findings if f.kind == "non-termination"]
+    assert (f.verdict, f.bound) == ("measured", "every game of 2 players, any length")
+    assert f.details["grows"] == ["the size of 'pot'"] and f.details["shrinks"] == ["the size of 'pile'"]
+
+
 def obligations(path: Path, **options: Any) -> dict[str, Any]:
     o = verify(rules_of(path), Options(timeout=10.0, jobs=1, checks=frozenset({"exhaustion", "incompleteness"}), **options))
     return {f.subject: f for f in o.findings if f.kind in ("exhaustion", "incompleteness")}

@@ -547,7 +547,7 @@ def _alike_again(h: Houdini, numbers: list[tuple[Feature, int]], violations: lis
 def ranking(h: Houdini, loop: int, samples: Samples) -> list[tuple[Feature, int, int]] | None:
     """A measure that proves the loop ends: numbers of the state each of which never moves the
     wrong way in a pass (grows, for one that the random games saw grow), that together move the
-    right way by at least one in every pass after which the game goes on, and each of which is
+    right way by at least one in every pass after which the loop goes on, and each of which is
     bounded wherever a pass ends with the loop going on (so at every head but the first, a state
     of the game like any other); (number, sign, bound) each, where ``sign`` times the number
     never grows and stays at or above ``sign`` times the bound. Proven from the head facts kept,
@@ -572,11 +572,12 @@ def ranking(h: Houdini, loop: int, samples: Samples) -> list[tuple[Feature, int,
     if not measure:
         return None
     # every pass but the first begins where one ended with the loop going on, so within the
-    # bounds: only those passes need to lower the measure. No number of it moves the wrong way
-    # in any pass (proven above), so the sum of the integers falls by at least one unless every
-    # one of them stays as it was: the question is whether all can stay (equalities the solver
-    # substitutes, not a sum of every number of the pass: 1 s instead of more than 100 s for a
-    # committed ruleset's round at 3 players)
-    stays = [tm.and_(p.end_guard, *(tm.ge(tm.mul(sign, p.start[f]), sign * bound) for f, sign, bound in measure),
+    # bounds: only those passes need to lower the measure, and only those after which the loop
+    # goes on (a last pass that moves nothing ends the loop all the same). No number of it moves
+    # the wrong way in any pass (proven above), so the sum of the integers falls by at least one
+    # unless every one of them stays as it was: the question is whether all can stay (equalities
+    # the solver substitutes, not a sum of every number of the pass: 1 s instead of more than
+    # 100 s for a committed ruleset's round at 3 players)
+    stays = [tm.and_(p.again, *(tm.ge(tm.mul(sign, p.start[f]), sign * bound) for f, sign, bound in measure),
                      *(tm.eq(p.end[f], p.start[f]) for f, _, _ in measure)) for p in passes]
     return measure if h.holds(tm.or_all(stays), MEASURE_EFFORT) else None
