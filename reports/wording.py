@@ -219,8 +219,8 @@ def _termination(f: Finding) -> Words:
                 f"it ends after at most {d['passes']} passes, in every game at any player count{_scope(d)}, however it goes.{_unproven(d)}")
     if v == "measured":
         return ("this loop always ends",
-                f"{capital(_passes(d, ' through this loop'))}, never the other way, together by at least one, and each of them stays "
-                f"within bounds while the loop goes on: it ends in every game of {d['players']}{_scope(d)}, however it goes (proven "
+                f"{capital(_passes(d, ' through this loop'))}, never the other way, together by at least one in every pass after "
+                f"which the loop goes on, and each of them stays within bounds while the loop goes on: it ends in every game of {d['players']}{_scope(d)}, however it goes (proven "
                 f"from facts that hold at the start of every pass, by induction).{_ends_under(d)}")
     if v == "within-bound":
         return ("this loop always ends",
@@ -242,8 +242,8 @@ def _termination(f: Finding) -> Words:
                      "are in the findings file, for replay).")
         for x in d.get("ranked_under") or []:
             more += (f" Under the reading {x['reading']} the loop is proven to end in every game of {x['players']}: "
-                     f"{_passes(x, '')}, never the other way, together by at least one, and each of them stays within bounds "
-                     "while the loop goes on (proven from facts that hold at the start of every pass, by induction)"
+                     f"{_passes(x, '')}, never the other way, together by at least one in every pass after which the loop goes "
+                     "on, and each of them stays within bounds while the loop goes on (proven from facts that hold at the start of every pass, by induction)"
                      + (f"; for {x['open']} no such measure was proven." if x["open"] else "."))
         left = [x for x in open_ if x not in {r["reading"] for r in d.get("ranked_under") or []}]
         if left:

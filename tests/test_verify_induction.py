@@ -136,6 +136,8 @@ def test_a_last_pass_that_moves_nothing_ends_the_loop_all_the_same() -> None:
     (f,) = [f for f in o.findings if f.kind == "non-termination"]
     assert (f.verdict, f.bound) == ("measured", "every game of 2 players, any length")
     assert f.details["grows"] == ["the size of 'pot'"] and f.details["shrinks"] == ["the size of 'pile'"]
+    # and the words claim no more: the last pass need not move it
+    assert "together by at least one in every pass after which the loop goes on" in f.message
 
 
 def obligations(path: Path, **options: Any) -> dict[str, Any]:
