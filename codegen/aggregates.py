@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from rulecheck.dsl import ir
-from rulecheck.dsl.types import TAny, TSet
+from rulecheck.dsl.types import TAny, TInt, TSet
 
 from .analysis import free_locals
 from .layout import GenerationError, Hoist, Loc, Scope, at, py_type, rep_of, zero_of
@@ -53,6 +53,12 @@ parts computed once before the loop."""
             self.emit(f"if not {c}:")
             self.emit(f"    _raise('incomplete', {pyrepr(f'{op} of nothing: the collection is empty')}, {at(e.span)})")
             return f"{op}({c})", rep
+        if op in ("max", "min") and e.filt is None and is_var and isinstance(elem_t, TInt) and rep_of(e.coll.type) == "mask":
+            # a set of small numbers: its highest (lowest) bit
+            c = self.materialize(self.ex(e.coll))
+            self.emit(f"if not {c}:")
+            self.emit(f"    _raise('incomplete', {pyrepr(f'{op} of nothing: the collection is empty')}, {at(e.span)})")
+            return (f"({c}.bit_length() - 1)" if op == "max" else f"(({c} & -{c}).bit_length() - 1)"), rep
         tabled = self.tabled_agg(e)
         if tabled is not None:
             return tabled

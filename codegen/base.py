@@ -13,9 +13,10 @@ from contextlib import contextmanager
 from rulecheck.dsl import ir
 from rulecheck.dsl.source import Span
 from rulecheck.dsl.types import Type
+from rulecheck.dsl.values import small_numbers_sound
 
 from .analysis import Analysis
-from .layout import SIMPLE, BlockRec, Cont, Fn, GenerationError, Hoist, Layout, Loc, Point, Scope, at, rep_of
+from .layout import SIMPLE, SMALL_MASKS, BlockRec, Cont, Fn, GenerationError, Hoist, Layout, Loc, Point, Scope, at, rep_of
 from .literals import comment_text, ident
 
 #: CPython refuses more than 20 statically nested loops in one function; keep a margin.
@@ -30,6 +31,8 @@ class CompilerBase(ABC):
     def __init__(self, program: ir.Program) -> None:
         self.program = program
         self.rules = program.rules
+        # (for the whole of this engine's generation, which starts here)
+        SMALL_MASKS.set(small_numbers_sound(self.rules))
         self.layout = Layout(program)
         self.order = 1 if self.rules.game.order == "clockwise" else -1
         self.points: list[Point] = []

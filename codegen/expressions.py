@@ -11,9 +11,10 @@ from contextlib import contextmanager
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.types import TAny, TComp, TEnum, TInt, TSet, Type
+from rulecheck.dsl.values import SMALL_NUMBERS, small_numbers
 
 from .analysis import match_chain
-from .layout import GenerationError, Loc, Scope, at, bare, rep_of
+from .layout import SMALL_MASKS, GenerationError, Loc, Scope, at, bare, rep_of
 from .lines import STRING, nesting
 from .literals import ident, pyrepr
 from .patterns import emptiness, match_tree
@@ -37,21 +38,54 @@ class Expressions(Tables):
         want = rep if rep is not None else rep_of(e.type)
         done = self.subst.get(id(e))
         if done is not None:
-            return self.convert(done[0], done[1], want)
+            return self.convert(done[0], done[1], want, e)
+        if want == "mask" and rep_of(e.type) == "fs" and not self.small_members(e):
+            # numbers that may be negative, wanted as a mask: made as a frozenset first
+            return self.convert(self.ex(e, "fs"), "fs", want, e)
         method = getattr(self, "x_" + type(e).__name__)
         code, got = method(e, want)
         if nesting(code) > MAX_CODE_NESTING:
             # Python's parser refuses more than 200 brackets inside one another: an expression
             # the rules nest 250 deep is computed in steps (its preamble keeps the order)
             code = self.materialize(code)
-        return self.convert(code, got, want)
+        return self.convert(code, got, want, e)
 
-    def convert(self, code: str, got: str | None, want: str | None) -> str:
+    def convert(self, code: str, got: str | None, want: str | None, e: ir.Expr) -> str:
         if got is None or want is None or got == want:
             return code
         if got == "mask":
             return f"frozenset(_BITS[{code}])"
-        return f"_mask({code})"
+        return f"_mask({code}, {at(e.span)})"
+
+    def small_members(self, e: ir.Expr) -> bool:
+        """Whether every member of the set of numbers ``e`` is a number from 0 up to
+        SMALL_NUMBERS - 1 (so that it can be held as a mask): by its type, a variable's declared
+        range (kept by every assignment), or the numbers it is made of. For a difference, its
+        left side: what is taken away is a mask of the members that can be in it."""
+        if rep_of(e.type) == "mask":
+            return True
+        if not SMALL_MASKS.get():
+            return False
+        if isinstance(e, ir.VarRef):
+            return small_numbers(self.rules.vars[e.name].type) is not None
+        if isinstance(e, ir.SetOf):
+            return all(self.small_number(x) for x in e.items)
+        if isinstance(e, ir.BinOp) and e.op == "diff":
+            return self.small_members(e.left)
+        if isinstance(e, ir.BinOp) and e.op == "union":
+            return self.small_members(e.left) and self.small_members(e.right)
+        if isinstance(e, ir.Cond):
+            return self.small_members(e.then) and self.small_members(e.else_)
+        b = self.elem_bounds(e)
+        return b is not None and 0 <= b[0] and b[1] < SMALL_NUMBERS
+
+    def small_number(self, e: ir.Expr) -> bool:
+        """Whether the number ``e`` is from 0 up to SMALL_NUMBERS - 1 for certain."""
+        lo, hi = self.analysis.bounds.of(e)
+        if 0 <= lo and hi < SMALL_NUMBERS:
+            return True
+        b = self.value_bounds(e)
+        return b is not None and 0 <= b[0] and b[1] < SMALL_NUMBERS
 
     def ex_seq(self, items: list[tuple[ir.Expr, str | None]]) -> list[str]:
         """Operands left to right: when a later one needs a preamble, the earlier ones are
@@ -307,6 +341,11 @@ class Expressions(Tables):
             if isinstance(rt, TSet) and isinstance(rt.elem, TAny) and isinstance(lt, TInt):
                 rep = "fs"  # an int is never in a mask
             a, b = self.ex_seq([(e.left, None), (e.right, rep)])
+            if rep == "mask" and isinstance(lt, TInt) and self.analysis.bounds.of(e.left)[0] < 0 \
+                    and not (self.value_bounds(e.left) or (-1, -1))[0] >= 0:
+                # a negative number is in no mask (nor may it shift one)
+                a = self.materialize(a)
+                return f"({a} >= 0 and {b} >> {a} & 1 == 1)", None
             if rep == "mask":
                 return f"({b} >> {a} & 1 == 1)", None
             return f"({a} in {b})", None
@@ -319,6 +358,14 @@ class Expressions(Tables):
                 elem = r.type.elem if isinstance(r.type, TSet) else TAny()
                 a, *items = self.ex_seq([(e.left, rep), *[(x, rep_of(elem)) for x in r.items]])
                 b = "{" + ", ".join(items) + "}"
+            elif rep == "mask" and op == "diff" and isinstance(r, ir.SetOf) and r.items and not self.small_members(r):
+                # numbers taken away that may be negative: such a one is in no mask
+                a, *items = self.ex_seq([(e.left, rep), *[(x, None) for x in r.items]])
+                items = [self.materialize(i) for i in items]
+                b = "(" + " | ".join(f"(1 << {i} if {i} >= 0 else 0)" for i in items) + ")"
+            elif rep == "mask" and op == "diff" and rep_of(e.right.type) == "fs" and not self.small_members(e.right):
+                a, b = self.ex_seq([(e.left, rep), (e.right, "fs")])
+                b = f"_mask_of_some({b})"
             else:
                 a, b = self.ex_seq([(e.left, rep), (e.right, rep)])
             if op == "union":
@@ -432,6 +479,10 @@ class Expressions(Tables):
             assert isinstance(lo, int) and isinstance(hi, int)
             return self.set_literal(frozenset(range(lo, hi + 1)), "fs"), "fs"
         lo_c, hi_c = self.ex_seq([(e.lo, None), (e.hi, None)])
+        if rep_of(e.type) == "mask" and want == "mask":
+            # small numbers (by the range's type): the bits from lo to hi
+            lo_v, hi_v = self.materialize(lo_c), self.materialize(hi_c)
+            return f"(((1 << ({hi_v} + 1)) - (1 << {lo_v})) if {lo_v} <= {hi_v} else 0)", "mask"
         if self.analysis.range_too_large(e):
             return f"_range({bare(lo_c)}, {bare(hi_c)}, {at(e.span)})", "fs"
         return f"frozenset(range({lo_c}, {hi_c} + 1))", "fs"

@@ -8,21 +8,30 @@ function being written (``Fn``), and where zones, variables and parameters live 
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.source import Span
 from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TMap, TPlace, TPlayer, TSet, TText, Type
+from rulecheck.dsl.values import small_numbers
 
 
 class GenerationError(Exception):
     """The ruleset is valid but cannot be spelled as an engine (a limit of the generator)."""
 
 
+#: Whether the engine being generated holds its sets of small numbers as masks: set by the
+#: compiler for its ruleset (dsl.values.small_numbers_sound: not where a range written with
+#: parameters could leave 0..63 with other parameter values than those its type was given with).
+SMALL_MASKS: ContextVar[bool] = ContextVar("small_masks", default=False)
+
+
 def rep_of(t: Type) -> str | None:
-    """How a value of this type is held: 'mask' (int bitmask), 'fs' (frozenset) or None (not a set)."""
+    """How a value of this type is held: 'mask' (int bitmask), 'fs' (frozenset) or None (not a set).
+    A set of numbers is a mask where its type keeps them small (dsl.values.small_numbers)."""
     if isinstance(t, TSet):
-        return "fs" if isinstance(t.elem, TInt) else "mask"
+        return "fs" if isinstance(t.elem, TInt) and not (SMALL_MASKS.get() and small_numbers(t) is not None) else "mask"
     return None
 
 

@@ -91,6 +91,8 @@ that resume after a decision."""
                 self.emit(f"if {' or '.join(conds)}:")
                 msg1, msg2 = f"'{s.name}' would become ", f", outside {t.show()}"
                 self.emit(f"    _raise('range', {pyrepr(msg1)} + str({v}) + {pyrepr(msg2)}, {at(s.span)})")
+        if isinstance(t, TSet) and isinstance(t.elem, TInt) and not s.local:
+            self.check_members(v, target_rep, t.elem, s)
         if s.local:
             # a name bound by let in an enclosing block keeps its new value after this block
             loc = self.scope.get(s.name)
@@ -102,6 +104,29 @@ that resume after a decision."""
         idx = self.index_code(var.index, s.index, self.layout.var_base[var.name], var.name)
         self.emit(f"V[{idx}] = {v}")
         self.changed({"var:" + s.name})
+
+    def check_members(self, v: str, rep: str | None, t: TInt, s: ir.Assign) -> None:
+        """A set of numbers given to a variable holds only numbers of its declared range (a
+        range error otherwise, as a number's variable; not tested where the value's numbers are
+        known to lie within it)."""
+        lo, hi = t.lo, t.hi
+        b = self.elem_bounds(s.value)
+        if (lo is None and hi is None) or (b is not None and (lo is None or lo <= b[0]) and (hi is None or b[1] <= hi)):
+            return
+        msg1, msg2 = f"'{s.name}' would hold ", f", outside {t.show()}"
+        if rep == "mask":
+            # (a mask holds no negative number)
+            parts = ([f"{v} & {(1 << lo) - 1}"] if lo else []) + ([f"{v} >> {hi + 1} << {hi + 1}"] if hi is not None else [])
+            w = self.fn.fresh()
+            self.emit(f"{w} = {' | '.join(parts)}")
+            self.emit(f"if {w}:")
+            self.emit(f"    _raise('range', {pyrepr(msg1)} + str(({w} & -{w}).bit_length() - 1) + {pyrepr(msg2)}, {at(s.span)})")
+            return
+        tests = " or ".join(([f"x < {lo}"] if lo is not None else []) + ([f"x > {hi}"] if hi is not None else []))
+        w = self.fn.fresh()
+        self.emit(f"{w} = [x for x in {v} if {tests}]")
+        self.emit(f"if {w}:")
+        self.emit(f"    _raise('range', {pyrepr(msg1)} + str(min({w})) + {pyrepr(msg2)}, {at(s.span)})")
 
     # ---- moving components -------------------------------------------------------------------------
 

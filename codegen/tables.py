@@ -405,6 +405,12 @@ class Tables(CompilerBase):
                 return self.scope.get(e.name).bounds if isinstance(e.type, TSet) else None
             except GenerationError:
                 return None
+        if isinstance(e, ir.VarRef):
+            # a variable's declared range: every assignment keeps to it (statements.check_members)
+            t = self.rules.vars[e.name].type
+            if isinstance(t, TSet) and isinstance(t.elem, TInt) and t.elem.lo is not None and t.elem.hi is not None:
+                return t.elem.lo, t.elem.hi
+            return None
         if isinstance(e, ir.Agg) and e.op == "set" and isinstance(e.elem, ir.Local) and e.elem.name == e.var:
             return self.elem_bounds(e.coll, env)
         if isinstance(e, ir.BinOp) and e.op == "diff":

@@ -149,13 +149,9 @@ def choice_bounds(rules: Ruleset) -> list[int | Expr]:
     return out
 
 
-def uses_places(rules: Ruleset) -> bool:
-    """Does some expression of the rules have the type place (or set of place)?"""
-    cached: bool | None = getattr(rules, "_uses_places", None)
-    if cached is not None:
-        return cached
-    from .walk import walk_exprs
-
+def _expression_roots(rules: Ruleset) -> list[object]:
+    """Every part of the rules that holds expressions: the flow, procedures, definitions and
+    questions, and each reading's own procedures and definitions."""
     roots: list[object] = [rules.flow, *(p.body for p in rules.procs.values() if p.body)]
     for d in [*rules.defs.values(), *(d for q in rules.questions.values() for d in q.parts())]:
         roots += [d.body, d.otherwise, *(c.guard for c in d.cases or []), *(c.value for c in d.cases or [])]
@@ -163,16 +159,87 @@ def uses_places(rules: Ruleset) -> bool:
         for r in a.readings:
             roots += [p.body for p in r.procs.values() if p.body]
             roots += [d.body for d in r.defs.values()]
+    return [r for r in roots if r is not None]
+
+
+def uses_places(rules: Ruleset) -> bool:
+    """Does some expression of the rules have the type place (or set of place)?"""
+    cached: bool | None = getattr(rules, "_uses_places", None)
+    if cached is not None:
+        return cached
+    from .walk import walk_exprs
+
     found = any(isinstance(e.type, TPlace) or (isinstance(e.type, TSet) and isinstance(e.type.elem, TPlace))
-                for root in roots if root is not None for e in walk_exprs(root))
+                for root in _expression_roots(rules) for e in walk_exprs(root))
     object.__setattr__(rules, "_uses_places", found)
     return found
 
 
+#: A set of numbers all within 0..SMALL_NUMBERS-1 (by its type) is held as a bitmask in an engine,
+#: as a set of players or components is; any other set of numbers as a frozenset.
+SMALL_NUMBERS = 64
+
+
+def small_numbers(t: object) -> int | None:
+    """For a set of numbers whose type keeps them within 0..SMALL_NUMBERS-1, how many bits it
+    needs (its largest number plus one); None for any other type."""
+    if isinstance(t, TSet) and isinstance(t.elem, TInt) and t.elem.lo is not None and t.elem.hi is not None \
+            and 0 <= t.elem.lo and t.elem.hi < SMALL_NUMBERS:
+        return max(t.elem.hi + 1, 1)
+    return None
+
+
+def _reach(e: Expr, rules: Ruleset) -> tuple[int | None, int | None]:
+    """The lowest and highest value a bound of a range can have, whatever the parameters' values
+    (None: no limit)."""
+    from .ir import Const, ParamRef, Unary
+
+    if isinstance(e, Const) and isinstance(e.value, int):
+        return e.value, e.value
+    if isinstance(e, ParamRef) and e.name in rules.params:
+        t = rules.params[e.name].type
+        return (t.lo, t.hi) if isinstance(t, TInt) else (None, None)
+    if isinstance(e, Unary) and e.op == "neg":
+        lo, hi = _reach(e.operand, rules)
+        return (None if hi is None else -hi), (None if lo is None else -lo)
+    return None, None
+
+
+def small_numbers_width(rules: Ruleset) -> int:
+    """How many bits the widest set of small numbers of the rules needs: 0 where there is none,
+    or where a range written with parameters could hold a number outside 0..SMALL_NUMBERS-1 with
+    some parameter values (its type is given by their defaults: see small_numbers_sound)."""
+    cached: int | None = getattr(rules, "_small_numbers", None)
+    if cached is not None:
+        return cached
+    from .ir import Const, IntRange
+    from .walk import walk_exprs
+
+    exprs = [e for root in _expression_roots(rules) for e in walk_exprs(root)]
+    widths = [w for w in map(small_numbers, [v.type for v in rules.vars.values()] + [e.type for e in exprs]) if w is not None]
+    for e in exprs:
+        if isinstance(e, IntRange) and not (isinstance(e.lo, Const) and isinstance(e.hi, Const)):
+            lo, hi = _reach(e.lo, rules)[0], _reach(e.hi, rules)[1]
+            if lo is None or hi is None or lo < 0 or hi >= SMALL_NUMBERS:
+                widths = []
+                break
+            widths.append(hi + 1)
+    found = max(widths, default=0)
+    object.__setattr__(rules, "_small_numbers", found)
+    return found
+
+
+def small_numbers_sound(rules: Ruleset) -> bool:
+    """Whether an engine of the rules may hold its sets of small numbers as masks: every number
+    its sets can hold with any parameter values is within 0..SMALL_NUMBERS-1 where the types say so."""
+    return small_numbers_width(rules) > 0
+
+
 def mask_width(rules: Ruleset) -> int:
     """How many members the widest set of the rules can have: components, players, enum values,
-    and the places when the rules use them."""
-    widest = max([len(rules.components), rules.game.max_players, 2, *(len(e.values) for e in rules.enums.values())])
+    the numbers of a set of small numbers, and the places when the rules use them."""
+    widest = max([len(rules.components), rules.game.max_players, 2, *(len(e.values) for e in rules.enums.values()),
+                  small_numbers_width(rules)])
     if uses_places(rules):
         widest = max(widest, len(place_table(rules)))
     return widest

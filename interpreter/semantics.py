@@ -438,6 +438,11 @@ class Machine:
         if isinstance(t, TInt) and not isinstance(value, bool) and isinstance(value, int):
             if (t.lo is not None and value < t.lo) or (t.hi is not None and value > t.hi):
                 raise RuleError("range", f"'{name}' would become {value}, outside {t.show()}", span)
+        if isinstance(t, TSet) and isinstance(t.elem, TInt) and isinstance(value, frozenset):
+            lo, hi = t.elem.lo, t.elem.hi
+            out = sorted(x for x in value if (lo is not None and x < lo) or (hi is not None and x > hi))
+            if out:
+                raise RuleError("range", f"'{name}' would hold {out[0]}, outside {t.elem.show()}", span)
 
     def zone_label(self, key: tuple[str, Any]) -> str:
         z = self.rules.zones[key[0]]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from functools import cache
 from types import ModuleType
 from typing import Any
@@ -28,6 +29,7 @@ from rulecheck.dsl import ir
 from rulecheck.dsl.loader import load_path, load_text
 from rulecheck.interpreter.semantics import RuleError
 from rulecheck.interpreter.state import Game
+from rulecheck.verifier.verify import Options, verify
 
 KITCHEN_SINK = r'''# A test game that uses every construct of the rules language (for the code generator's tests).
 
@@ -647,7 +649,8 @@ def test_definitions_of_few_valued_variables_are_tables_and_play_alike() -> None
     assert {name: read for name, (_, read) in tables.items()} == {
         "bids": ["level", "open"], "gain": ["level", "mood"], "target.next_bids": ["level", "open"]}
     source = generate(program)
-    assert "_SORTED[" in source and "max(" in source
+    # a set of small numbers is a mask: the options are its bits, its largest the highest bit
+    assert "_SORTED[" not in source and ".bit_length() - 1)" in source
     # the moods allowed: a table indexed by the truth of the two tests of the state
     assert re.search(r"= \(7 & _K\d+\[V\[\d+\]\]\[\(V\[\d+ \+ \w+\] > 3\)\]\)", source), source
     ends = {play_both("small_values", {}, n, seed=seed, info_states=seed % 2 == 0) for n in (2, 3) for seed in range(40)}
@@ -667,6 +670,52 @@ def test_definitions_of_few_valued_variables_are_tables_and_play_alike() -> None
             e.apply_action(a)
 
 
+SMALL_SETS = r'''
+game "Small Sets" { players 2..2 source "x" }
+var held: set of 0..5 = {} "the numbers held" source "x"
+var total[player]: int = 0 score "points" source "x"
+flow source "x" {
+  repeat 5 times {
+    for each p in players {
+      choose k from 0..8 by p label "picks"
+      if k - 2 in held {
+        set total[p] = total[p] + 1
+      }
+      set held = held - {k - 2}
+      if k != 8 {
+        set held = held + {k}
+      }
+    }
+  }
+  end winners {p for p in players if total[p] == max(total[q] for q in players)}
+}
+'''
+
+
+def test_a_set_of_small_numbers_is_a_mask_that_keeps_to_its_range() -> None:
+    """A set of numbers whose type keeps them within 0..63 is held as a mask: a number that may be
+    negative is in none and taking it away changes nothing; a number outside the variable's
+    declared range is a range error, in the interpreter and the engine alike (the same message
+    and place), and the verifier finds the game that reaches it."""
+    TEXTS["small_sets"] = (SMALL_SETS, "small_sets.rules")
+    program, _ = engine("small_sets", {})
+    source = generate(program)
+    assert "frozenset" not in source.split("# ---- the flow")[1].split("# ----")[0]
+    assert re.search(r"\((t\d+) >= 0 and V\[0\] >> \1 & 1 == 1\)", source), source
+    ends = Counter(play_both("small_sets", {}, 2, seed=seed) for seed in range(60))
+    assert set(ends) == {"end", "range"} and ends["end"] >= 3, ends
+    # a range up to a parameter without a declared range could hold any number with another value
+    # of it (its type is its default's): the sets of numbers stay frozensets, and play alike
+    TEXTS["small_sets_any"] = (SMALL_SETS.replace("var held", 'param top: int = 8 "the largest pick"\nvar held')
+                               .replace("0..8 by p", "0..top by p"), "small_sets_any.rules")
+    program, _ = engine("small_sets_any", {})
+    assert " >> " not in generate(program).split("# ---- the flow")[1].split("# ----")[0]
+    assert {play_both("small_sets_any", {}, 2, seed=seed) for seed in range(30)} == {"end", "range"}
+    o = verify(ruleset("small_sets"), Options(timeout=10.0, jobs=1, checks=frozenset({"exhaustion"})))
+    (f,) = [f for f in o.findings if f.status == "witness"]
+    assert "'held' would hold a number outside 0..5" in f.message and f.span.line == 14
+
+
 def test_the_choices_of_every_player_need_no_check_and_a_set_display_taken_away_no_tuple() -> None:
     """Where every player chose at once, each player's choice is there: reading one needs no test
     for a missing choice (a choice among some players keeps it). A set display of computed numbers
@@ -676,6 +725,14 @@ def test_the_choices_of_every_player_need_no_check_and_a_set_display_taken_away_
     assert goofspiel is not None
     code = generate(ir.bind(goofspiel, {}))
     assert "_raise('incomplete', 'this player made no choice here'" not in code
+    # its bid cards are a set of small numbers, a mask: a bid that may be negative (by its type)
+    # is in none
+    assert re.search(r"\(V\[0\] & ~\(\(1 << (x_b1_\d+) if \1 >= 0 else 0\)\)\)", code), code
+    # as a set of numbers up to 100, a frozenset
+    text = (ROOT / "tests" / "rulesets" / "goofspiel.rules").read_text(encoding="utf-8").replace("set of 1..13", "set of 0..100")
+    loaded = load_text(text, "goofspiel_any.rules")
+    assert loaded.ok and loaded.rules is not None
+    code = generate(ir.bind(loaded.rules, {}))
     assert re.search(r"\(V\[0\] - \{x_b1_\d+\}\)", code), code
     assert "frozenset((x_" not in code
     # Too Many Cinderellas' simultaneous choices are among some players: the test stays

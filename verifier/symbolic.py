@@ -1266,6 +1266,11 @@ class SymExec:
             x = as_int(v)
             bad = tm.or_(tm.lt(x, t.lo) if t.lo is not None else False, tm.gt(x, t.hi) if t.hi is not None else False)
             self.fail("range", span, name, f"'{name}' would leave its range {t.show()}", tm.and_(g, bad))
+        if isinstance(t, TSet) and isinstance(t.elem, TInt) and isinstance(v, SymSet):
+            lo, hi = t.elem.lo, t.elem.hi
+            out = [c for k, c in v.mem.items() if (lo is not None and k < lo) or (hi is not None and k > hi)]
+            if out:
+                self.fail("range", span, name, f"'{name}' would hold a number outside {t.elem.show()}", tm.and_(g, tm.or_all(out)))
 
     def comp_domain(self, t: Type) -> list[int]:
         kind = t.kind if isinstance(t, TComp) else None

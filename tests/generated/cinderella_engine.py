@@ -149,10 +149,21 @@ def _pname(seat: int) -> str:
     return f"Player {seat + 1}"
 
 
-def _mask(values: frozenset[int]) -> int:
+def _mask(values: frozenset[int], line: int = 0, column: int = 0) -> int:
     m = 0
     for v in values:
+        if v < 0:
+            _raise('range', f'{v} is not a number from 0 up: a set of numbers of this type holds none', line, column)
         m |= 1 << v
+    return m
+
+
+def _mask_of_some(values: frozenset[int]) -> int:
+    """The mask of the members that a mask can hold (a negative number is in none)."""
+    m = 0
+    for v in values:
+        if v >= 0:
+            m |= 1 << v
     return m
 
 
