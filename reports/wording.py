@@ -361,7 +361,7 @@ def _sensitivity(f: Finding) -> Words:
                "undecided": "Whether the witness depends on the assumed data was not decided "
                             + ("(the solver's answer named no table other than the assumed one)" if d.get("unnamed") else "in time")}[v]
     elif how == "replay":
-        why = (f"The witness game shows the difference only with some tables: with {d.get('table')} the same game gives the "
+        why = (f"The witness game shows the difference only with some tables: with {d.get('table')}, the same game gives the "
                "same winners under both readings") if v == "depends" else (
                # no table replayed it: "every table with which it can be replayed" would be true of none
                f"The witness game could not be replayed with any of the {d.get('tables')} tables of {d.get('columns')} "

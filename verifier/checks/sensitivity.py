@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.types import TBool, TEnum, TInt, TSet
+from rulecheck.dsl.values import show
 from rulecheck.interpreter.semantics import resolve_params
 
 from .. import terms as tm
@@ -127,8 +129,6 @@ class SensitivityCheck(AmbiguityCheck):
     def data_values(self, model: dict[str, bool | int], read: set[str]) -> list[tuple[tm.Term, str, bool]]:
         """Each value of the assumed and unspecified data that a trace read, in a solver's model:
         the term that puts it back to the table's value, the value in words, whether it differs."""
-        from rulecheck.dsl.values import show
-
         _, values = resolve_params(self.rules, self.o.params)
         out = []
         for kind, attr in sorted(self.symbolic):
@@ -152,7 +152,7 @@ class SensitivityCheck(AmbiguityCheck):
                     if len(picked) != 1:
                         continue
                     got, pin = picked[0], tm.bool_var(f"{name}|{assumed}")
-                out.append((pin, f"{comp.display}: {attr} {show(got, t, self.rules)} (assumed {show(assumed, t, self.rules)})", got != assumed))
+                out.append((pin, _value_words(self.rules, comp, attr, got, assumed), got != assumed))
         return out
 
     def sensitivity_by_replay(self, alt: dict[str, str], f: Finding) -> tuple[str, dict[str, Any]] | None:
@@ -178,16 +178,49 @@ class SensitivityCheck(AmbiguityCheck):
         names = ", ".join(name for name, *_ in columns)
         tried = 0
         program_a, program_b = self.program(self.base_readings), self.program(alt)
-        for table in tables:
+
+        def alike(table: dict[str, Any]) -> bool | None:
+            """Whether the readings give the same winners in the game with these values (None:
+            with them the game goes otherwise, which says nothing)."""
             params = {**self.o.params, **table}
             ra = replay_interpreter(program_a, n, pa.actions, params)
             rb = replay_interpreter(program_b, n, pb.actions, params)
             if not (ra.legal and rb.legal) or ra.error or rb.error or None in (ra.winners, rb.winners):
-                continue  # with these values the game goes otherwise: it says nothing
+                return None
+            return ra.winners == rb.winners
+
+        for table in tables:
+            same = alike(table)
+            if same is None:
+                continue
             tried += 1
-            if ra.winners == rb.winners:
-                return "depends", {"how": "replay", "table": _describe_table(self.rules, table)}
+            if same:
+                return "depends", {"how": "replay", "table": self.fewest_changes(table, {name: kind for name, kind, *_ in columns}, alike)}
         return "undecided", {"how": "replay", "columns": names, "tried": tried, "tables": len(tables)}
+
+    def fewest_changes(self, table: dict[str, Any], kinds: dict[str, str], alike: Callable[[dict[str, Any]], bool | None]) -> str:
+        """The values of a table with which the readings agree that differ from the assumed
+        ones, as few as still make them agree, in words ("token 3: worth 7 (assumed 1)"): each
+        in table order is put back to its assumed value where the readings still agree without
+        it (a replay of the game each), again until none can be, so that putting back any one
+        left makes them differ or the game go otherwise."""
+        _, assumed = resolve_params(self.rules, self.o.params)
+        changed: dict[str, dict[int, Any]] = {}
+        for column, value in table.items():
+            attr = column.split(".", 1)[1]
+            cells = {c.cid: value[c.cid] if isinstance(value, dict) else value for c in self.rules.components_of(kinds[column])}
+            changed[column] = {cid: v for cid, v in cells.items() if v != assumed[cid][attr]}
+        dropped = True
+        while dropped:  # (until none can be put back: one put back can let an earlier one go)
+            dropped = False
+            for column in list(changed):
+                for cid in sorted(changed[column]):
+                    trial = {**changed, column: {k: v for k, v in changed[column].items() if k != cid}}
+                    if alike(trial):
+                        changed, dropped = trial, True
+        comps = {c.cid: c for c in self.rules.components}
+        return "; ".join(_value_words(self.rules, comps[cid], column.split(".", 1)[1], v, assumed[cid][column.split(".", 1)[1]])
+                         for column, cells in changed.items() for cid, v in sorted(cells.items()))
 
     def sensitivity_of_proof(self, amb: ir.Ambiguity, alt: dict[str, str]) -> tuple[str, dict[str, Any]] | None:
         moved = _moved_only(amb, self.base_readings[amb.name], alt[amb.name])
@@ -211,16 +244,10 @@ class SensitivityCheck(AmbiguityCheck):
         return "any-table", {"how": "proof"}
 
 
-def _describe_table(rules: ir.Ruleset, table: dict[str, Any]) -> str:
-    parts = []
-    for column, value in table.items():
-        if isinstance(value, dict):
-            kind = column.split(".")[0]
-            names = {c.cid: c.display for c in rules.components_of(kind)}
-            parts.append(f"{column}: " + ", ".join(f"{names[cid]} = {v}" for cid, v in sorted(value.items())))
-        else:
-            parts.append(f"every {column} = {value}")
-    return "; ".join(parts)
+def _value_words(rules: ir.Ruleset, comp: ir.Component, attr: str, got: Any, assumed: Any) -> str:
+    """A value of the data other than the assumed one, in words: "Person 3: age Adult (assumed Teen)"."""
+    t = rules.kinds[comp.kind].attrs[attr]
+    return f"{comp.display}: {attr} {show(got, t, rules)} (assumed {show(assumed, t, rules)})"
 
 
 def _fix_decisions(trace: Trace, model: dict[str, bool | int], taken: set[str]) -> list[tm.Term]:
