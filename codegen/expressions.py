@@ -477,7 +477,8 @@ class Expressions(Tables):
         if isinstance(e.lo, ir.Const) and isinstance(e.hi, ir.Const):
             lo, hi = e.lo.value, e.hi.value
             assert isinstance(lo, int) and isinstance(hi, int)
-            return self.set_literal(frozenset(range(lo, hi + 1)), "fs"), "fs"
+            rep = "mask" if want == "mask" and rep_of(e.type) == "mask" and lo >= 0 else "fs"
+            return self.set_literal(frozenset(range(lo, hi + 1)), rep), rep
         lo_c, hi_c = self.ex_seq([(e.lo, None), (e.hi, None)])
         if rep_of(e.type) == "mask" and want == "mask":
             # small numbers (by the range's type): the bits from lo to hi
