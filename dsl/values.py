@@ -216,6 +216,9 @@ def small_numbers_width(rules: Ruleset) -> int:
     from .walk import walk_exprs
 
     exprs = [e for root in _expression_roots(rules) for e in walk_exprs(root)]
+    if not _small_where_declared(rules, exprs):
+        object.__setattr__(rules, "_small_numbers", 0)
+        return 0
     widths = [w for w in map(small_numbers, [v.type for v in rules.vars.values()] + [e.type for e in exprs]) if w is not None]
     for e in exprs:
         if isinstance(e, IntRange) and not (isinstance(e.lo, Const) and isinstance(e.hi, Const)):
@@ -227,6 +230,32 @@ def small_numbers_width(rules: Ruleset) -> int:
     found = max(widths, default=0)
     object.__setattr__(rules, "_small_numbers", found)
     return found
+
+
+def _small_where_declared(rules: Ruleset, exprs: list[Expr]) -> bool:
+    """Whether every set of numbers given to a formal, or made the value of a definition, that is
+    declared a set of small numbers is one by its own type too. (A variable's declared range is
+    checked by every assignment; a formal's or a result's is checked nowhere, so a negative number
+    there is no error in the interpreter, and a mask cannot hold it.)"""
+    from .ir import CallDef, CallProc
+    from .walk import walk_stmts
+
+    defs = [*rules.defs.values(), *(d for a in rules.ambiguities.values() for r in a.readings for d in r.defs.values())]
+    for d in defs:
+        if small_numbers(d.ret) is not None:
+            values = [d.body, d.otherwise, *(c.value for c in d.cases or [])]
+            if any(v is not None and small_numbers(v.type) is None for v in values):
+                return False
+    procs = {**rules.procs}
+    bodies = [rules.flow, *(p.body for p in rules.procs.values() if p.body)]
+    for a in rules.ambiguities.values():
+        for r in a.readings:
+            bodies += [p.body for p in r.procs.values() if p.body]
+    calls: list[tuple[list[tuple[str, Type]], list[Expr]]] = [
+        (rules.defs[e.name].formals, e.args) for e in exprs if isinstance(e, CallDef) and e.name in rules.defs]
+    calls += [(procs[s.name].formals, s.args) for body in bodies for s in walk_stmts(body) if isinstance(s, CallProc) and s.name in procs]
+    return all(small_numbers(t) is None or small_numbers(arg.type) is not None
+               for formals, args in calls for (_, t), arg in zip(formals, args))
 
 
 def small_numbers_sound(rules: Ruleset) -> bool:

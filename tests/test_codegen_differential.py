@@ -711,6 +711,14 @@ def test_a_set_of_small_numbers_is_a_mask_that_keeps_to_its_range() -> None:
     program, _ = engine("small_sets_any", {})
     assert " >> " not in generate(program).split("# ---- the flow")[1].split("# ----")[0]
     assert {play_both("small_sets_any", {}, 2, seed=seed) for seed in range(30)} == {"end", "range"}
+    # a formal's declared range is checked nowhere: where a set of numbers that may be negative is
+    # given to one declared a set of small numbers, the sets stay frozensets, and play alike
+    TEXTS["small_sets_formal"] = (SMALL_SETS.replace('var total', 'define count(s: set of 0..5) -> int "how many" = size(s)\n'
+                                                     '  source "x"\nvar total').replace("total[p] + 1", "total[p] + count({k - 2})"),
+                                  "small_sets_formal.rules")
+    program, _ = engine("small_sets_formal", {})
+    assert " >> " not in generate(program).split("# ---- the flow")[1].split("# ----")[0]
+    assert {play_both("small_sets_formal", {}, 2, seed=seed) for seed in range(30)} == {"end", "range"}
     o = verify(ruleset("small_sets"), Options(timeout=10.0, jobs=1, checks=frozenset({"exhaustion"})))
     (f,) = [f for f in o.findings if f.status == "witness"]
     assert "'held' would hold a number outside 0..5" in f.message and f.span.line == 14
