@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 from rulecheck.dsl import ir
 from rulecheck.dsl.types import TAny, TComp, TEnum, TInt, TSet, Type
-from rulecheck.dsl.values import SMALL_NUMBERS, small_numbers
+from rulecheck.dsl.values import SMALL_NUMBERS
 
 from .analysis import match_chain
 from .layout import SMALL_MASKS, GenerationError, Loc, Scope, at, bare, rep_of
@@ -66,8 +66,6 @@ class Expressions(Tables):
             return True
         if not SMALL_MASKS.get():
             return False
-        if isinstance(e, ir.VarRef):
-            return small_numbers(self.rules.vars[e.name].type) is not None
         if isinstance(e, ir.SetOf):
             return all(self.small_number(x) for x in e.items)
         if isinstance(e, ir.BinOp) and e.op == "diff":

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .ir import Expr, Ruleset, Value
+from .ir import Expr, Ruleset, Stmt, Value
 from .types import TBool, TComp, TEnum, TInt, TMap, TPlace, TPlayer, TRecord, TSet, TText, Type
 
 
@@ -124,6 +124,15 @@ def num_distinct_actions(rules: Ruleset, params: Mapping[str, Value] | None = No
     return top + 1
 
 
+def _statement_bodies(rules: Ruleset) -> list[list[Stmt]]:
+    """The flow, every procedure's body and each reading's own procedures' bodies."""
+    bodies = [rules.flow, *(p.body for p in rules.procs.values() if p.body)]
+    for a in rules.ambiguities.values():
+        for r in a.readings:
+            bodies += [p.body for p in r.procs.values() if p.body]
+    return bodies
+
+
 def choice_bounds(rules: Ruleset) -> list[int | Expr]:
     """For every decision of the rules (every reading's too), the most options it can have: an
     int, or for a choice among numbers written with parameters the options' expression whose
@@ -132,11 +141,7 @@ def choice_bounds(rules: Ruleset) -> list[int | Expr]:
     from .walk import walk_stmts
 
     out: list[int | Expr] = []
-    bodies = [rules.flow] + [p.body for p in rules.procs.values() if p.body]
-    for a in rules.ambiguities.values():
-        for r in a.readings:
-            bodies += [p.body for p in r.procs.values() if p.body]
-    for body in bodies:
+    for body in _statement_bodies(rules):
         for s in walk_stmts(body):
             if isinstance(s, Observe) and s.mode == "within":
                 out.append(2 * s.amount)  # the chance outcomes of a perception's error
@@ -152,12 +157,11 @@ def choice_bounds(rules: Ruleset) -> list[int | Expr]:
 def _expression_roots(rules: Ruleset) -> list[object]:
     """Every part of the rules that holds expressions: the flow, procedures, definitions and
     questions, and each reading's own procedures and definitions."""
-    roots: list[object] = [rules.flow, *(p.body for p in rules.procs.values() if p.body)]
+    roots: list[object] = list(_statement_bodies(rules))
     for d in [*rules.defs.values(), *(d for q in rules.questions.values() for d in q.parts())]:
         roots += [d.body, d.otherwise, *(c.guard for c in d.cases or []), *(c.value for c in d.cases or [])]
     for a in rules.ambiguities.values():
         for r in a.readings:
-            roots += [p.body for p in r.procs.values() if p.body]
             roots += [d.body for d in r.defs.values()]
     return [r for r in roots if r is not None]
 
@@ -246,14 +250,10 @@ def _small_where_declared(rules: Ruleset, exprs: list[Expr]) -> bool:
             values = [d.body, d.otherwise, *(c.value for c in d.cases or [])]
             if any(v is not None and small_numbers(v.type) is None for v in values):
                 return False
-    procs = {**rules.procs}
-    bodies = [rules.flow, *(p.body for p in rules.procs.values() if p.body)]
-    for a in rules.ambiguities.values():
-        for r in a.readings:
-            bodies += [p.body for p in r.procs.values() if p.body]
     calls: list[tuple[list[tuple[str, Type]], list[Expr]]] = [
         (rules.defs[e.name].formals, e.args) for e in exprs if isinstance(e, CallDef) and e.name in rules.defs]
-    calls += [(procs[s.name].formals, s.args) for body in bodies for s in walk_stmts(body) if isinstance(s, CallProc) and s.name in procs]
+    calls += [(rules.procs[s.name].formals, s.args) for body in _statement_bodies(rules) for s in walk_stmts(body)
+              if isinstance(s, CallProc) and s.name in rules.procs]
     return all(small_numbers(t) is None or small_numbers(arg.type) is not None
                for formals, args in calls for (_, t), arg in zip(formals, args))
 
@@ -279,11 +279,7 @@ def places_chosen(rules: Ruleset) -> bool:
     from .ir import Choose, ChooseEach
     from .walk import walk_stmts
 
-    bodies = [rules.flow] + [p.body for p in rules.procs.values() if p.body]
-    for a in rules.ambiguities.values():
-        for r in a.readings:
-            bodies += [p.body for p in r.procs.values() if p.body]
-    return any(isinstance(s, (Choose, ChooseEach)) and isinstance(s.type, TPlace) for body in bodies for s in walk_stmts(body))
+    return any(isinstance(s, (Choose, ChooseEach)) and isinstance(s.type, TPlace) for body in _statement_bodies(rules) for s in walk_stmts(body))
 
 
 def _params_in(e: Expr) -> bool:
