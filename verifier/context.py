@@ -120,6 +120,10 @@ class Context:
         self.solved: dict[tuple[str, int, bool], Result] = {}  # the same key -> the solver's answer, asked ahead (prove_invariants)
         self.end_proofs: dict[int, list[str]] = {}  # players -> the invariants agree_at_end's proof used
         self.where_used: dict[int, list[str]] = {}  # players -> the procedures agree_where_used ran under both readings
+        # (ambiguity, reading, data free) -> the definitions and procedures the last player count's
+        # proof compared: a larger count starts there, not from the narrower sets a smaller one
+        # already showed to disagree
+        self.where_used_from: dict[tuple[str, str, bool], tuple[frozenset[str], frozenset[str]]] = {}
         self.free_bases: dict[int, Trace] = {}  # players -> the default readings' trace with the data free
         # players -> the induction over the open loops, the head facts it proved, its solver (see InvariantCheck.induction)
         self.inductions: dict[int, Houdini | None] = {}
@@ -240,20 +244,15 @@ class Context:
         return [r if r is not None else self.solve(c, frozenset(a)) for r, c, a in zip(results, conds, asked)]
 
     def search(self, traces: list[Trace], goals: list[tuple[str, list[tm.Term], tm.Term]], n: int,
-               prove: Callable[[], bool] | None = None, prove_first: bool = False) -> tuple[str, Result]:
+               prove: Callable[[], bool] | None = None) -> tuple[str, Result]:
         """Look for a game where one of the goals holds (each with its background): first with the
         deal of a few random games fixed (small problems the solver settles fast; a game found so
         is as good as any), then with every deal open, which is what a proof needs. The first goal
         found wins; "unsat" only when every goal is proven impossible. ``prove``: a cheaper proof
-        that no goal can hold, tried before the open deals (named "local" where it holds), and
-        before the fixed ones too with ``prove_first`` (where it most often holds)."""
+        that no goal can hold, tried before the open deals (named "local" where it holds)."""
         goals = [g for g in goals if g[2] is not False]
         if not goals:
             return "", Result("unsat")
-        if prove is not None and prove_first:
-            if prove():
-                return "local", Result("unsat")
-            prove = None
         sessions = [self.session(bg) for _, bg, _ in goals]
         program = self.program(traces[0].readings)
         engine = self.engine(traces[0].readings)

@@ -27,6 +27,7 @@ from ..witness import (
     observe_engine,
     random_game,
 )
+from ..z3backend import Result
 from .local_proofs import _moved_only
 from .same_rule import SameRuleCheck
 
@@ -172,13 +173,19 @@ class AmbiguityCheck(SameRuleCheck):
                 at_end.append(n)
                 proven.append(n)
                 continue
-            ta = self.trace(n, self.base_readings)
-            tb = self.trace(n, alt)
-            both = ta.constraints + tb.constraints
-            background, moves = moves_condition(ta, tb)
-            # a proof local to the changed definitions costs less than the open deals' search
-            kind_of, r = self.search([ta, tb], [("outcome", both, outcome_differs(ta, tb)), ("moves", background, moves)], n,
-                                     prove=None if apart else functools.partial(self.where_used_proof, amb, alt, n), prove_first=not shown)
+            # a proof local to the changed definitions costs less than the open deals' search;
+            # where no random game shows the readings apart it most often holds, and is asked
+            # before either reading's whole game is built
+            prove = None if apart else functools.partial(self.where_used_proof, amb, alt, n)
+            if prove is not None and not shown and prove():
+                kind_of, r = "local", Result("unsat")
+            else:
+                ta = self.trace(n, self.base_readings)
+                tb = self.trace(n, alt)
+                both = ta.constraints + tb.constraints
+                background, moves = moves_condition(ta, tb)
+                kind_of, r = self.search([ta, tb], [("outcome", both, outcome_differs(ta, tb)), ("moves", background, moves)], n,
+                                         prove=prove if shown else None)
             if kind_of == "local":
                 locally.append(n)
             found_by, where = "", None

@@ -30,7 +30,8 @@ class LocalProofs(InvariantCheck):
         versions of a tie-break can pick different cards yet the same player), so the comparison
         moves out one caller at a time: definitions first, then the procedures that use them,
         each call run under both readings from the same state (see product.py), then their
-        callers. Small problems next to comparing two whole games; readings that change a
+        callers (from those a smaller player count's proof compared, where there is one). Small
+        problems next to comparing two whole games; readings that change a
         procedure are left to the whole-game search. The procedures compared are kept in
         ``where_used`` for the finding's words; ``attrs``: the components' data (free, for a
         proof for every table)."""
@@ -46,7 +47,8 @@ class LocalProofs(InvariantCheck):
         for v in users:
             for c in callees(v):
                 callers.setdefault(c, set()).add(v.name)
-        compare, procs = frozenset(changed), frozenset[str]()
+        key = (amb.name, alt[amb.name], attrs is not None)
+        compare, procs = self.where_used_from.get(key, (frozenset(changed), frozenset[str]()))
         in_flow = {s.sid for s in walk_stmts(self.rules.flow)}  # the statements outside every procedure
         while True:
             try:
@@ -60,6 +62,7 @@ class LocalProofs(InvariantCheck):
             r = session.check_each([o.cond for o in diverging]) if procs else session.check(tm.or_all(o.cond for o in diverging))
             if r.status == "unsat":
                 self.where_used[n] = sorted(procs)
+                self.where_used_from[key] = compare, procs
                 return True
             if r.status == "unknown":  # a wider comparison is a larger problem still
                 return False
