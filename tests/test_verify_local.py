@@ -277,6 +277,80 @@ def test_no_proof_from_a_bound_within_which_no_game_ends() -> None:
     assert a.replayed and b.replayed and a.outcome != b.outcome
 
 
+STUCK = """
+game "Stuck" {
+  players 2..2
+  source "Five rounds; each round every player takes one or two tokens from the pile. Most tokens wins; on a tie, nobody wins."
+}
+
+var round_no: 0..5 = 0 "the round"
+var left: 0..12 = 12 "the tokens left in the pile"
+var tokens[player]: 0..10 = 0 score
+
+define leaders -> set of player "the players with the most tokens"
+  = {p for p in players if all(tokens[p] >= tokens[q] for q in players)}
+define winners_of -> set of player "who wins" = {p for p in leaders if size(leaders) == 1}
+
+procedure take(p: player) "a player takes tokens" varies by empty_pile
+
+ambiguity empty_pile {
+  kind gap
+  source "each round every player takes one or two tokens from the pile"
+  question "What does a player do when the pile is empty?"
+  reading skip default "The player takes nothing." {
+    procedure take(p: player) {
+      if left > 0 {
+        choose k from {x for x in 1..2 if x <= left} by p label "takes"
+        set left = left - k
+        set tokens[p] = tokens[p] + k
+      }
+    }
+  }
+  reading as_written "The player must take a token, and no rule says how: play cannot go on." {
+    procedure take(p: player) {
+      choose k from {x for x in 1..2 if x <= left} by p label "takes"
+      set left = left - k
+      set tokens[p] = tokens[p] + k
+    }
+  }
+}
+
+flow {
+  repeat until round_no >= 5 {
+    set round_no = round_no + 1
+    for each p in players {
+      take(p)
+    }
+  }
+  end winners winners_of
+}
+"""
+
+
+def test_a_random_game_that_the_rules_stop_under_one_reading_only_is_a_witness() -> None:
+    """Under one reading the rules stop play (a player must choose from nothing) where the other
+    plays on to a result: the readings' results differ, as the solver's comparison says of such
+    games ("one stops where the other does not") and as simulate counts them. The pile can run
+    out only late in the game, past the solver's bound; random games found it, and a game the
+    rules stop was skipped there, so the finding was "not decided" while simulate showed the
+    results differ in most games."""
+    from rulecheck.verifier.verify import verify
+
+    o = verify(rules_of(STUCK), Options(timeout=10.0, jobs=1, loop_bound=2, checks=frozenset({"ambiguity"})))
+    [amb] = [f for f in o.findings if f.kind == "ambiguity"]
+    assert amb.status == "witness" and amb.details["found_by"] == "random play", amb.title
+    assert amb.witness is not None
+    a, b = amb.witness.plays
+    assert a.replayed and b.replayed
+    assert "wins" in a.outcome or a.outcome == "nobody wins"
+    assert b.outcome.startswith("the rules stop:") and "has no option" in b.outcome
+    assert a.actions == b.actions and "up to where the rules stop the one under 'as_written'" in amb.message
+    # without random games the solver, within its bound, decides nothing: no game ends there
+    o = verify(rules_of(STUCK), Options(timeout=10.0, jobs=1, loop_bound=2, random_games=0, checks=frozenset({"ambiguity"})))
+    [amb] = [f for f in o.findings if f.kind == "ambiguity"]
+    assert amb.status == "unknown"
+
+
 WORTH = """
 game "Worth" {
   players 2..2

@@ -373,6 +373,21 @@ def outcome_text(r: Replay) -> str:
     return f"{names} win{'s' if len(r.winners) == 1 else ''}"
 
 
+#: replay_result of a game the rules stop
+STOPPED = ("stopped",)
+
+
+def replay_result(r: Replay) -> tuple[Any, ...] | None:
+    """What a replayed game came to, to compare two readings' games: its winners and whether it
+    was a draw, or that the rules stopped it (a stop is one result, as in simulate and in the
+    solver's comparison); None where the replay shows no result (an illegal move, no end)."""
+    if not r.legal:
+        return None
+    if r.error is not None:
+        return STOPPED
+    return None if r.winners is None else (tuple(r.winners), r.draw)
+
+
 def make_play(label: str, readings: dict[str, str], r: Replay, engine: tuple[list[int] | None, str | None] | None) -> Play:
     replayed = False
     if engine is not None:

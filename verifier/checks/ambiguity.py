@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from rulecheck.codegen.playout import Outcome, game_seed, play, plays_alike
+from rulecheck.codegen.playout import CAPPED, ERROR, Outcome, game_seed, play, plays_alike
 from rulecheck.dsl import ir
 from rulecheck.dsl.values import player_name
 from rulecheck.reports import wording
@@ -20,12 +20,14 @@ from ..context import RANDOM_MAX_STEPS, ReplayMismatch, _quotes
 from ..findings import Finding, Play, Quote
 from ..witness import (
     FEW_MOVES,
+    STOPPED,
     first_difference,
     first_seen_difference,
     first_state_difference,
     follow,
     observe_engine,
     random_game,
+    replay_result,
 )
 from ..z3backend import Result
 from .local_proofs import _moved_only
@@ -43,7 +45,7 @@ class AmbiguityCheck(SameRuleCheck):
     def random_witness(self, alt: dict[str, str], n: int, labels: tuple[str, str], names: tuple[str, str]) -> tuple[Play, Play, str] | None:
         """Games played at random on the two readings' engines, their choices coupled (the same
         seed, so the same choices wherever the readings offer the same ones): of those whose
-        winners differ, the one with the fewest moves after the readings part (a few are kept
+        results differ (the winners, or the rules stop one game and not the other), the one with the fewest moves after the readings part (a few are kept
         looking for; the first short enough is taken), replayed and checked like any witness,
         with the results and where the two games first part. For differences the solver cannot
         reach: games longer than its loop bound, or problems it does not settle in time.
@@ -60,7 +62,9 @@ class AmbiguityCheck(SameRuleCheck):
             acts_b: list[Any] = []
             oa, _, _ = play(ga, ma.RuleError, seed, RANDOM_MAX_STEPS, acts_a)
             ob, _, _ = play(gb, mb.RuleError, seed, RANDOM_MAX_STEPS, acts_b)
-            if isinstance(oa, str) or isinstance(ob, str) or oa == ob or _winners(oa) == _winners(ob):
+            # a game the rules stop has a result of its own (as in the solver's comparison); one
+            # cut at the move limit has none yet
+            if CAPPED in (oa, ob) or oa == ob or (_winners(oa), oa == ERROR) == (_winners(ob), ob == ERROR):
                 continue
             shared = 0
             while shared < min(len(acts_a), len(acts_b)) and acts_a[shared] == acts_b[shared]:
@@ -76,8 +80,8 @@ class AmbiguityCheck(SameRuleCheck):
         _, acts_a, acts_b = best
         pa, ra = self.play_actions(self.base_readings, acts_a, n, labels[0])
         pb, rb = self.play_actions(alt, acts_b, n, labels[1])
-        if not (ra.error is None and rb.error is None and None not in (ra.winners, rb.winners) and (ra.winners, ra.draw) != (rb.winners, rb.draw)):
-            raise ReplayMismatch(f"a random game the engines end with other winners replays otherwise in the interpreter ({names[1]})")
+        if None in (replay_result(ra), replay_result(rb)) or replay_result(ra) == replay_result(rb):
+            raise ReplayMismatch(f"a random game the engines end with other results replays otherwise in the interpreter ({names[1]})")
         div = f"{pa.outcome} under '{names[0]}'; {pb.outcome} under '{names[1]}'"
         program_a, program_b = self.program(self.base_readings), self.program(alt)
         # where the tables first differ; or, where the games part before that, the decision at
@@ -87,6 +91,9 @@ class AmbiguityCheck(SameRuleCheck):
         if where:
             return pa, pb, f"{div}; the games first part {where}"
         if acts_a == acts_b:
+            stopped = [name for name, r in zip(names, (ra, rb)) if replay_result(r) == STOPPED]
+            if stopped:  # (one only: the results differ)
+                return pa, pb, f"{div}; the two games make the same moves on the same table up to where the rules stop the one under '{stopped[0]}'"
             return pa, pb, f"{div}; the two games are the same move for move, on the same table: only the result the rules give at the end differs"
         return pa, pb, div
 

@@ -20,7 +20,9 @@ from ..conditions import (
 from ..findings import Finding
 from ..symbolic import Trace, Unsupported
 from ..witness import (
+    STOPPED,
     replay_interpreter,
+    replay_result,
 )
 from ..z3backend import Session
 from .ambiguity import AmbiguityCheck
@@ -181,13 +183,14 @@ class SensitivityCheck(AmbiguityCheck):
 
         def alike(table: dict[str, Any]) -> bool | None:
             """Whether the readings give the same winners in the game with these values (None:
-            with them the game goes otherwise, which says nothing)."""
+            with them the game goes otherwise, which says nothing); one stopped by the rules and
+            the other not differ."""
             params = {**self.o.params, **table}
-            ra = replay_interpreter(program_a, n, pa.actions, params)
-            rb = replay_interpreter(program_b, n, pb.actions, params)
-            if not (ra.legal and rb.legal) or ra.error or rb.error or None in (ra.winners, rb.winners):
-                return None
-            return ra.winners == rb.winners
+            ka = replay_result(replay_interpreter(program_a, n, pa.actions, params))
+            kb = replay_result(replay_interpreter(program_b, n, pb.actions, params))
+            # both stopped by the rules: the game went otherwise with these values, before or
+            # after the point where the readings part
+            return None if ka is None or kb is None or ka == kb == STOPPED else ka == kb
 
         for table in tables:
             same = alike(table)
