@@ -351,6 +351,75 @@ def test_a_random_game_that_the_rules_stop_under_one_reading_only_is_a_witness()
     assert amb.status == "unknown"
 
 
+TEN = """
+game "Ace of Ten" {
+  players 2..2
+  source "Each player draws a card of ten. The highest card wins."
+}
+
+card Card "{rank}" {
+  rank: 1..10
+}
+
+zone deck: Card hidden
+zone hand[player]: Card owner
+
+table Card in deck {
+  given rank source "Ten cards, an ace (1) to a 10."
+  | rank  |
+  | 1..10 |
+}
+
+define value(p: player) -> int "how high a player's card counts" varies by ace
+
+ambiguity ace {
+  kind ambiguity
+  source "The highest card wins."
+  question "Is the ace (1) the highest card or the lowest?"
+  reading low default "The ace counts 1, the lowest." {
+    define value(p: player) -> int = sum(c.rank for c in hand[p])
+  }
+  reading high "The ace counts 11, above the 10." {
+    define value(p: player) -> int = sum((if c.rank == 1 then 11 else c.rank) for c in hand[p])
+  }
+}
+
+flow {
+  for each p in players {
+    draw from deck to hand[p]
+  }
+  end winners {p for p in players if value(p) == max(value(q) for q in players)}
+}
+"""
+
+
+def test_the_deal_of_a_random_game_where_the_readings_part_is_the_first_the_solver_gets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The readings part only in the deals with the ace (one in five). The random games played
+    before the search (Verifier.parting_game) found one: its deal is the first the solver's
+    search fixes, and the witness comes from it at the first question, where before the deals
+    of random games 0, 1, ... were fixed in turn until one held the ace."""
+    import rulecheck.verifier.context as context
+    from rulecheck.verifier.verify import _task_from_source
+
+    deals: list[Any] = []
+    real = context.deal_constraints
+
+    def counted(trace: Any, model: Any) -> Any:
+        deals.append(real(trace, model))
+        return deals[-1]
+
+    monkeypatch.setattr(context, "deal_constraints", counted)
+    # the task in this process (verify forks a worker for it, whose list this one would not see)
+    _, found, _, _ = _task_from_source("ten.rules", TEN, Options(timeout=10.0, jobs=1, checks=frozenset({"ambiguity"})),
+                                       ("reading", "ace", "high"), {}, False)
+    [amb] = [f for f in found if f.kind == "ambiguity"]
+    assert amb.status == "witness" and amb.details["differs_in"] == "outcome" and "found_by" not in amb.details
+    assert len(deals) == 1, f"{len(deals)} deals fixed"
+    assert amb.witness is not None
+    a, b = amb.witness.plays
+    assert a.winners != b.winners
+
+
 WORTH = """
 game "Worth" {
   players 2..2
@@ -831,7 +900,7 @@ def test_an_undecided_ambiguity_says_what_random_play_tried(monkeypatch: pytest.
     from rulecheck.verifier.verify import verify
     from rulecheck.verifier.z3backend import Result
 
-    monkeypatch.setattr(Verifier, "search", lambda self, traces, goals, n, prove=None, prove_first=False: ("", Result("unknown")))
+    monkeypatch.setattr(Verifier, "search", lambda self, traces, goals, n, prove=None, parting=None: ("", Result("unknown")))
     monkeypatch.setattr(Verifier, "agree_where_used", lambda self, amb, alt, n: False)
     monkeypatch.setattr(Verifier, "agree_at_end", lambda self, amb, alt, n: False)
     rules = rules_of((ROOT / "tests" / "verify" / "good" / "ambiguity_agrees.rules").read_text(encoding="utf-8"))
@@ -1427,9 +1496,9 @@ def test_past_the_smallest_count_random_games_come_before_the_solver_where_games
 
     real = Verifier.search
 
-    def only_the_smallest(self: Verifier, traces: Any, goals: Any, n: int, prove: Any = None, prove_first: bool = False) -> Any:
+    def only_the_smallest(self: Verifier, traces: Any, goals: Any, n: int, prove: Any = None, parting: Any = None) -> Any:
         assert n == 2, f"the solver was asked for {n} players"
-        return real(self, traces, goals, n, prove=prove, prove_first=prove_first)
+        return real(self, traces, goals, n, prove=prove, parting=parting)
 
     monkeypatch.setattr(Verifier, "search", only_the_smallest)
     o = verify(rules_of(VOID_ROUNDS), Options(timeout=10.0, jobs=1, loop_bound=2, checks=frozenset({"ambiguity"})))

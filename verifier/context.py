@@ -244,12 +244,14 @@ class Context:
         return [r if r is not None else self.solve(c, frozenset(a)) for r, c, a in zip(results, conds, asked)]
 
     def search(self, traces: list[Trace], goals: list[tuple[str, list[tm.Term], tm.Term]], n: int,
-               prove: Callable[[], bool] | None = None) -> tuple[str, Result]:
+               prove: Callable[[], bool] | None = None, parting: list[Any] | None = None) -> tuple[str, Result]:
         """Look for a game where one of the goals holds (each with its background): first with the
         deal of a few random games fixed (small problems the solver settles fast; a game found so
         is as good as any), then with every deal open, which is what a proof needs. The first goal
         found wins; "unsat" only when every goal is proven impossible. ``prove``: a cheaper proof
-        that no goal can hold, tried before the open deals (named "local" where it holds)."""
+        that no goal can hold, tried before the open deals (named "local" where it holds).
+        ``parting``: a game (under the first trace's readings) that random play showed the two
+        readings to part in: its deal is tried first, where the readings are known to differ."""
         goals = [g for g in goals if g[2] is not False]
         if not goals:
             return "", Result("unsat")
@@ -257,9 +259,10 @@ class Context:
         program = self.program(traces[0].readings)
         engine = self.engine(traces[0].readings)
         stuck: set[str] = set()  # goals a fixed deal did not settle: other deals will not either
-        for k in range(self.o.guided_tries):
-            deal = random_game(program, n, seed=k, params=self.o.params, engine=engine)
-            fixed = deal_constraints(traces[0], model_of_actions(traces[0], deal))
+        deals: list[list[Any] | int] = [*([parting] if parting is not None else []), *range(self.o.guided_tries)]
+        for deal in deals:
+            game = random_game(program, n, seed=deal, params=self.o.params, engine=engine) if isinstance(deal, int) else deal
+            fixed = deal_constraints(traces[0], model_of_actions(traces[0], game))
             for (name, _, goal), session in zip(goals, sessions):
                 if name in stuck:
                     continue

@@ -106,17 +106,22 @@ class AmbiguityCheck(SameRuleCheck):
         """Whether one of ``games`` random games of n players, its moves replayed under the other
         reading, meets a node that offers other options there or ends with other winners (on
         the engines; False without them)."""
+        return self.parting_game(alt, n, games) is not None
+
+    def parting_game(self, alt: dict[str, str], n: int, games: int) -> list[Any] | None:
+        """The moves of the first of ``games`` random games that random_apart looks for, under
+        the default readings (None: none of them)."""
         ma, mb = self.engine(self.base_readings), self.engine(alt)
         if ma is None or mb is None:
-            return False
+            return None
         ga = ma.load_game({"players": n, **self.o.params})
         gb = mb.load_game({"players": n, **self.o.params})
         for g in range(games):
             actions: list[Any] = []
             outcome, _, _ = play(ga, ma.RuleError, game_seed(1, g), RANDOM_MAX_STEPS, actions)
             if not isinstance(outcome, str) and not plays_alike(ga, gb, (ma.RuleError, mb.RuleError), actions):
-                return True
-        return False
+                return actions
+        return None
 
     def check_ambiguities(self) -> None:
         for amb in self.rules.ambiguities.values():
@@ -166,7 +171,8 @@ class AmbiguityCheck(SameRuleCheck):
             # proofs are not tried then, and where no random game shows it, the proof most often
             # holds and comes before the fixed deals' search. The answers are the same either
             # way (a witness game may differ: the solver's context then holds other terms)
-            shown = self.random_apart(alt, n, APART_GAMES)
+            parting = self.parting_game(alt, n, APART_GAMES)
+            shown = parting is not None
             apart = shown and not self.cut_by_bound(n)
             # readings that change only where procedures leave components: a local proof first,
             # which costs little next to comparing two whole games; with the assumed data free
@@ -192,7 +198,7 @@ class AmbiguityCheck(SameRuleCheck):
                 both = ta.constraints + tb.constraints
                 background, moves = moves_condition(ta, tb)
                 kind_of, r = self.search([ta, tb], [("outcome", both, outcome_differs(ta, tb)), ("moves", background, moves)], n,
-                                         prove=prove if shown else None)
+                                         prove=prove if shown else None, parting=parting)
             if kind_of == "local":
                 locally.append(n)
             found_by, where = "", None
