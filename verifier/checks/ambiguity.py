@@ -90,10 +90,12 @@ class AmbiguityCheck(SameRuleCheck):
                  or first_difference(program_a, program_b, n, acts_a, names, self.o.params))
         if where:
             return pa, pb, f"{div}; the games first part {where}"
+        # (one game at most is stopped: the results differ) its moves, the one the rules stop at
+        # last, made in the other game too
+        for name, r, acts, other in ((names[0], ra, acts_a, acts_b), (names[1], rb, acts_b, acts_a)):
+            if replay_result(r) == STOPPED and other[:len(acts)] == acts:
+                return pa, pb, f"{div}; the two games make the same moves on the same table up to decision {len(acts)}, where the rules stop the one under '{name}'"
         if acts_a == acts_b:
-            stopped = [name for name, r in zip(names, (ra, rb)) if replay_result(r) == STOPPED]
-            if stopped:  # (one only: the results differ)
-                return pa, pb, f"{div}; the two games make the same moves on the same table up to where the rules stop the one under '{stopped[0]}'"
             return pa, pb, f"{div}; the two games are the same move for move, on the same table: only the result the rules give at the end differs"
         return pa, pb, div
 
