@@ -36,11 +36,11 @@ def game_seed(seed: int, game: int) -> int:
 
 
 def play(game: Any, rule_error: type[BaseException], stream_seed: int, max_steps: int,
-         record: list[Any] | None = None) -> tuple[Outcome, int, int]:
+         record: list[Any] | None = None, stop: list[str] | None = None) -> tuple[Outcome, int, int]:
     """One game on the engine ``game``: its result, its length in decisions and in turns (calls
     of the procedure the game names with ``turn``; 0 without); ``record``, when given, receives
     every action taken (a list of one per seat at a simultaneous node), the one the rules stop at
-    included.
+    included; ``stop``, when given, the kind of the rules' error that stopped the game (ERROR).
 
     Every choice, chance's included, is a coupled random choice (dsl/coupling.py): it depends on
     the seed, the chooser, the decision's label, how often the chooser met that label before and
@@ -84,7 +84,9 @@ def play(game: Any, rule_error: type[BaseException], stream_seed: int, max_steps
         if state.is_terminal():
             return result(state), decisions, state.turns()
         return CAPPED, decisions, state.turns()
-    except rule_error:
+    except rule_error as err:
+        if stop is not None:
+            stop.append(str(getattr(err, "kind", "")))
         return ERROR, decisions, 0 if state is None else state.turns()
 
 

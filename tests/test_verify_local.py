@@ -345,6 +345,23 @@ def test_a_random_game_that_the_rules_stop_under_one_reading_only_is_a_witness()
     assert "wins" in a.outcome or a.outcome == "nobody wins"
     assert b.outcome.startswith("the rules stop:") and "has no option" in b.outcome
     assert a.actions == b.actions and f"up to decision {len(b.actions)}, where the rules stop the one under 'as_written'" in amb.message
+    # a stop at a number's declared range is no result of the rules (it may be the model's own
+    # bound): the reading that lets the pile go below nothing is no witness
+    past_range = STUCK.replace("""      choose k from {x for x in 1..2 if x <= left} by p label "takes"
+      set left = left - k
+      set tokens[p] = tokens[p] + k
+    }
+  }
+}""", """      choose k from {x for x in 1..2} by p label "takes"
+      set left = left - k
+      set tokens[p] = tokens[p] + k
+    }
+  }
+}""")
+    assert past_range != STUCK
+    o = verify(rules_of(past_range), Options(timeout=10.0, jobs=1, loop_bound=2, checks=frozenset({"ambiguity"})))
+    [amb] = [f for f in o.findings if f.kind == "ambiguity"]
+    assert amb.status == "unknown", amb.message
     # without random games the solver, within its bound, decides nothing: no game ends there
     o = verify(rules_of(STUCK), Options(timeout=10.0, jobs=1, loop_bound=2, random_games=0, checks=frozenset({"ambiguity"})))
     [amb] = [f for f in o.findings if f.kind == "ambiguity"]

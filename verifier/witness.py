@@ -29,6 +29,7 @@ class Replay:
     legal: bool
     scores: dict[str, list[int]] | None = None  # each score variable's final values, by seat
     draw: bool = False  # the game ended in a draw
+    stop_kind: str | None = None  # the kind of the rules' error that stopped the game ("range", ...)
 
 
 def actions_of(trace: Trace, model: dict[str, bool | int], n: int, pass_action: int) -> list[Any]:
@@ -88,7 +89,7 @@ def replay_interpreter(program: ir.Program, n: int, actions: list[Any], params: 
     except RuleError as err:
         st = err.state if err.state is not None else state
         log = st.machine.log if st is not None else []
-        return Replay(actions, log, setup, None, f"{err.kind}: {err.message} (line {err.span.line})", True)
+        return Replay(actions, log, setup, None, f"{err.kind}: {err.message} (line {err.span.line})", True, stop_kind=err.kind)
     except ValueError as err:
         return Replay(actions, state.machine.log if state else [], setup, None, f"illegal move: {err}", False)
 
@@ -376,15 +377,22 @@ def outcome_text(r: Replay) -> str:
 #: replay_result of a game the rules stop
 STOPPED = ("stopped",)
 
+#: The kinds of the rules' errors that are a result of the game, as the rulebook would have it: no
+#: rule says what to do (an "as written" reading that stops play), two rules contradict each
+#: other, a supply runs out. A number that leaves its declared range may only have met the model's
+#: own bound (a round counter's), so such a stop shows no result of the rules.
+RULE_STOPS = frozenset({"incomplete", "conflict", "exhaustion"})
+
 
 def replay_result(r: Replay) -> tuple[Any, ...] | None:
     """What a replayed game came to, to compare two readings' games: its winners and whether it
-    was a draw, or that the rules stopped it (a stop is one result, as in simulate and in the
-    solver's comparison); None where the replay shows no result (an illegal move, no end)."""
+    was a draw, or that the rules stopped it (RULE_STOPS: a stop is one result, as in simulate and
+    in the solver's comparison); None where the replay shows no result (an illegal move, no end,
+    a number past its declared range)."""
     if not r.legal:
         return None
     if r.error is not None:
-        return STOPPED
+        return STOPPED if r.stop_kind in RULE_STOPS else None
     return None if r.winners is None else (tuple(r.winners), r.draw)
 
 

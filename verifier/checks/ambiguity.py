@@ -20,6 +20,7 @@ from ..context import RANDOM_MAX_STEPS, ReplayMismatch, _quotes
 from ..findings import Finding, Play, Quote
 from ..witness import (
     FEW_MOVES,
+    RULE_STOPS,
     STOPPED,
     first_difference,
     first_seen_difference,
@@ -60,11 +61,15 @@ class AmbiguityCheck(SameRuleCheck):
             seed = game_seed(0, g)
             acts_a: list[Any] = []
             acts_b: list[Any] = []
-            oa, _, _ = play(ga, ma.RuleError, seed, RANDOM_MAX_STEPS, acts_a)
-            ob, _, _ = play(gb, mb.RuleError, seed, RANDOM_MAX_STEPS, acts_b)
-            # a game the rules stop has a result of its own (as in the solver's comparison); one
-            # cut at the move limit has none yet
+            stop_a: list[str] = []
+            stop_b: list[str] = []
+            oa, _, _ = play(ga, ma.RuleError, seed, RANDOM_MAX_STEPS, acts_a, stop_a)
+            ob, _, _ = play(gb, mb.RuleError, seed, RANDOM_MAX_STEPS, acts_b, stop_b)
+            # a game the rules stop has a result of its own (as in the solver's comparison; only
+            # where the rules stop it: RULE_STOPS); one cut at the move limit has none yet
             if CAPPED in (oa, ob) or oa == ob or (_winners(oa), oa == ERROR) == (_winners(ob), ob == ERROR):
+                continue
+            if not set(stop_a + stop_b) <= RULE_STOPS:
                 continue
             shared = 0
             while shared < min(len(acts_a), len(acts_b)) and acts_a[shared] == acts_b[shared]:
