@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from rulecheck.codegen.playout import CAPPED, ERROR, Outcome, game_seed, play, plays_alike
+from rulecheck.codegen.playout import ERROR, Outcome, game_seed, play, plays_alike
 from rulecheck.dsl import ir
 from rulecheck.dsl.values import player_name
 from rulecheck.reports import wording
@@ -46,8 +46,9 @@ class AmbiguityCheck(SameRuleCheck):
     def random_witness(self, alt: dict[str, str], n: int, labels: tuple[str, str], names: tuple[str, str]) -> tuple[Play, Play, str] | None:
         """Games played at random on the two readings' engines, their choices coupled (the same
         seed, so the same choices wherever the readings offer the same ones): of those whose
-        results differ (the winners, or the rules stop one game and not the other), the one with the fewest moves after the readings part (a few are kept
-        looking for; the first short enough is taken), replayed and checked like any witness,
+        results differ (the winners, or the rules stop one game and not the other: _result), the
+        one with the fewest moves after the readings part (a few are kept looking for; the
+        first short enough is taken), replayed and checked like any witness,
         with the results and where the two games first part. For differences the solver cannot
         reach: games longer than its loop bound, or problems it does not settle in time.
         Deterministic: fixed seeds."""
@@ -65,11 +66,8 @@ class AmbiguityCheck(SameRuleCheck):
             stop_b: list[str] = []
             oa, _, _ = play(ga, ma.RuleError, seed, RANDOM_MAX_STEPS, acts_a, stop_a)
             ob, _, _ = play(gb, mb.RuleError, seed, RANDOM_MAX_STEPS, acts_b, stop_b)
-            # a game the rules stop has a result of its own (as in the solver's comparison; only
-            # where the rules stop it: RULE_STOPS); one cut at the move limit has none yet
-            if CAPPED in (oa, ob) or oa == ob or (_winners(oa), oa == ERROR) == (_winners(ob), ob == ERROR):
-                continue
-            if not set(stop_a + stop_b) <= RULE_STOPS:
+            ka, kb = _result(oa, stop_a), _result(ob, stop_b)
+            if ka is None or kb is None or ka == kb:
                 continue
             shared = 0
             while shared < min(len(acts_a), len(acts_b)) and acts_a[shared] == acts_b[shared]:
@@ -326,9 +324,16 @@ class AmbiguityCheck(SameRuleCheck):
         return None
 
 
-def _winners(outcome: Outcome) -> tuple[tuple[int, ...], bool] | None:
-    """Who won and whether it was a draw (None: no result)."""
-    return (outcome[1], outcome[2]) if isinstance(outcome, tuple) else None
+def _result(outcome: Outcome, stop: list[str]) -> tuple[Any, ...] | None:
+    """A random game's result on an engine, as replay_result gives the interpreter's: who won and
+    whether it was a draw, or STOPPED where the rules stopped it (``stop``: the kind of their
+    error, RULE_STOPS); None where it has none (cut at the move limit, or a number past its
+    declared range, which may be the model's own bound)."""
+    if isinstance(outcome, tuple):
+        return outcome[1], outcome[2]
+    if outcome == ERROR and set(stop) <= RULE_STOPS:
+        return STOPPED
+    return None
 
 
 def _by_seat(values: list[int]) -> str:
