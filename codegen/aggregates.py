@@ -11,7 +11,7 @@ from rulecheck.dsl import ir
 from rulecheck.dsl.types import TAny, TInt, TSet
 
 from .analysis import free_locals
-from .layout import GenerationError, Hoist, Loc, Scope, at, py_type, rep_of, zero_of
+from .layout import GenerationError, Hoist, Loc, Scope, at, members, py_type, rep_of, zero_of
 from .literals import ident, pyrepr
 from .patterns import and_chain, const_numbers, membership, mentions, or_chain
 from .tables import Tables
@@ -34,7 +34,7 @@ parts computed once before the loop."""
         c = self.ex(coll)
         if rep_of(coll.type) == "fs":
             return f"sorted({c})"
-        return f"_BITS[{c}]"
+        return members(c)
 
     def x_Agg(self, e: ir.Agg, want: str | None) -> tuple[str, str | None]:
         op = e.op
@@ -80,10 +80,10 @@ parts computed once before the loop."""
         filt = e.filt
         pushed = self.pushdown(e)
         if pushed is not None:
-            members, filt = pushed
+            narrowed_to, filt = pushed
             if op == "any" and filt is None and isinstance(e.elem, ir.Const) and e.elem.value is True:
-                return f"({members} != 0)", None
-            it = f"_BITS[{members}]"
+                return f"({narrowed_to} != 0)", None
+            it = members(narrowed_to)
         elif self.hoist is not None and rep_of(e.coll.type) == "fs" and const_numbers(e.coll) is None \
                 and not self.analysis.can_raise(e.coll) and all(self.hoist.scope_get(v) is self.scope.get(v) for v in free_locals(e.coll)):
             # a set of numbers the loops around do not change: put in order once, before them
@@ -268,7 +268,7 @@ parts computed once before the loop."""
         u, q = self.fn.fresh("u"), self.fn.fresh(f"x_{ident(e.var)}_")
         with self.capture_rel() as lines:
             self.emit(f"{u} = 0")
-            self.emit(f"for {q} in _BITS[{coll}]:")
+            self.emit(f"for {q} in {members(coll)}:")
             saved = self.scope
             self.scope = Scope(saved, {e.var: Loc(q, elem_t, rep_of(elem_t))})
             with self.loop():

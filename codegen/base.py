@@ -16,7 +16,7 @@ from rulecheck.dsl.types import Type
 from rulecheck.dsl.values import small_numbers_sound
 
 from .analysis import Analysis
-from .layout import SIMPLE, SMALL_MASKS, BlockRec, Cont, Fn, GenerationError, Hoist, Layout, Loc, Point, Scope, at, rep_of
+from .layout import ALL_PLAYERS, SIMPLE, SMALL_MASKS, BlockRec, Cont, Fn, GenerationError, Hoist, Layout, Loc, Point, Scope, at, rep_of
 from .literals import comment_text, ident
 
 #: CPython refuses more than 20 statically nested loops in one function; keep a margin.
@@ -146,7 +146,7 @@ class CompilerBase(ABC):
         self.fn.lines.extend(pad + x for x in lines)
 
     def materialize(self, code: str) -> str:
-        if SIMPLE.match(code):
+        if SIMPLE.match(code) or code == ALL_PLAYERS:
             return code
         t = self.fn.fresh()
         self.emit(f"{t} = {code}")

@@ -10,7 +10,7 @@ import re
 from rulecheck.dsl import ir
 from rulecheck.dsl.types import TBool, TComp, TInt, TMap, TPlayer, TSet, Type
 
-from .layout import BlockRec, Loc, Point, Scope, at, rep_of
+from .layout import BlockRec, Loc, Point, Scope, at, members, rep_of
 from .literals import ident, pyrepr
 from .tables import Tables
 
@@ -114,6 +114,9 @@ function takes over; and the bound on the statements run between two decisions."
                         self.emit(f"o = Z[{slots['src']}]")
                     self.emit("if not o:")
                     self.emit(f"    {exhausted}")
+                    self.emit("if S.co == S.o:")
+                    self.emit("    S.cl.remove(a)  # (the members of the options listed: one fewer now)")
+                    self.emit("    S.co = o")
                     self.emit("S.o = o  # the same point and chance again")
                     self.emit("return")
         self.resumes[p] = (resume, rec, i)
@@ -193,7 +196,7 @@ function takes over; and the bound on the statements run between two decisions."
         per = self.fn.fresh("per")
         self.emit(f"{per}: list[Any] = [None] * n")
         q = self.fn.fresh(f"x_{ident(s.pvar)}_")
-        self.emit(f"for {q} in _BITS[{who}]:")
+        self.emit(f"for {q} in {members(who)}:")
         saved = self.scope
         self.scope = Scope(saved, {s.pvar: Loc(q, TPlayer(), None)})
         with self.loop():

@@ -26,7 +26,7 @@ from rulecheck.interpreter.semantics import STEP_BUDGET
 from .bounds import length_bound
 from .compiler import Compiler
 from .layout import GenerationError, Layout, rep_of
-from .literals import comment_text, ident, pyrepr
+from .literals import comment_text, ident, pyrepr, typed_table
 
 __all__ = ["ADAPTERS", "GenerationError", "adapter_source", "environment", "generate", "load_module"]
 
@@ -87,7 +87,7 @@ def generate(program: ir.Program, players_default: int | None = None) -> str:
                             "spec": param_spec(t, rules)})
     # the tables above may add show functions and constants, so they are read last
     shows = [{"name": name, "body": body} for body, name in c.shows.items()]
-    consts = [{"name": name, "literal": literal} for literal, name in c.consts.items()]
+    consts = [{"name": name, "type": t, "literal": typed} for literal, name in c.consts.items() for t, typed in [typed_table(literal)]]
     changed = {a: r for a, r in sorted(program.readings.items())}
     context: dict[str, Any] = {
         "ruleset_file": Path(rules.name).name,

@@ -14,7 +14,7 @@ from rulecheck.dsl.types import TAny, TComp, TEnum, TInt, TSet, Type
 from rulecheck.dsl.values import SMALL_NUMBERS
 
 from .analysis import match_chain
-from .layout import SMALL_MASKS, GenerationError, Loc, Scope, at, bare, rep_of
+from .layout import ALL_PLAYERS, SMALL_MASKS, GenerationError, Loc, Scope, at, bare, rep_of
 from .lines import STRING, nesting
 from .literals import ident, pyrepr
 from .patterns import emptiness, match_tree
@@ -238,7 +238,7 @@ class Expressions(Tables):
         op = e.op
         if op == "players":
             self.uses("n")
-            return "((1 << n) - 1)", "mask"
+            return ALL_PLAYERS, "mask"
         if op == "num_players":
             self.uses("n")
             return "n", None

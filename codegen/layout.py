@@ -81,6 +81,20 @@ def at(span: Span) -> str:
 
 
 #: code that reads a name, a constant or one subscript/attribute of a name: cheap and cannot fail
+#: the mask of every seat; loops over it run over ``range(n)``, which compiles to a plain counter
+ALL_PLAYERS = "((1 << n) - 1)"
+
+
+def members(mask: str) -> str:
+    """A Python iterable over the members of a mask, in ascending order."""
+    if mask == ALL_PLAYERS:
+        return "range(n)"
+    if mask.isdigit() and int(mask).bit_count() <= 64:
+        # a mask known now: its members, written out
+        return "(" + "".join(f"{i}, " for i in range(int(mask).bit_length()) if int(mask) >> i & 1) + ")"
+    return f"_BITS[{mask}]"
+
+
 SIMPLE = re.compile(r"^(?:-?\d+|[A-Za-z_]\w*|[A-Za-z_]\w*\[(?:-?\d+|[A-Za-z_]\w*)\]|[A-Za-z_]\w*\.[A-Za-z_]\w*|True|False)$")
 
 

@@ -11,7 +11,7 @@ from rulecheck.dsl import ir
 from rulecheck.dsl.types import TAny, TInt, TSet
 from rulecheck.dsl.walk import walk_stmts
 
-from .layout import BlockRec, Cont, Loc, Piece, Scope, at, bare, rep_of
+from .layout import BlockRec, Cont, Loc, Piece, Scope, at, bare, members, rep_of
 from .literals import ident, pyrepr
 from .tables import Tables
 
@@ -178,12 +178,12 @@ that resume after a decision."""
             if src is not None:
                 # every component moved comes from one zone instance
                 self.emit(f"Z[{src[1]}] ^= {what}")
-                self.emit(f"for {c} in _BITS[{what}]:")
+                self.emit(f"for {c} in {members(what)}:")
                 self.emit(f"    loc[{c}] = {dest}")
                 self.changed({"zone:" + src[0]})
             else:
                 old = self.fn.fresh("o")
-                self.emit(f"for {c} in _BITS[{what}]:")
+                self.emit(f"for {c} in {members(what)}:")
                 with self.loop():
                     self.emit(f"{old} = loc[{c}]")
                     self.emit(f"Z[{old}] ^= 1 << {c}")
@@ -234,14 +234,15 @@ that resume after a decision."""
             falls = True
         return falls
 
-    def loop_order(self, s: ir.ForEach) -> str:
+    def loop_order(self, s: ir.ForEach, stored: bool = False) -> str:
+        """The members a loop visits, in order (``stored``: a tuple, kept in a slot of the state)."""
         coll = self.materialize(self.ex(s.coll))
         if s.start is not None:
             start = self.ex(s.start)
             return f"_TURNS[{bare(start)}, {coll}, n, {self.order}]"
         if rep_of(s.coll.type) == "fs":
             return f"_SORTED[{coll}]"
-        return f"_BITS[{coll}]"
+        return f"_BITS[{coll}]" if stored else members(coll)
 
     def rounds(self, cont: Cont, head: str, first: list[str], body: ir.Stmt, scope: Scope | None, step: list[str]) -> None:
         """The rounds of a loop that holds decisions: ``head`` tests for another round, ``first``
@@ -282,7 +283,7 @@ that resume after a decision."""
         order_slot, i_slot = self.alloc(), self.alloc()
         var = Loc(self.alloc(), elem, rep_of(elem))
         self.tick(s.span)
-        self.emit(f"{order_slot} = {self.loop_order(s)}")
+        self.emit(f"{order_slot} = {self.loop_order(s, stored=True)}")
         self.emit(f"{i_slot} = 0")
         self.rounds(Cont(rec, i), f"while {i_slot} < len({order_slot}):", [f"{var.code} = {order_slot}[{i_slot}]"], s,
                     Scope(self.scope, {s.var: var}), [f"{i_slot} += 1"])
@@ -404,7 +405,7 @@ that resume after a decision."""
         self.tick(s.span)
         what, who = (self.materialize(c) for c in self.ex_seq([(s.what, "mask"), (s.who, "mask")]))
         q = self.fn.fresh("q")
-        self.emit(f"for {q} in _BITS[{who}]:")
+        self.emit(f"for {q} in {members(who)}:")
         self.emit(f"    S.m[{q}] |= {what}")
 
     def s_Say(self, s: ir.Say, after: bool) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from test_codegen_differential import engine, ruleset
 
 from rulecheck.cli import main
 from rulecheck.codegen.engine import generate, load_module
+from rulecheck.codegen.literals import typed_table
 from rulecheck.dsl import ir
 from rulecheck.dsl.loader import load_text
 from rulecheck.interpreter.semantics import RuleError
@@ -166,6 +168,29 @@ def test_state_api_at_every_kind_of_node() -> None:
     assert s.current_player() == mod.TERMINAL and s.legal_actions() == []
     with pytest.raises(ValueError, match="game is over"):
         s.apply_action(0)
+
+
+def test_draws_at_one_point_list_the_members_left() -> None:
+    """Consecutive draws from one zone keep the listed members and take the drawn one out: the
+    lists stay those of the zone, a caller may change the list it got, and a copy lists the same."""
+    _, mod = engine("cinderella.rules", {})
+    s = mod.load_game({"players": 3}).new_initial_state()
+    left = list(range(18))
+    rng = random.Random(5)
+    for _ in range(10):
+        listed = s.legal_actions()
+        assert listed == left == [a for a, _ in s.chance_outcomes()]
+        listed.clear()  # (the caller's own list)
+        assert s.clone().legal_actions() == left
+        drawn = rng.choice(left)
+        s.apply_action(drawn)
+        left.remove(drawn)
+        assert s.is_chance_node()
+    copy = s.clone()
+    assert copy.legal_actions() == s.legal_actions() == left
+    drawn = left[3]
+    copy.apply_action(drawn)
+    assert s.legal_actions() == left and copy.legal_actions() == [a for a in left if a != drawn]
 
 
 def test_pass_at_simultaneous_nodes() -> None:
@@ -376,3 +401,32 @@ def test_too_deep_nesting_is_reported_not_generated(tmp_path: Path, capsys: pyte
     assert main(["gen", str(path), "-o", str(tmp_path / "deep.py")]) == 1
     assert "nest more than 18 deep" in capsys.readouterr().err
     assert not (tmp_path / "deep.py").exists()
+
+
+# ---- constant tables ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("literal, typed", [
+    # a table of numbers by card: None where a card of another kind has no such attribute
+    ("(None, 63, 4032)", ("tuple[int, ...]", "(0, 63, 4032)")),
+    ("(None, (None, False, True), (True,))", ("tuple[tuple[bool, ...], ...]", "((), (False, False, True), (True,))")),
+    ("('setting up', None)", ("tuple[str, ...]", "('setting up', '')")),
+    # no single type of cell: left as it is
+    ("(1, True)", ("Any", "(1, True)")),
+    ("(None, None)", ("Any", "(None, None)")),
+    ("(frozenset((1, 2,)), None)", ("Any", "(frozenset((1, 2,)), None)")),
+    ("((1, 2), 3)", ("Any", "((1, 2), 3)")),
+    ("7", ("Any", "7")),
+])
+def test_constant_tables_are_typed_by_their_cells(literal: str, typed: tuple[str, str]) -> None:
+    assert typed_table(literal) == typed
+
+
+def test_engine_constants_are_typed_for_the_compiler() -> None:
+    """Every table of booleans, numbers or texts is declared with its cell type (a compiled engine
+    works on such cells without boxing); only tables of other values stay Any."""
+    program, _ = engine("loving_penguin.rules", {})
+    source = generate(program)
+    tables = re.findall(r"^(_K\d+): Final\[(.*?)\] = ", source, flags=re.M)
+    assert tables and all(t != "Any" for _, t in tables), [name for name, t in tables if t == "Any"]
+    # a loop over every seat counts them (a loop that waits for decisions keeps its order, a tuple)
+    assert "for x_q_" in source and not re.search(r"in _BITS\[\(\(1 << n\) - 1\)\]:", source)

@@ -181,7 +181,7 @@ def test_the_limit_is_written_into_a_generated_engine() -> None:
     """Constants at the limit reach the engine as literals, and the engine checks exactly there."""
     p = program(LIMIT)
     source = generate(p)
-    assert f"_MAX_INT = {MAX_INT}" in source
+    assert f"_MAX_INT: Final = {MAX_INT}" in source
     mod = load_module(source, "engine_numbers_limit")
     s = mod.load_game({"players": 2})
     with pytest.raises(mod.RuleError) as got:

@@ -25,20 +25,20 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Final, NoReturn, TypeVar
 
-RULESET = 'cinderella.rules'
-RULES_SHA256 = '39b8b9de7f712b13e43e29d38d1508a434017fd97bd1e633fc08a4c7acfa0611'
-READINGS: dict[str, str] = {'deck_effect': 'chips_still', 'effect_optional': 'mandatory', 'gray_two_player': 'stays', 'inversion_numbers': 'printed', 'inversion_presentation': 'inverted', 'inversion_tiebreak': 'inverted', 'passed_chip': 'shows_nothing', 'rank2_self_target': 'earlier_only', 'rank3_gray': 'any_chip', 'rank3_targets': 'chipped_only', 'removed_chip': 'to_owner', 'status_after_determination': 'chips_decide', 'sum_meaning': 'smallest', 'sum_tiebreak_scope': 'tied_only', 'unused_colours': 'box', 'vetoed_effect': 'applies'}
-TITLE = 'Too Many Cinderellas'
-MIN_PLAYERS = 2
-MAX_PLAYERS = 4
-DEFAULT_PLAYERS = 2
+RULESET: Final = 'cinderella.rules'
+RULES_SHA256: Final = '39b8b9de7f712b13e43e29d38d1508a434017fd97bd1e633fc08a4c7acfa0611'
+READINGS: Final[dict[str, str]] = {'deck_effect': 'chips_still', 'effect_optional': 'mandatory', 'gray_two_player': 'stays', 'inversion_numbers': 'printed', 'inversion_presentation': 'inverted', 'inversion_tiebreak': 'inverted', 'passed_chip': 'shows_nothing', 'rank2_self_target': 'earlier_only', 'rank3_gray': 'any_chip', 'rank3_targets': 'chipped_only', 'removed_chip': 'to_owner', 'status_after_determination': 'chips_decide', 'sum_meaning': 'smallest', 'sum_tiebreak_scope': 'tied_only', 'unused_colours': 'box', 'vetoed_effect': 'applies'}
+TITLE: Final = 'Too Many Cinderellas'
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 4
+DEFAULT_PLAYERS: Final = 2
 #: every action is below this; the last one is PASS (players outside a simultaneous decision).
 #: These are the values for the parameters' defaults: Game.num_distinct_actions() and
 #: Game.pass_action follow the parameters a game is given (number choices written with them)
-NUM_DISTINCT_ACTIONS = 28
-PASS = NUM_DISTINCT_ACTIONS - 1
+NUM_DISTINCT_ACTIONS: Final = 28
+PASS: Final = NUM_DISTINCT_ACTIONS - 1
 
 
 def _num_actions(P: tuple[Any, ...]) -> int:
@@ -46,13 +46,13 @@ def _num_actions(P: tuple[Any, ...]) -> int:
     return 27 + 1
 
 
-CHANCE = -1
-SIMULTANEOUS = -2
-TERMINAL = -4
-_STEP_BUDGET = 2000000
+CHANCE: Final = -1
+SIMULTANEOUS: Final = -2
+TERMINAL: Final = -4
+_STEP_BUDGET: Final = 2000000
 #: every integer of the game lies in -_MAX_INT.._MAX_INT; a range holds at most _MAX_RANGE numbers
-_MAX_INT = 2147483647
-_MAX_RANGE = 10000
+_MAX_INT: Final = 2147483647
+_MAX_RANGE: Final = 10000
 
 # ---- runtime -----------------------------------------------------------------------------------
 
@@ -179,17 +179,17 @@ class _Turns(dict[tuple[int, int, int, int], tuple[int, ...]]):
         return order
 
 
-_TURNS = _Turns()
+_TURNS: Final = _Turns()
 
 
 #: the members of every byte-sized mask, per byte position: _BYTES[k][b] for bits 8k..8k+7
-_BYTES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+_BYTES: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
     tuple(tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256)) for k in range(4)
 )
-_BYTES0 = _BYTES[0]
-_BYTES1 = _BYTES[1]
-_BYTES2 = _BYTES[2]
-_BYTES3 = _BYTES[3]
+_BYTES0: Final[tuple[tuple[int, ...], ...]] = _BYTES[0]
+_BYTES1: Final[tuple[tuple[int, ...], ...]] = _BYTES[1]
+_BYTES2: Final[tuple[tuple[int, ...], ...]] = _BYTES[2]
+_BYTES3: Final[tuple[tuple[int, ...], ...]] = _BYTES[3]
 
 
 def _list(m: int) -> list[int]:
@@ -226,13 +226,13 @@ def _outcomes(m: int) -> tuple[tuple[int, float], ...]:
 
 
 #: the members of a bitmask in ascending order
-_BITS: _Remembered[int, tuple[int, ...]] = _Remembered(lambda m: tuple(_list(m)))
+_BITS: Final[_Remembered[int, tuple[int, ...]]] = _Remembered(lambda m: tuple(_list(m)))
 #: the members of a set of numbers in ascending order (a decision's options: those computed when
 #: the engine was generated are the same object every time)
-_SORTED: _Remembered[frozenset[int], tuple[int, ...]] = _Remembered(lambda s: tuple(sorted(s)))
+_SORTED: Final[_Remembered[frozenset[int], tuple[int, ...]]] = _Remembered(lambda s: tuple(sorted(s)))
 #: a chance node's outcomes per mask drawn from (a deck's masks recur from game to game)
-_OUTCOMES: _Remembered[int, tuple[tuple[int, float], ...]] = _Remembered(_outcomes)
-_EMPTY: frozenset[int] = frozenset()
+_OUTCOMES: Final[_Remembered[int, tuple[tuple[int, float], ...]]] = _Remembered(_outcomes)
+_EMPTY: Final[frozenset[int]] = frozenset()
 
 
 def _legal(options: Any, action: Any) -> bool:
@@ -265,7 +265,7 @@ def _dec(value: Any) -> Any:
 # ---- the components and where things are -------------------------------------------------------
 
 #: component names by id
-_DISP: tuple[str, ...] = (
+_DISP: Final[tuple[str, ...]] = (
     'Person 1',
     'Person 2',
     'Person 3',
@@ -295,12 +295,12 @@ _DISP: tuple[str, ...] = (
     'gray NO!',
 )
 #: the kind of each component (its position among the card and piece types)
-_KIND_OF: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1)
+_KIND_OF: Final[tuple[int, ...]] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1)
 #: the zone instance each component starts in
-_LOC0: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 43, 43, 43, 43, 43, 43, 43, 43, 43)
-_Z0: tuple[int, ...] = tuple(sum(1 << c for c, i in enumerate(_LOC0) if i == z) for z in range(44))
+_LOC0: Final[tuple[int, ...]] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 43, 43, 43, 43, 43, 43, 43, 43, 43)
+_Z0: Final[tuple[int, ...]] = tuple(sum(1 << c for c, i in enumerate(_LOC0) if i == z) for z in range(44))
 #: the components of each card or piece type, as masks
-_KIND_MASKS: tuple[int, ...] = (262143, 133955584)
+_KIND_MASKS: Final[tuple[int, ...]] = (262143, 133955584)
 
 
 def _out_of_play(P: tuple[Any, ...], n: int) -> int:
@@ -311,9 +311,9 @@ def _out_of_play(P: tuple[Any, ...], n: int) -> int:
 
 
 #: zone instances by number, named as in messages
-_ZLABEL: tuple[str, ...] = ('deck', 'hand[Player 1]', 'hand[Player 2]', 'hand[Player 3]', 'hand[Player 4]', 'field', 'presented[Player 1]', 'presented[Player 2]', 'presented[Player 3]', 'presented[Player 4]', 'chips[Player 1]', 'chips[Player 2]', 'chips[Player 3]', 'chips[Player 4]', 'common', 'on[Person 1]', 'on[Person 2]', 'on[Person 3]', 'on[Person 4]', 'on[Person 5]', 'on[Person 6]', 'on[Person 7]', 'on[Person 8]', 'on[Person 9]', 'on[Person 10]', 'on[Person 11]', 'on[Person 12]', 'on[Person 13]', 'on[Person 14]', 'on[Person 15]', 'on[Person 16]', 'on[Person 17]', 'on[Person 18]', 'on[red OK!]', 'on[blue OK!]', 'on[green OK!]', 'on[orange OK!]', 'on[red NO!]', 'on[blue NO!]', 'on[green NO!]', 'on[orange NO!]', 'on[gray NO!]', 'spare', 'box')
+_ZLABEL: Final[tuple[str, ...]] = ('deck', 'hand[Player 1]', 'hand[Player 2]', 'hand[Player 3]', 'hand[Player 4]', 'field', 'presented[Player 1]', 'presented[Player 2]', 'presented[Player 3]', 'presented[Player 4]', 'chips[Player 1]', 'chips[Player 2]', 'chips[Player 3]', 'chips[Player 4]', 'common', 'on[Person 1]', 'on[Person 2]', 'on[Person 3]', 'on[Person 4]', 'on[Person 5]', 'on[Person 6]', 'on[Person 7]', 'on[Person 8]', 'on[Person 9]', 'on[Person 10]', 'on[Person 11]', 'on[Person 12]', 'on[Person 13]', 'on[Person 14]', 'on[Person 15]', 'on[Person 16]', 'on[Person 17]', 'on[Person 18]', 'on[red OK!]', 'on[blue OK!]', 'on[green OK!]', 'on[orange OK!]', 'on[red NO!]', 'on[blue NO!]', 'on[green NO!]', 'on[orange NO!]', 'on[gray NO!]', 'spare', 'box')
 #: zone instances in observation order: (instance, label, seat or -1, visibility 0 public / 1 hidden / 2 owner, zone, index)
-_ZONE_VIEW: tuple[tuple[int, str, int, int, str, Any], ...] = (
+_ZONE_VIEW: Final[tuple[tuple[int, str, int, int, str, Any], ...]] = (
     (0, 'deck', -1, 1, 'deck', None),
     (1, 'hand[Player 1]', 0, 2, 'hand', 0),
     (2, 'hand[Player 2]', 1, 2, 'hand', 1),
@@ -351,39 +351,39 @@ _ZONE_VIEW: tuple[tuple[int, str, int, int, str, Any], ...] = (
     (43, 'box', -1, 1, 'box', None),
 )
 #: by row of _ZONE_VIEW, the component a zone instance belongs to (a zone indexed by components), else -1
-_ZONE_COMP: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, -1, -1)
+_ZONE_COMP: Final[tuple[int, ...]] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, -1, -1)
 # ---- constants of the rules --------------------------------------------------------------------
 
-_K0: Any = (0, 1, 2, 3)
-_K1: Any = ((False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, True, True, None, None, None, None, None, None, None, None, None), (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None), (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None), (False, True, False, False, True, False, False, True, False, False, True, False, True, False, False, True, False, False, None, None, None, None, None, None, None, None, None), (False, False, True, False, False, True, False, False, True, False, False, True, False, False, True, False, False, True, None, None, None, None, None, None, None, None, None), (True, False, False, True, False, False, True, False, False, True, False, False, False, True, False, False, True, False, None, None, None, None, None, None, None, None, None), (True, False, False, False, False, True, False, False, False, False, True, False, False, False, True, False, False, True, None, None, None, None, None, None, None, None, None), (True, True, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None), (False, False, False, True, True, False, False, False, False, False, False, True, False, True, False, False, False, True, None, None, None, None, None, None, None, None, None), (False, False, True, False, False, False, False, True, False, True, False, False, False, True, False, False, True, False, None, None, None, None, None, None, None, None, None), (False, False, False, True, False, False, False, True, False, False, False, True, False, False, False, False, False, True, None, None, None, None, None, None, None, None, None), (False, False, True, False, False, False, True, False, False, False, True, False, False, True, False, True, False, False, None, None, None, None, None, None, None, None, None), (False, True, False, False, False, True, False, False, False, True, False, False, True, False, False, False, True, False, None, None, None, None, None, None, None, None, None), (True, False, False, False, True, False, False, False, True, False, False, False, False, False, True, False, False, False, None, None, None, None, None, None, None, None, None), (False, False, True, False, True, False, False, True, False, True, False, False, False, False, True, False, False, True, None, None, None, None, None, None, None, None, None), (False, True, False, True, False, False, False, False, True, False, True, False, False, True, False, True, False, False, None, None, None, None, None, None, None, None, None), (True, False, False, False, False, True, True, False, False, False, False, True, True, False, False, False, True, False, None, None, None, None, None, None, None, None, None), (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None), None, None, None, None, None, None, None, None, None)
-_K2: Any = (False, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None)
-_K3: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, False, False, False, False, True, True, True, True, True)
-_K4: Any = (73952, 37000, 19088, 34208, 24840, 69712, 67616, 17928, 40976, 21024, 34888, 66832, 69640, 35616, 24656, 34825, 70177, 17745, None, None, None, None, None, None, None, None, None)
-_K5: Any = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, None, None, None, None, None, None, None, None, None)
-_K6: Any = (4456448, 8912896, 17825792, 35651584)
-_K7: Any = (False, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, None, None, None, None, None, None, None, None, None)
-_K8: Any = (262142, 262141, 262139, 262135, 262127, 262111, 262079, 262015, 261887, 261631, 261119, 260095, 258047, 253951, 245759, 229375, 196607, 131071, None, None, None, None, None, None, None, None, None)
-_K9: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, False, False, False, False, False, False, False, False, True)
-_K10: Any = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, 1, 2, 4, 8, 1, 2, 4, 8, 0)
-_K11: Any = (3932160, 133955584)
+_K0: Final[tuple[int, ...]] = (0, 1, 2, 3)
+_K1: Final[tuple[tuple[bool, ...], ...]] = ((False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, True, True, False, False, False, False, False, False, False, False, False), (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False), (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False), (False, True, False, False, True, False, False, True, False, False, True, False, True, False, False, True, False, False, False, False, False, False, False, False, False, False, False), (False, False, True, False, False, True, False, False, True, False, False, True, False, False, True, False, False, True, False, False, False, False, False, False, False, False, False), (True, False, False, True, False, False, True, False, False, True, False, False, False, True, False, False, True, False, False, False, False, False, False, False, False, False, False), (True, False, False, False, False, True, False, False, False, False, True, False, False, False, True, False, False, True, False, False, False, False, False, False, False, False, False), (True, True, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False), (False, False, False, True, True, False, False, False, False, False, False, True, False, True, False, False, False, True, False, False, False, False, False, False, False, False, False), (False, False, True, False, False, False, False, True, False, True, False, False, False, True, False, False, True, False, False, False, False, False, False, False, False, False, False), (False, False, False, True, False, False, False, True, False, False, False, True, False, False, False, False, False, True, False, False, False, False, False, False, False, False, False), (False, False, True, False, False, False, True, False, False, False, True, False, False, True, False, True, False, False, False, False, False, False, False, False, False, False, False), (False, True, False, False, False, True, False, False, False, True, False, False, True, False, False, False, True, False, False, False, False, False, False, False, False, False, False), (True, False, False, False, True, False, False, False, True, False, False, False, False, False, True, False, False, False, False, False, False, False, False, False, False, False, False), (False, False, True, False, True, False, False, True, False, True, False, False, False, False, True, False, False, True, False, False, False, False, False, False, False, False, False), (False, True, False, True, False, False, False, False, True, False, True, False, False, True, False, True, False, False, False, False, False, False, False, False, False, False, False), (True, False, False, False, False, True, True, False, False, False, False, True, True, False, False, False, True, False, False, False, False, False, False, False, False, False, False), (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False), (), (), (), (), (), (), (), (), ())
+_K2: Final[tuple[bool, ...]] = (False, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False)
+_K3: Final[tuple[bool, ...]] = (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, True, True, True, True)
+_K4: Final[tuple[int, ...]] = (73952, 37000, 19088, 34208, 24840, 69712, 67616, 17928, 40976, 21024, 34888, 66832, 69640, 35616, 24656, 34825, 70177, 17745, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+_K5: Final[tuple[int, ...]] = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+_K6: Final[tuple[int, ...]] = (4456448, 8912896, 17825792, 35651584)
+_K7: Final[tuple[bool, ...]] = (False, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False)
+_K8: Final[tuple[int, ...]] = (262142, 262141, 262139, 262135, 262127, 262111, 262079, 262015, 261887, 261631, 261119, 260095, 258047, 253951, 245759, 229375, 196607, 131071, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+_K9: Final[tuple[bool, ...]] = (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True)
+_K10: Final[tuple[int, ...]] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8, 0)
+_K11: Final[tuple[int, ...]] = (3932160, 133955584)
 #: initial values of the variables, by slot (they may use the constants above)
-_V0: tuple[Any, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, 0, 0, 0, 0, )
+_V0: Final[tuple[Any, ...]] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, 0, 0, 0, 0, )
 #: number of slots for locals that live across decisions
-_NSLOTS = 9
+_NSLOTS: Final = 9
 #: remembered values of definitions are kept in this many dicts, one per set of zones and
 #: variables they read; _STALE gives, for every zone instance, the dicts a move out of it empties
-_NGROUPS = 3
-_STALE: tuple[tuple[int, ...], ...] = ((), (), (), (), (), (0, 2), (2,), (2,), (2,), (2,), (), (), (), (), (), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (), ())
-_PARAM_NAMES: tuple[str, ...] = ()
-_PARAM_DEFAULTS: tuple[Any, ...] = ()
+_NGROUPS: Final = 3
+_STALE: Final[tuple[tuple[int, ...], ...]] = ((), (), (), (), (), (0, 2), (2,), (2,), (2,), (2,), (), (), (), (), (), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (0, 2), (), ())
+_PARAM_NAMES: Final[tuple[str, ...]] = ()
+_PARAM_DEFAULTS: Final[tuple[Any, ...]] = ()
 #: what each parameter accepts: (kind, low, high), as rulecheck.dsl.values.param_spec
-_PARAM_SPECS: tuple[tuple[str, int | None, int | None], ...] = ()
+_PARAM_SPECS: Final[tuple[tuple[str, int | None, int | None], ...]] = ()
 #: unspecified table columns: parameters named "Kind.attr", one table each, by component id
-_UNSPECIFIED_NAMES: tuple[str, ...] = ()
-_UNSPECIFIED_IDS: tuple[tuple[int, ...], ...] = ()
-_UNSPECIFIED_MASK: tuple[bool, ...] = ()
-_UNSPECIFIED_SPECS: tuple[tuple[str, int | None, int | None], ...] = ()
-_UNSPECIFIED: tuple[tuple[Any, ...], ...] = (
+_UNSPECIFIED_NAMES: Final[tuple[str, ...]] = ()
+_UNSPECIFIED_IDS: Final[tuple[tuple[int, ...], ...]] = ()
+_UNSPECIFIED_MASK: Final[tuple[bool, ...]] = ()
+_UNSPECIFIED_SPECS: Final[tuple[tuple[str, int | None, int | None], ...]] = ()
+_UNSPECIFIED: Final[tuple[tuple[Any, ...], ...]] = (
 )
 
 
@@ -409,7 +409,7 @@ def _show3(x: Any) -> str:
 
 
 #: variables in observation order: (slot, label, seat or -1, visibility, indexed, initial value, show, variable, index, is a mask)
-_VAR_VIEW: tuple[tuple[int, str, int, int, bool, Any, Callable[[Any], str], str, Any, bool], ...] = (
+_VAR_VIEW: Final[tuple[tuple[int, str, int, int, bool, Any, Callable[[Any], str], str, Any, bool], ...]] = (
     (0, 'target_of[Person 1]', -1, 0, True, 0, _show0, 'target_of', 0, True),
     (1, 'target_of[Person 2]', -1, 0, True, 0, _show0, 'target_of', 1, True),
     (2, 'target_of[Person 3]', -1, 0, True, 0, _show0, 'target_of', 2, True),
@@ -452,21 +452,21 @@ _VAR_VIEW: tuple[tuple[int, str, int, int, bool, Any, Callable[[Any], str], str,
     (57, 'no_uses[Player 4]', 3, 0, True, 0, _show2, 'no_uses', 3, False),
 )
 #: by row of _VAR_VIEW, the component a variable's entry belongs to (indexed by components), else -1
-_VAR_COMP: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, -1, -1, -1, -1)
+_VAR_COMP: Final[tuple[int, ...]] = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, -1, -1, -1, -1)
 
 # ---- decisions: point 0 is the start, every other point is one decision of the flow ------------
 
 #: -1 chance, 0 a player, -2 simultaneous
-_PKIND: tuple[int, ...] = (0, -1, 0, 0, 0, -2, -1, -2, -1, -2, 0, 0, 0, -2, -1, -2, )
-_PLABEL: tuple[str, ...] = ("", 'draw from deck', 'puts as informant', 'targets', 'removes', 'shows', 'draw from deck', 'shows', 'draw from deck', 'shows', 'puts as informant', 'targets', 'removes', 'shows', 'draw from deck', 'shows', )
+_PKIND: Final[tuple[int, ...]] = (0, -1, 0, 0, 0, -2, -1, -2, -1, -2, 0, 0, 0, -2, -1, -2, )
+_PLABEL: Final[tuple[str, ...]] = ("", 'draw from deck', 'puts as informant', 'targets', 'removes', 'shows', 'draw from deck', 'shows', 'draw from deck', 'shows', 'puts as informant', 'targets', 'removes', 'shows', 'draw from deck', 'shows', )
 #: decision points whose values are components
-_PCOMP: tuple[bool, ...] = (False, False, True, True, True, True, False, True, False, True, True, True, True, True, False, True, )
+_PCOMP: Final[tuple[bool, ...]] = (False, False, True, True, True, True, False, True, False, True, True, True, True, True, False, True, )
 #: the line of the rules each decision point comes from
-_PLINE: tuple[int, ...] = (0, 299, 267, 656, 250, 193, 276, 193, 276, 193, 267, 656, 250, 193, 276, 193, )
-_PSECRET: tuple[bool, ...] = (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, )
+_PLINE: Final[tuple[int, ...]] = (0, 299, 267, 656, 250, 193, 276, 193, 276, 193, 267, 656, 250, 193, 276, 193, )
+_PSECRET: Final[tuple[bool, ...]] = (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, )
 #: `secret when P`: the position of P among the parameters (the decision is secret while P is true)
-_PSECRET_IF: tuple[int | None, ...] = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
-_PSHOW: tuple[Any, ...] = (None, None, _show3, _show3, _show3, _show3, None, _show3, None, _show3, _show3, _show3, _show3, _show3, None, _show3, )
+_PSECRET_IF: Final[tuple[int | None, ...]] = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+_PSHOW: Final[tuple[Any, ...]] = (None, None, _show3, _show3, _show3, _show3, None, _show3, None, _show3, _show3, _show3, _show3, _show3, None, _show3, )
 
 
 # ---- definitions -------------------------------------------------------------------------------
@@ -499,7 +499,7 @@ def D_chip_choosers(S: State) -> int:
     V = S.v
     n = S.n
     t2 = 0
-    for x_q_1 in _BITS[((1 << n) - 1)]:
+    for x_q_1 in range(n):
         if (V[54 + x_q_1] == 0):
             t2 |= 1 << x_q_1
     _r: int = t2
@@ -512,7 +512,7 @@ def D_shown_meeting(S: State) -> int:
     Z = S.z
     n = S.n
     u1 = 0
-    for x_p_2 in _BITS[((1 << n) - 1)]:
+    for x_p_2 in range(n):
         u1 |= Z[6 + x_p_2]
     t4 = 0
     t6 = C[0].get(5)
@@ -534,12 +534,12 @@ def D_best_sum_players(S: State) -> int:
     t13 = C[0].get(2)
     if t13 is None:
         t13 = D_inverted(S)
-    for x_p_1 in _BITS[((1 << n) - 1)]:
+    for x_p_1 in range(n):
         t5 = False
         t8 = 0
         for x_c_7 in _BITS[Z[6 + x_p_1]]:
             t8 += _K5[x_c_7]
-        for x_q_4 in _BITS[((1 << n) - 1)]:
+        for x_q_4 in range(n):
             t11 = 0
             for x_c_10 in _BITS[Z[6 + x_q_4]]:
                 t11 += _K5[x_c_10]
@@ -640,7 +640,7 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
         t16 = t14.bit_length() - 1
         t18: int = 0
         k19 = 0
-        for x_p_17 in _BITS[((1 << n) - 1)]:
+        for x_p_17 in range(n):
             if (Z[6 + x_p_17] >> t16 & 1 == 1):
                 t18 = x_p_17
                 k19 += 1
@@ -669,7 +669,7 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
             _the_fail(k24, 334, 5)
         t30: int = 0
         k31 = 0
-        for x_p_29 in _BITS[((1 << n) - 1)]:
+        for x_p_29 in range(n):
             if (Z[6 + x_p_29] >> t23 & 1 == 1):
                 t30 = x_p_29
                 k31 += 1
@@ -708,7 +708,7 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
 
 
 #: what a player wants to know at a decision (the ruleset's targets): name -> (value in a state, is a mask)
-_TARGETS: dict[str, tuple[Callable[[Any], Any], bool]] = {
+_TARGETS: Final[dict[str, tuple[Callable[[Any], Any], bool]]] = {
 }
 
 
@@ -720,40 +720,38 @@ def _r0(S: State, a: Any) -> None:
     n = S.n
     # 379:3 setup(...)
     # 292:3 for each p
-    t1 = ((1 << n) - 1)
-    for x_p_2 in _BITS[t1]:
+    for x_p_1 in range(n):
         # 293:5 move to chips
-        t3 = (Z[43] & _K6[x_p_2])
-        t4 = 10 + x_p_2
-        Z[43] ^= t3
-        for c5 in _BITS[t3]:
-            loc[c5] = t4
-        Z[t4] |= t3
+        t2 = (Z[43] & _K6[x_p_1])
+        t3 = 10 + x_p_1
+        Z[43] ^= t2
+        for c4 in _BITS[t2]:
+            loc[c4] = t3
+        Z[t3] |= t2
     # 295:3 place_gray(...)
     # 727:7 move to common
-    t6 = 67108864
-    for c7 in _BITS[t6]:
-        o8 = loc[c7]
-        Z[o8] ^= 1 << c7
-        loc[c7] = 14
-        for g9 in _STALE[o8]:
-            if C[g9]:
-                C[g9].clear()
-    Z[14] |= t6
+    t5 = 67108864
+    for c6 in _BITS[t5]:
+        o7 = loc[c6]
+        Z[o7] ^= 1 << c6
+        loc[c6] = 14
+        for g8 in _STALE[o7]:
+            if C[g8]:
+                C[g8].clear()
+    Z[14] |= t5
     # 296:3 set_aside_unused(...)
     # 749:7 say
     # 297:3 shuffle deck
     # 298:3 for each p
-    t10 = ((1 << n) - 1)
-    L0: Any = _TURNS[0, t10, n, 1]
+    L0: Any = _TURNS[0, ((1 << n) - 1), n, 1]
     L[0] = L0
     L1: Any = 0
     L[1] = L1
     if L1 < len(L0):
         L[2] = L0[L1]
         # 299:5 draw from deck to hand
-        t11 = 1 + L[2]
-        L[3] = t11
+        t9 = 1 + L[2]
+        L[3] = t9
         L[4] = 4
         o = Z[0]
         if not o:
@@ -769,20 +767,19 @@ def _r0(S: State, a: Any) -> None:
         L[0] = L0
         while L0 < 2:
             # 384:7 for each p
-            t14 = ((1 << n) - 1)
-            L1 = _TURNS[0, t14, n, 1]
+            L1 = _TURNS[0, ((1 << n) - 1), n, 1]
             L[1] = L1
             L[2] = 0
             if L[2] < len(L1):
                 L[3] = L1[L[2]]
                 # 385:9 turn(...)
                 # 267:3 choose c
-                t15 = Z[1 + L[3]]
-                if not t15:
+                t12 = Z[1 + L[3]]
+                if not t12:
                     _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
                 S.pc = 2
                 S.cp = L[3]
-                S.o = t15
+                S.o = t12
                 return
             L0 += 1
             L[0] = L0
@@ -826,16 +823,19 @@ def _a1(S: State) -> None:
 
 def _r1(S: State, a: Any) -> None:
     Z, _, L, loc, _ = S.k
-    b12 = 1 << a
-    o = S.o ^ b12
+    b10 = 1 << a
+    o = S.o ^ b10
     Z[0] = o
-    Z[L[3]] |= b12
+    Z[L[3]] |= b10
     loc[a] = L[3]
-    k13 = L[4] - 1
-    L[4] = k13
-    if k13:
+    k11 = L[4] - 1
+    L[4] = k11
+    if k11:
         if not o:
             _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 299, 5)
+        if S.co == S.o:
+            S.cl.remove(a)  # (the members of the options listed: one fewer now)
+            S.co = o
         S.o = o  # the same point and chance again
         return
     _a1(S)
@@ -847,10 +847,10 @@ def _r2(S: State, a: Any) -> None:
     L4: Any = a
     L[4] = L4
     # 268:3 move to field
-    b16 = 1 << L4
+    b13 = 1 << L4
     L3: Any = L[3]
-    Z[1 + L3] ^= b16
-    Z[5] |= b16
+    Z[1 + L3] ^= b13
+    Z[5] |= b13
     loc[L4] = 5
     if C[0]:
         C[0].clear()
@@ -864,33 +864,33 @@ def _r2(S: State, a: Any) -> None:
         # 544:9 name_target(...)
         # 655:7 if
         if _K7[L4]:
-            t20 = (Z[5] & _K8[L4])
+            t17 = (Z[5] & _K8[L4])
         else:
-            t18 = 0
-            for x_i_17 in _BITS[Z[5] & _K8[L4]]:
-                if (Z[15 + x_i_17] & 130023424 != 0):
-                    t18 |= 1 << x_i_17
-            t20 = t18
-        if (t20 != 0):
+            t15 = 0
+            for x_i_14 in _BITS[Z[5] & _K8[L4]]:
+                if (Z[15 + x_i_14] & 130023424 != 0):
+                    t15 |= 1 << x_i_14
+            t17 = t15
+        if (t17 != 0):
             # 656:9 choose t
             if _K7[L4]:
-                t25 = (Z[5] & _K8[L4])
+                t22 = (Z[5] & _K8[L4])
             else:
-                t23 = 0
-                for x_i_22 in _BITS[Z[5] & _K8[L4]]:
-                    if (Z[15 + x_i_22] & 130023424 != 0):
-                        t23 |= 1 << x_i_22
-                t25 = t23
-            if not t25:
+                t20 = 0
+                for x_i_19 in _BITS[Z[5] & _K8[L4]]:
+                    if (Z[15 + x_i_19] & 130023424 != 0):
+                        t20 |= 1 << x_i_19
+                t22 = t20
+            if not t22:
                 _raise('incomplete', _pname(L3) + ' must choose (targets) but has no option', 656, 9)
             S.pc = 3
             S.cp = L3
-            S.o = t25
+            S.o = t22
             return
         # 545:9 apply_effect(...)
         # 235:3 for each t
-        t27 = V[L4]
-        L5 = _BITS[t27]
+        t24 = V[L4]
+        L5 = _BITS[t24]
         L[5] = L5
         L[6] = 0
         while L[6] < len(L5):
@@ -900,16 +900,16 @@ def _r2(S: State, a: Any) -> None:
                 # 237:7 if
                 if ((67108864 & ~Z[14]) == 0):
                     # 240:9 move to on
-                    t28 = 67108864
-                    t29 = 15 + L[7]
-                    for c30 in _BITS[t28]:
-                        o31 = loc[c30]
-                        Z[o31] ^= 1 << c30
-                        loc[c30] = t29
-                        for g32 in _STALE[o31]:
-                            if C[g32]:
-                                C[g32].clear()
-                    Z[t29] |= t28
+                    t25 = 67108864
+                    t26 = 15 + L[7]
+                    for c27 in _BITS[t25]:
+                        o28 = loc[c27]
+                        Z[o28] ^= 1 << c27
+                        loc[c27] = t26
+                        for g29 in _STALE[o28]:
+                            if C[g29]:
+                                C[g29].clear()
+                    Z[t26] |= t25
                     if C[0]:
                         C[0].clear()
                     if C[2]:
@@ -936,56 +936,56 @@ def _r2(S: State, a: Any) -> None:
             L[6] += 1
     # 547:7 determine(...)
     # 192:3 let who
-    t43 = C[1].get(7)
-    if t43 is None:
-        t43 = D_chip_choosers(S)
-    L5 = t43
+    t40 = C[1].get(7)
+    if t40 is None:
+        t40 = D_chip_choosers(S)
+    L5 = t40
     L[5] = L5
     # 193:3 choose each q: chip
-    per45: list[Any] = [None] * n
-    for x_q_46 in _BITS[L5]:
-        t47 = (Z[10 + x_q_46] & _K11[(V[54 + x_q_46] == 0)])
-        if not t47:
-            _raise('incomplete', _pname(x_q_46) + ' must choose (shows) but has no option', 193, 3)
-        per45[x_q_46] = _BITS[t47]
+    per42: list[Any] = [None] * n
+    for x_q_43 in _BITS[L5]:
+        t44 = (Z[10 + x_q_43] & _K11[(V[54 + x_q_43] == 0)])
+        if not t44:
+            _raise('incomplete', _pname(x_q_43) + ' must choose (shows) but has no option', 193, 3)
+        per42[x_q_43] = _BITS[t44]
     if L5:
         S.pc = 5
         S.cp = -2
-        S.o = per45
+        S.o = per42
         return
-    x_chip_44: tuple[Any, ...] = (None,) * n
+    x_chip_41: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t49 = 0
-    for x_q_48 in _BITS[L5]:
-        if _K3[x_chip_44[x_q_48]]:
-            t49 |= 1 << x_q_48
-    x_vetoes_51 = t49
+    t46 = 0
+    for x_q_45 in _BITS[L5]:
+        if _K3[x_chip_41[x_q_45]]:
+            t46 |= 1 << x_q_45
+    x_vetoes_48 = t46
     # 196:3 if
-    if (x_vetoes_51 != 0):
+    if (x_vetoes_48 != 0):
         # 199:5 for each q
-        for x_q_52 in _BITS[x_vetoes_51]:
+        for x_q_49 in _BITS[x_vetoes_48]:
             # 200:7 move to on
-            t53 = x_chip_44[x_q_52]
-            if t53 is None:
+            t50 = x_chip_41[x_q_49]
+            if t50 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t54 = 15 + L4
-            b55 = 1 << t53
-            o56 = loc[t53]
-            Z[o56] ^= b55
-            Z[t54] |= b55
-            loc[t53] = t54
-            for g57 in _STALE[o56]:
-                if C[g57]:
-                    C[g57].clear()
+            t51 = 15 + L4
+            b52 = 1 << t50
+            o53 = loc[t50]
+            Z[o53] ^= b52
+            Z[t51] |= b52
+            loc[t50] = t51
+            for g54 in _STALE[o53]:
+                if C[g54]:
+                    C[g54].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t58 = (V[54 + x_q_52] + 1)
-            if t58 > 2:
-                _raise('range', "'no_uses' would become " + str(t58) + ', outside 0..2', 201, 7)
-            V[54 + x_q_52] = t58
+            t55 = (V[54 + x_q_49] + 1)
+            if t55 > 2:
+                _raise('range', "'no_uses' would become " + str(t55) + ', outside 0..2', 201, 7)
+            V[54 + x_q_49] = t55
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1004,20 +1004,19 @@ def _r2(S: State, a: Any) -> None:
         L[3] = L3
         # 385:9 turn(...)
         # 267:3 choose c
-        t15 = Z[1 + L3]
-        if not t15:
+        t12 = Z[1 + L3]
+        if not t12:
             _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 2
         S.cp = L3
-        S.o = t15
+        S.o = t12
         return
     L0: Any = L[0]
     L0 += 1
     L[0] = L0
     while L0 < 2:
         # 384:7 for each p
-        t14 = ((1 << n) - 1)
-        L1 = _TURNS[0, t14, n, 1]
+        L1 = _TURNS[0, ((1 << n) - 1), n, 1]
         L[1] = L1
         L2 = 0
         L[2] = L2
@@ -1026,12 +1025,12 @@ def _r2(S: State, a: Any) -> None:
             L[3] = L3
             # 385:9 turn(...)
             # 267:3 choose c
-            t15 = Z[1 + L3]
-            if not t15:
+            t12 = Z[1 + L3]
+            if not t12:
                 _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
             S.pc = 2
             S.cp = L3
-            S.o = t15
+            S.o = t12
             return
         L0 += 1
         L[0] = L0
@@ -1048,15 +1047,15 @@ def _r2(S: State, a: Any) -> None:
 
 def _r3(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_t_21 = a
+    x_t_18 = a
     # 657:9 set target_of
-    t26 = (1 << x_t_21)
+    t23 = (1 << x_t_18)
     L4: Any = L[4]
-    V[L4] = t26
+    V[L4] = t23
     # 545:9 apply_effect(...)
     # 235:3 for each t
-    t27 = V[L4]
-    L5: Any = _BITS[t27]
+    t24 = V[L4]
+    L5: Any = _BITS[t24]
     L[5] = L5
     L6: Any = 0
     L[6] = L6
@@ -1067,16 +1066,16 @@ def _r3(S: State, a: Any) -> None:
             # 237:7 if
             if ((67108864 & ~Z[14]) == 0):
                 # 240:9 move to on
-                t28 = 67108864
-                t29 = 15 + L[7]
-                for c30 in _BITS[t28]:
-                    o31 = loc[c30]
-                    Z[o31] ^= 1 << c30
-                    loc[c30] = t29
-                    for g32 in _STALE[o31]:
-                        if C[g32]:
-                            C[g32].clear()
-                Z[t29] |= t28
+                t25 = 67108864
+                t26 = 15 + L[7]
+                for c27 in _BITS[t25]:
+                    o28 = loc[c27]
+                    Z[o28] ^= 1 << c27
+                    loc[c27] = t26
+                    for g29 in _STALE[o28]:
+                        if C[g29]:
+                            C[g29].clear()
+                Z[t26] |= t25
                 if C[0]:
                     C[0].clear()
                 if C[2]:
@@ -1108,34 +1107,34 @@ def _r3(S: State, a: Any) -> None:
 def _r4(S: State, a: Any) -> None:
     Z, _, L, loc, C = S.k
     n = S.n
-    x_x_33 = a
+    x_x_30 = a
     # 251:9 give_back(...)
     # 629:7 if
-    if _K9[x_x_33]:
+    if _K9[x_x_30]:
         # 630:9 move to common
-        b34 = 1 << x_x_33
-        o35 = loc[x_x_33]
-        Z[o35] ^= b34
-        Z[14] |= b34
-        loc[x_x_33] = 14
-        for g36 in _STALE[o35]:
-            if C[g36]:
-                C[g36].clear()
+        b31 = 1 << x_x_30
+        o32 = loc[x_x_30]
+        Z[o32] ^= b31
+        Z[14] |= b31
+        loc[x_x_30] = 14
+        for g33 in _STALE[o32]:
+            if C[g33]:
+                C[g33].clear()
     else:
         # 632:9 move to chips
-        t37 = ((1 << n) - 1) & _K10[x_x_33]
-        k38 = t37.bit_count()
-        if k38 != 1:
-            _the_fail(k38, 130, 61)
-        t39 = 10 + (t37.bit_length() - 1)
-        b40 = 1 << x_x_33
-        o41 = loc[x_x_33]
-        Z[o41] ^= b40
-        Z[t39] |= b40
-        loc[x_x_33] = t39
-        for g42 in _STALE[o41]:
-            if C[g42]:
-                C[g42].clear()
+        t34 = ((1 << n) - 1) & _K10[x_x_30]
+        k35 = t34.bit_count()
+        if k35 != 1:
+            _the_fail(k35, 130, 61)
+        t36 = 10 + (t34.bit_length() - 1)
+        b37 = 1 << x_x_30
+        o38 = loc[x_x_30]
+        Z[o38] ^= b37
+        Z[t36] |= b37
+        loc[x_x_30] = t36
+        for g39 in _STALE[o38]:
+            if C[g39]:
+                C[g39].clear()
     # 252:9 say
     L6: Any = L[6]
     L6 += 1
@@ -1147,16 +1146,16 @@ def _r4(S: State, a: Any) -> None:
             # 237:7 if
             if ((67108864 & ~Z[14]) == 0):
                 # 240:9 move to on
-                t28 = 67108864
-                t29 = 15 + L[7]
-                for c30 in _BITS[t28]:
-                    o31 = loc[c30]
-                    Z[o31] ^= 1 << c30
-                    loc[c30] = t29
-                    for g32 in _STALE[o31]:
-                        if C[g32]:
-                            C[g32].clear()
-                Z[t29] |= t28
+                t25 = 67108864
+                t26 = 15 + L[7]
+                for c27 in _BITS[t25]:
+                    o28 = loc[c27]
+                    Z[o28] ^= 1 << c27
+                    loc[c27] = t26
+                    for g29 in _STALE[o28]:
+                        if C[g29]:
+                            C[g29].clear()
+                Z[t26] |= t25
                 if C[0]:
                     C[0].clear()
                 if C[2]:
@@ -1188,40 +1187,40 @@ def _r4(S: State, a: Any) -> None:
 def _r5(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    x_chip_44: tuple[Any, ...] = a
+    x_chip_41: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t49 = 0
-    for x_q_48 in _BITS[L[5]]:
-        if _K3[x_chip_44[x_q_48]]:
-            t49 |= 1 << x_q_48
-    x_vetoes_51 = t49
+    t46 = 0
+    for x_q_45 in _BITS[L[5]]:
+        if _K3[x_chip_41[x_q_45]]:
+            t46 |= 1 << x_q_45
+    x_vetoes_48 = t46
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_51 != 0):
+    if (x_vetoes_48 != 0):
         # 199:5 for each q
-        for x_q_52 in _BITS[x_vetoes_51]:
+        for x_q_49 in _BITS[x_vetoes_48]:
             # 200:7 move to on
-            t53 = x_chip_44[x_q_52]
-            if t53 is None:
+            t50 = x_chip_41[x_q_49]
+            if t50 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t54 = 15 + L4
-            b55 = 1 << t53
-            o56 = loc[t53]
-            Z[o56] ^= b55
-            Z[t54] |= b55
-            loc[t53] = t54
-            for g57 in _STALE[o56]:
-                if C[g57]:
-                    C[g57].clear()
+            t51 = 15 + L4
+            b52 = 1 << t50
+            o53 = loc[t50]
+            Z[o53] ^= b52
+            Z[t51] |= b52
+            loc[t50] = t51
+            for g54 in _STALE[o53]:
+                if C[g54]:
+                    C[g54].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t58 = (V[54 + x_q_52] + 1)
-            if t58 > 2:
-                _raise('range', "'no_uses' would become " + str(t58) + ', outside 0..2', 201, 7)
-            V[54 + x_q_52] = t58
+            t55 = (V[54 + x_q_49] + 1)
+            if t55 > 2:
+                _raise('range', "'no_uses' would become " + str(t55) + ', outside 0..2', 201, 7)
+            V[54 + x_q_49] = t55
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1241,20 +1240,19 @@ def _r5(S: State, a: Any) -> None:
         L[3] = L3
         # 385:9 turn(...)
         # 267:3 choose c
-        t15 = Z[1 + L3]
-        if not t15:
+        t12 = Z[1 + L3]
+        if not t12:
             _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 2
         S.cp = L3
-        S.o = t15
+        S.o = t12
         return
     L0: Any = L[0]
     L0 += 1
     L[0] = L0
     while L0 < 2:
         # 384:7 for each p
-        t14 = ((1 << n) - 1)
-        L1 = _TURNS[0, t14, n, 1]
+        L1 = _TURNS[0, ((1 << n) - 1), n, 1]
         L[1] = L1
         L2 = 0
         L[2] = L2
@@ -1263,12 +1261,12 @@ def _r5(S: State, a: Any) -> None:
             L[3] = L3
             # 385:9 turn(...)
             # 267:3 choose c
-            t15 = Z[1 + L3]
-            if not t15:
+            t12 = Z[1 + L3]
+            if not t12:
                 _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
             S.pc = 2
             S.cp = L3
-            S.o = t15
+            S.o = t12
             return
         L0 += 1
         L[0] = L0
@@ -1286,10 +1284,10 @@ def _r5(S: State, a: Any) -> None:
 def _r6(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    b59 = 1 << a
-    o = S.o ^ b59
+    b56 = 1 << a
+    o = S.o ^ b56
     Z[0] = o
-    Z[5] |= b59
+    Z[5] |= b56
     loc[a] = 5
     if C[0]:
         C[0].clear()
@@ -1301,56 +1299,56 @@ def _r6(S: State, a: Any) -> None:
     # 278:3 deck_chips(...)
     # 702:7 determine(...)
     # 192:3 let who
-    t60 = C[1].get(7)
-    if t60 is None:
-        t60 = D_chip_choosers(S)
-    L1: Any = t60
+    t57 = C[1].get(7)
+    if t57 is None:
+        t57 = D_chip_choosers(S)
+    L1: Any = t57
     L[1] = L1
     # 193:3 choose each q: chip
-    per62: list[Any] = [None] * n
-    for x_q_63 in _BITS[L1]:
-        t64 = (Z[10 + x_q_63] & _K11[(V[54 + x_q_63] == 0)])
-        if not t64:
-            _raise('incomplete', _pname(x_q_63) + ' must choose (shows) but has no option', 193, 3)
-        per62[x_q_63] = _BITS[t64]
+    per59: list[Any] = [None] * n
+    for x_q_60 in _BITS[L1]:
+        t61 = (Z[10 + x_q_60] & _K11[(V[54 + x_q_60] == 0)])
+        if not t61:
+            _raise('incomplete', _pname(x_q_60) + ' must choose (shows) but has no option', 193, 3)
+        per59[x_q_60] = _BITS[t61]
     if L1:
         S.pc = 7
         S.cp = -2
-        S.o = per62
+        S.o = per59
         return
-    x_chip_61: tuple[Any, ...] = (None,) * n
+    x_chip_58: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t66 = 0
-    for x_q_65 in _BITS[L1]:
-        if _K3[x_chip_61[x_q_65]]:
-            t66 |= 1 << x_q_65
-    x_vetoes_68 = t66
+    t63 = 0
+    for x_q_62 in _BITS[L1]:
+        if _K3[x_chip_58[x_q_62]]:
+            t63 |= 1 << x_q_62
+    x_vetoes_65 = t63
     # 196:3 if
-    if (x_vetoes_68 != 0):
+    if (x_vetoes_65 != 0):
         # 199:5 for each q
-        for x_q_69 in _BITS[x_vetoes_68]:
+        for x_q_66 in _BITS[x_vetoes_65]:
             # 200:7 move to on
-            t70 = x_chip_61[x_q_69]
-            if t70 is None:
+            t67 = x_chip_58[x_q_66]
+            if t67 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t71 = 15 + L0
-            b72 = 1 << t70
-            o73 = loc[t70]
-            Z[o73] ^= b72
-            Z[t71] |= b72
-            loc[t70] = t71
-            for g74 in _STALE[o73]:
-                if C[g74]:
-                    C[g74].clear()
+            t68 = 15 + L0
+            b69 = 1 << t67
+            o70 = loc[t67]
+            Z[o70] ^= b69
+            Z[t68] |= b69
+            loc[t67] = t68
+            for g71 in _STALE[o70]:
+                if C[g71]:
+                    C[g71].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t75 = (V[54 + x_q_69] + 1)
-            if t75 > 2:
-                _raise('range', "'no_uses' would become " + str(t75) + ', outside 0..2', 201, 7)
-            V[54 + x_q_69] = t75
+            t72 = (V[54 + x_q_66] + 1)
+            if t72 > 2:
+                _raise('range', "'no_uses' would become " + str(t72) + ', outside 0..2', 201, 7)
+            V[54 + x_q_66] = t72
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1365,40 +1363,40 @@ def _r6(S: State, a: Any) -> None:
 
 def _r7(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_chip_61: tuple[Any, ...] = a
+    x_chip_58: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t66 = 0
-    for x_q_65 in _BITS[L[1]]:
-        if _K3[x_chip_61[x_q_65]]:
-            t66 |= 1 << x_q_65
-    x_vetoes_68 = t66
+    t63 = 0
+    for x_q_62 in _BITS[L[1]]:
+        if _K3[x_chip_58[x_q_62]]:
+            t63 |= 1 << x_q_62
+    x_vetoes_65 = t63
     # 196:3 if
     L0: Any = L[0]
-    if (x_vetoes_68 != 0):
+    if (x_vetoes_65 != 0):
         # 199:5 for each q
-        for x_q_69 in _BITS[x_vetoes_68]:
+        for x_q_66 in _BITS[x_vetoes_65]:
             # 200:7 move to on
-            t70 = x_chip_61[x_q_69]
-            if t70 is None:
+            t67 = x_chip_58[x_q_66]
+            if t67 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t71 = 15 + L0
-            b72 = 1 << t70
-            o73 = loc[t70]
-            Z[o73] ^= b72
-            Z[t71] |= b72
-            loc[t70] = t71
-            for g74 in _STALE[o73]:
-                if C[g74]:
-                    C[g74].clear()
+            t68 = 15 + L0
+            b69 = 1 << t67
+            o70 = loc[t67]
+            Z[o70] ^= b69
+            Z[t68] |= b69
+            loc[t67] = t68
+            for g71 in _STALE[o70]:
+                if C[g71]:
+                    C[g71].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t75 = (V[54 + x_q_69] + 1)
-            if t75 > 2:
-                _raise('range', "'no_uses' would become " + str(t75) + ', outside 0..2', 201, 7)
-            V[54 + x_q_69] = t75
+            t72 = (V[54 + x_q_66] + 1)
+            if t72 > 2:
+                _raise('range', "'no_uses' would become " + str(t72) + ', outside 0..2', 201, 7)
+            V[54 + x_q_66] = t72
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1414,10 +1412,10 @@ def _r7(S: State, a: Any) -> None:
 def _r8(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    b76 = 1 << a
-    o = S.o ^ b76
+    b73 = 1 << a
+    o = S.o ^ b73
     Z[0] = o
-    Z[5] |= b76
+    Z[5] |= b73
     loc[a] = 5
     if C[0]:
         C[0].clear()
@@ -1429,56 +1427,56 @@ def _r8(S: State, a: Any) -> None:
     # 278:3 deck_chips(...)
     # 702:7 determine(...)
     # 192:3 let who
-    t77 = C[1].get(7)
-    if t77 is None:
-        t77 = D_chip_choosers(S)
-    L2: Any = t77
+    t74 = C[1].get(7)
+    if t74 is None:
+        t74 = D_chip_choosers(S)
+    L2: Any = t74
     L[2] = L2
     # 193:3 choose each q: chip
-    per79: list[Any] = [None] * n
-    for x_q_80 in _BITS[L2]:
-        t81 = (Z[10 + x_q_80] & _K11[(V[54 + x_q_80] == 0)])
-        if not t81:
-            _raise('incomplete', _pname(x_q_80) + ' must choose (shows) but has no option', 193, 3)
-        per79[x_q_80] = _BITS[t81]
+    per76: list[Any] = [None] * n
+    for x_q_77 in _BITS[L2]:
+        t78 = (Z[10 + x_q_77] & _K11[(V[54 + x_q_77] == 0)])
+        if not t78:
+            _raise('incomplete', _pname(x_q_77) + ' must choose (shows) but has no option', 193, 3)
+        per76[x_q_77] = _BITS[t78]
     if L2:
         S.pc = 9
         S.cp = -2
-        S.o = per79
+        S.o = per76
         return
-    x_chip_78: tuple[Any, ...] = (None,) * n
+    x_chip_75: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t83 = 0
-    for x_q_82 in _BITS[L2]:
-        if _K3[x_chip_78[x_q_82]]:
-            t83 |= 1 << x_q_82
-    x_vetoes_85 = t83
+    t80 = 0
+    for x_q_79 in _BITS[L2]:
+        if _K3[x_chip_75[x_q_79]]:
+            t80 |= 1 << x_q_79
+    x_vetoes_82 = t80
     # 196:3 if
-    if (x_vetoes_85 != 0):
+    if (x_vetoes_82 != 0):
         # 199:5 for each q
-        for x_q_86 in _BITS[x_vetoes_85]:
+        for x_q_83 in _BITS[x_vetoes_82]:
             # 200:7 move to on
-            t87 = x_chip_78[x_q_86]
-            if t87 is None:
+            t84 = x_chip_75[x_q_83]
+            if t84 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t88 = 15 + L1
-            b89 = 1 << t87
-            o90 = loc[t87]
-            Z[o90] ^= b89
-            Z[t88] |= b89
-            loc[t87] = t88
-            for g91 in _STALE[o90]:
-                if C[g91]:
-                    C[g91].clear()
+            t85 = 15 + L1
+            b86 = 1 << t84
+            o87 = loc[t84]
+            Z[o87] ^= b86
+            Z[t85] |= b86
+            loc[t84] = t85
+            for g88 in _STALE[o87]:
+                if C[g88]:
+                    C[g88].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t92 = (V[54 + x_q_86] + 1)
-            if t92 > 2:
-                _raise('range', "'no_uses' would become " + str(t92) + ', outside 0..2', 201, 7)
-            V[54 + x_q_86] = t92
+            t89 = (V[54 + x_q_83] + 1)
+            if t89 > 2:
+                _raise('range', "'no_uses' would become " + str(t89) + ', outside 0..2', 201, 7)
+            V[54 + x_q_83] = t89
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1489,8 +1487,7 @@ def _r8(S: State, a: Any) -> None:
         V[27 + L1] = True
         # 209:5 say
     # 396:7 for each p
-    t93 = ((1 << n) - 1)
-    L1 = _TURNS[0, t93, n, 1]
+    L1 = _TURNS[0, ((1 << n) - 1), n, 1]
     L[1] = L1
     L2 = 0
     L[2] = L2
@@ -1498,12 +1495,12 @@ def _r8(S: State, a: Any) -> None:
         L[3] = L1[L2]
         # 397:9 turn(...)
         # 267:3 choose c
-        t94 = Z[1 + L[3]]
-        if not t94:
+        t90 = Z[1 + L[3]]
+        if not t90:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t94
+        S.o = t90
         return
     L[0] += 1
     if L[0] < 2:
@@ -1530,40 +1527,40 @@ def _r8(S: State, a: Any) -> None:
 def _r9(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    x_chip_78: tuple[Any, ...] = a
+    x_chip_75: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t83 = 0
-    for x_q_82 in _BITS[L[2]]:
-        if _K3[x_chip_78[x_q_82]]:
-            t83 |= 1 << x_q_82
-    x_vetoes_85 = t83
+    t80 = 0
+    for x_q_79 in _BITS[L[2]]:
+        if _K3[x_chip_75[x_q_79]]:
+            t80 |= 1 << x_q_79
+    x_vetoes_82 = t80
     # 196:3 if
     L1: Any = L[1]
-    if (x_vetoes_85 != 0):
+    if (x_vetoes_82 != 0):
         # 199:5 for each q
-        for x_q_86 in _BITS[x_vetoes_85]:
+        for x_q_83 in _BITS[x_vetoes_82]:
             # 200:7 move to on
-            t87 = x_chip_78[x_q_86]
-            if t87 is None:
+            t84 = x_chip_75[x_q_83]
+            if t84 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t88 = 15 + L1
-            b89 = 1 << t87
-            o90 = loc[t87]
-            Z[o90] ^= b89
-            Z[t88] |= b89
-            loc[t87] = t88
-            for g91 in _STALE[o90]:
-                if C[g91]:
-                    C[g91].clear()
+            t85 = 15 + L1
+            b86 = 1 << t84
+            o87 = loc[t84]
+            Z[o87] ^= b86
+            Z[t85] |= b86
+            loc[t84] = t85
+            for g88 in _STALE[o87]:
+                if C[g88]:
+                    C[g88].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t92 = (V[54 + x_q_86] + 1)
-            if t92 > 2:
-                _raise('range', "'no_uses' would become " + str(t92) + ', outside 0..2', 201, 7)
-            V[54 + x_q_86] = t92
+            t89 = (V[54 + x_q_83] + 1)
+            if t89 > 2:
+                _raise('range', "'no_uses' would become " + str(t89) + ', outside 0..2', 201, 7)
+            V[54 + x_q_83] = t89
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1574,20 +1571,19 @@ def _r9(S: State, a: Any) -> None:
         V[27 + L1] = True
         # 209:5 say
     # 396:7 for each p
-    t93 = ((1 << n) - 1)
-    L1 = _TURNS[0, t93, n, 1]
+    L1 = _TURNS[0, ((1 << n) - 1), n, 1]
     L[1] = L1
     L[2] = 0
     if L[2] < len(L1):
         L[3] = L1[L[2]]
         # 397:9 turn(...)
         # 267:3 choose c
-        t94 = Z[1 + L[3]]
-        if not t94:
+        t90 = Z[1 + L[3]]
+        if not t90:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t94
+        S.o = t90
         return
     L[0] += 1
     if L[0] < 2:
@@ -1617,10 +1613,10 @@ def _r10(S: State, a: Any) -> None:
     L4: Any = a
     L[4] = L4
     # 268:3 move to field
-    b95 = 1 << L4
+    b91 = 1 << L4
     L3: Any = L[3]
-    Z[1 + L3] ^= b95
-    Z[5] |= b95
+    Z[1 + L3] ^= b91
+    Z[5] |= b91
     loc[L4] = 5
     if C[0]:
         C[0].clear()
@@ -1634,33 +1630,33 @@ def _r10(S: State, a: Any) -> None:
         # 544:9 name_target(...)
         # 655:7 if
         if _K7[L4]:
-            t99 = (Z[5] & _K8[L4])
+            t95 = (Z[5] & _K8[L4])
         else:
-            t97 = 0
-            for x_i_96 in _BITS[Z[5] & _K8[L4]]:
-                if (Z[15 + x_i_96] & 130023424 != 0):
-                    t97 |= 1 << x_i_96
-            t99 = t97
-        if (t99 != 0):
+            t93 = 0
+            for x_i_92 in _BITS[Z[5] & _K8[L4]]:
+                if (Z[15 + x_i_92] & 130023424 != 0):
+                    t93 |= 1 << x_i_92
+            t95 = t93
+        if (t95 != 0):
             # 656:9 choose t
             if _K7[L4]:
-                t104 = (Z[5] & _K8[L4])
+                t100 = (Z[5] & _K8[L4])
             else:
-                t102 = 0
-                for x_i_101 in _BITS[Z[5] & _K8[L4]]:
-                    if (Z[15 + x_i_101] & 130023424 != 0):
-                        t102 |= 1 << x_i_101
-                t104 = t102
-            if not t104:
+                t98 = 0
+                for x_i_97 in _BITS[Z[5] & _K8[L4]]:
+                    if (Z[15 + x_i_97] & 130023424 != 0):
+                        t98 |= 1 << x_i_97
+                t100 = t98
+            if not t100:
                 _raise('incomplete', _pname(L3) + ' must choose (targets) but has no option', 656, 9)
             S.pc = 11
             S.cp = L3
-            S.o = t104
+            S.o = t100
             return
         # 545:9 apply_effect(...)
         # 235:3 for each t
-        t106 = V[L4]
-        L5 = _BITS[t106]
+        t102 = V[L4]
+        L5 = _BITS[t102]
         L[5] = L5
         L[6] = 0
         while L[6] < len(L5):
@@ -1670,16 +1666,16 @@ def _r10(S: State, a: Any) -> None:
                 # 237:7 if
                 if ((67108864 & ~Z[14]) == 0):
                     # 240:9 move to on
-                    t107 = 67108864
-                    t108 = 15 + L[7]
-                    for c109 in _BITS[t107]:
-                        o110 = loc[c109]
-                        Z[o110] ^= 1 << c109
-                        loc[c109] = t108
-                        for g111 in _STALE[o110]:
-                            if C[g111]:
-                                C[g111].clear()
-                    Z[t108] |= t107
+                    t103 = 67108864
+                    t104 = 15 + L[7]
+                    for c105 in _BITS[t103]:
+                        o106 = loc[c105]
+                        Z[o106] ^= 1 << c105
+                        loc[c105] = t104
+                        for g107 in _STALE[o106]:
+                            if C[g107]:
+                                C[g107].clear()
+                    Z[t104] |= t103
                     if C[0]:
                         C[0].clear()
                     if C[2]:
@@ -1706,56 +1702,56 @@ def _r10(S: State, a: Any) -> None:
             L[6] += 1
     # 547:7 determine(...)
     # 192:3 let who
-    t122 = C[1].get(7)
-    if t122 is None:
-        t122 = D_chip_choosers(S)
-    L5 = t122
+    t118 = C[1].get(7)
+    if t118 is None:
+        t118 = D_chip_choosers(S)
+    L5 = t118
     L[5] = L5
     # 193:3 choose each q: chip
-    per124: list[Any] = [None] * n
-    for x_q_125 in _BITS[L5]:
-        t126 = (Z[10 + x_q_125] & _K11[(V[54 + x_q_125] == 0)])
-        if not t126:
-            _raise('incomplete', _pname(x_q_125) + ' must choose (shows) but has no option', 193, 3)
-        per124[x_q_125] = _BITS[t126]
+    per120: list[Any] = [None] * n
+    for x_q_121 in _BITS[L5]:
+        t122 = (Z[10 + x_q_121] & _K11[(V[54 + x_q_121] == 0)])
+        if not t122:
+            _raise('incomplete', _pname(x_q_121) + ' must choose (shows) but has no option', 193, 3)
+        per120[x_q_121] = _BITS[t122]
     if L5:
         S.pc = 13
         S.cp = -2
-        S.o = per124
+        S.o = per120
         return
-    x_chip_123: tuple[Any, ...] = (None,) * n
+    x_chip_119: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t128 = 0
-    for x_q_127 in _BITS[L5]:
-        if _K3[x_chip_123[x_q_127]]:
-            t128 |= 1 << x_q_127
-    x_vetoes_130 = t128
+    t124 = 0
+    for x_q_123 in _BITS[L5]:
+        if _K3[x_chip_119[x_q_123]]:
+            t124 |= 1 << x_q_123
+    x_vetoes_126 = t124
     # 196:3 if
-    if (x_vetoes_130 != 0):
+    if (x_vetoes_126 != 0):
         # 199:5 for each q
-        for x_q_131 in _BITS[x_vetoes_130]:
+        for x_q_127 in _BITS[x_vetoes_126]:
             # 200:7 move to on
-            t132 = x_chip_123[x_q_131]
-            if t132 is None:
+            t128 = x_chip_119[x_q_127]
+            if t128 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t133 = 15 + L4
-            b134 = 1 << t132
-            o135 = loc[t132]
-            Z[o135] ^= b134
-            Z[t133] |= b134
-            loc[t132] = t133
-            for g136 in _STALE[o135]:
-                if C[g136]:
-                    C[g136].clear()
+            t129 = 15 + L4
+            b130 = 1 << t128
+            o131 = loc[t128]
+            Z[o131] ^= b130
+            Z[t129] |= b130
+            loc[t128] = t129
+            for g132 in _STALE[o131]:
+                if C[g132]:
+                    C[g132].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t137 = (V[54 + x_q_131] + 1)
-            if t137 > 2:
-                _raise('range', "'no_uses' would become " + str(t137) + ', outside 0..2', 201, 7)
-            V[54 + x_q_131] = t137
+            t133 = (V[54 + x_q_127] + 1)
+            if t133 > 2:
+                _raise('range', "'no_uses' would become " + str(t133) + ', outside 0..2', 201, 7)
+            V[54 + x_q_127] = t133
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1773,12 +1769,12 @@ def _r10(S: State, a: Any) -> None:
         L[3] = L3
         # 397:9 turn(...)
         # 267:3 choose c
-        t94 = Z[1 + L3]
-        if not t94:
+        t90 = Z[1 + L3]
+        if not t90:
             _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L3
-        S.o = t94
+        S.o = t90
         return
     L[0] += 1
     if L[0] < 2:
@@ -1804,15 +1800,15 @@ def _r10(S: State, a: Any) -> None:
 
 def _r11(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_t_100 = a
+    x_t_96 = a
     # 657:9 set target_of
-    t105 = (1 << x_t_100)
+    t101 = (1 << x_t_96)
     L4: Any = L[4]
-    V[L4] = t105
+    V[L4] = t101
     # 545:9 apply_effect(...)
     # 235:3 for each t
-    t106 = V[L4]
-    L5: Any = _BITS[t106]
+    t102 = V[L4]
+    L5: Any = _BITS[t102]
     L[5] = L5
     L6: Any = 0
     L[6] = L6
@@ -1823,16 +1819,16 @@ def _r11(S: State, a: Any) -> None:
             # 237:7 if
             if ((67108864 & ~Z[14]) == 0):
                 # 240:9 move to on
-                t107 = 67108864
-                t108 = 15 + L[7]
-                for c109 in _BITS[t107]:
-                    o110 = loc[c109]
-                    Z[o110] ^= 1 << c109
-                    loc[c109] = t108
-                    for g111 in _STALE[o110]:
-                        if C[g111]:
-                            C[g111].clear()
-                Z[t108] |= t107
+                t103 = 67108864
+                t104 = 15 + L[7]
+                for c105 in _BITS[t103]:
+                    o106 = loc[c105]
+                    Z[o106] ^= 1 << c105
+                    loc[c105] = t104
+                    for g107 in _STALE[o106]:
+                        if C[g107]:
+                            C[g107].clear()
+                Z[t104] |= t103
                 if C[0]:
                     C[0].clear()
                 if C[2]:
@@ -1864,34 +1860,34 @@ def _r11(S: State, a: Any) -> None:
 def _r12(S: State, a: Any) -> None:
     Z, _, L, loc, C = S.k
     n = S.n
-    x_x_112 = a
+    x_x_108 = a
     # 251:9 give_back(...)
     # 629:7 if
-    if _K9[x_x_112]:
+    if _K9[x_x_108]:
         # 630:9 move to common
-        b113 = 1 << x_x_112
-        o114 = loc[x_x_112]
-        Z[o114] ^= b113
-        Z[14] |= b113
-        loc[x_x_112] = 14
-        for g115 in _STALE[o114]:
-            if C[g115]:
-                C[g115].clear()
+        b109 = 1 << x_x_108
+        o110 = loc[x_x_108]
+        Z[o110] ^= b109
+        Z[14] |= b109
+        loc[x_x_108] = 14
+        for g111 in _STALE[o110]:
+            if C[g111]:
+                C[g111].clear()
     else:
         # 632:9 move to chips
-        t116 = ((1 << n) - 1) & _K10[x_x_112]
-        k117 = t116.bit_count()
-        if k117 != 1:
-            _the_fail(k117, 130, 61)
-        t118 = 10 + (t116.bit_length() - 1)
-        b119 = 1 << x_x_112
-        o120 = loc[x_x_112]
-        Z[o120] ^= b119
-        Z[t118] |= b119
-        loc[x_x_112] = t118
-        for g121 in _STALE[o120]:
-            if C[g121]:
-                C[g121].clear()
+        t112 = ((1 << n) - 1) & _K10[x_x_108]
+        k113 = t112.bit_count()
+        if k113 != 1:
+            _the_fail(k113, 130, 61)
+        t114 = 10 + (t112.bit_length() - 1)
+        b115 = 1 << x_x_108
+        o116 = loc[x_x_108]
+        Z[o116] ^= b115
+        Z[t114] |= b115
+        loc[x_x_108] = t114
+        for g117 in _STALE[o116]:
+            if C[g117]:
+                C[g117].clear()
     # 252:9 say
     L6: Any = L[6]
     L6 += 1
@@ -1903,16 +1899,16 @@ def _r12(S: State, a: Any) -> None:
             # 237:7 if
             if ((67108864 & ~Z[14]) == 0):
                 # 240:9 move to on
-                t107 = 67108864
-                t108 = 15 + L[7]
-                for c109 in _BITS[t107]:
-                    o110 = loc[c109]
-                    Z[o110] ^= 1 << c109
-                    loc[c109] = t108
-                    for g111 in _STALE[o110]:
-                        if C[g111]:
-                            C[g111].clear()
-                Z[t108] |= t107
+                t103 = 67108864
+                t104 = 15 + L[7]
+                for c105 in _BITS[t103]:
+                    o106 = loc[c105]
+                    Z[o106] ^= 1 << c105
+                    loc[c105] = t104
+                    for g107 in _STALE[o106]:
+                        if C[g107]:
+                            C[g107].clear()
+                Z[t104] |= t103
                 if C[0]:
                     C[0].clear()
                 if C[2]:
@@ -1943,40 +1939,40 @@ def _r12(S: State, a: Any) -> None:
 
 def _r13(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_chip_123: tuple[Any, ...] = a
+    x_chip_119: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t128 = 0
-    for x_q_127 in _BITS[L[5]]:
-        if _K3[x_chip_123[x_q_127]]:
-            t128 |= 1 << x_q_127
-    x_vetoes_130 = t128
+    t124 = 0
+    for x_q_123 in _BITS[L[5]]:
+        if _K3[x_chip_119[x_q_123]]:
+            t124 |= 1 << x_q_123
+    x_vetoes_126 = t124
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_130 != 0):
+    if (x_vetoes_126 != 0):
         # 199:5 for each q
-        for x_q_131 in _BITS[x_vetoes_130]:
+        for x_q_127 in _BITS[x_vetoes_126]:
             # 200:7 move to on
-            t132 = x_chip_123[x_q_131]
-            if t132 is None:
+            t128 = x_chip_119[x_q_127]
+            if t128 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t133 = 15 + L4
-            b134 = 1 << t132
-            o135 = loc[t132]
-            Z[o135] ^= b134
-            Z[t133] |= b134
-            loc[t132] = t133
-            for g136 in _STALE[o135]:
-                if C[g136]:
-                    C[g136].clear()
+            t129 = 15 + L4
+            b130 = 1 << t128
+            o131 = loc[t128]
+            Z[o131] ^= b130
+            Z[t129] |= b130
+            loc[t128] = t129
+            for g132 in _STALE[o131]:
+                if C[g132]:
+                    C[g132].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t137 = (V[54 + x_q_131] + 1)
-            if t137 > 2:
-                _raise('range', "'no_uses' would become " + str(t137) + ', outside 0..2', 201, 7)
-            V[54 + x_q_131] = t137
+            t133 = (V[54 + x_q_127] + 1)
+            if t133 > 2:
+                _raise('range', "'no_uses' would become " + str(t133) + ', outside 0..2', 201, 7)
+            V[54 + x_q_127] = t133
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1993,12 +1989,12 @@ def _r13(S: State, a: Any) -> None:
         L[3] = L[1][L2]
         # 397:9 turn(...)
         # 267:3 choose c
-        t94 = Z[1 + L[3]]
-        if not t94:
+        t90 = Z[1 + L[3]]
+        if not t90:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t94
+        S.o = t90
         return
     L[0] += 1
     if L[0] < 2:
@@ -2025,10 +2021,10 @@ def _r13(S: State, a: Any) -> None:
 def _r14(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    b138 = 1 << a
-    o = S.o ^ b138
+    b134 = 1 << a
+    o = S.o ^ b134
     Z[0] = o
-    Z[5] |= b138
+    Z[5] |= b134
     loc[a] = 5
     if C[0]:
         C[0].clear()
@@ -2040,56 +2036,56 @@ def _r14(S: State, a: Any) -> None:
     # 278:3 deck_chips(...)
     # 702:7 determine(...)
     # 192:3 let who
-    t139 = C[1].get(7)
-    if t139 is None:
-        t139 = D_chip_choosers(S)
-    L1: Any = t139
+    t135 = C[1].get(7)
+    if t135 is None:
+        t135 = D_chip_choosers(S)
+    L1: Any = t135
     L[1] = L1
     # 193:3 choose each q: chip
-    per141: list[Any] = [None] * n
-    for x_q_142 in _BITS[L1]:
-        t143 = (Z[10 + x_q_142] & _K11[(V[54 + x_q_142] == 0)])
-        if not t143:
-            _raise('incomplete', _pname(x_q_142) + ' must choose (shows) but has no option', 193, 3)
-        per141[x_q_142] = _BITS[t143]
+    per137: list[Any] = [None] * n
+    for x_q_138 in _BITS[L1]:
+        t139 = (Z[10 + x_q_138] & _K11[(V[54 + x_q_138] == 0)])
+        if not t139:
+            _raise('incomplete', _pname(x_q_138) + ' must choose (shows) but has no option', 193, 3)
+        per137[x_q_138] = _BITS[t139]
     if L1:
         S.pc = 15
         S.cp = -2
-        S.o = per141
+        S.o = per137
         return
-    x_chip_140: tuple[Any, ...] = (None,) * n
+    x_chip_136: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t145 = 0
-    for x_q_144 in _BITS[L1]:
-        if _K3[x_chip_140[x_q_144]]:
-            t145 |= 1 << x_q_144
-    x_vetoes_147 = t145
+    t141 = 0
+    for x_q_140 in _BITS[L1]:
+        if _K3[x_chip_136[x_q_140]]:
+            t141 |= 1 << x_q_140
+    x_vetoes_143 = t141
     # 196:3 if
-    if (x_vetoes_147 != 0):
+    if (x_vetoes_143 != 0):
         # 199:5 for each q
-        for x_q_148 in _BITS[x_vetoes_147]:
+        for x_q_144 in _BITS[x_vetoes_143]:
             # 200:7 move to on
-            t149 = x_chip_140[x_q_148]
-            if t149 is None:
+            t145 = x_chip_136[x_q_144]
+            if t145 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t150 = 15 + L0
-            b151 = 1 << t149
-            o152 = loc[t149]
-            Z[o152] ^= b151
-            Z[t150] |= b151
-            loc[t149] = t150
-            for g153 in _STALE[o152]:
-                if C[g153]:
-                    C[g153].clear()
+            t146 = 15 + L0
+            b147 = 1 << t145
+            o148 = loc[t145]
+            Z[o148] ^= b147
+            Z[t146] |= b147
+            loc[t145] = t146
+            for g149 in _STALE[o148]:
+                if C[g149]:
+                    C[g149].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t154 = (V[54 + x_q_148] + 1)
-            if t154 > 2:
-                _raise('range', "'no_uses' would become " + str(t154) + ', outside 0..2', 201, 7)
-            V[54 + x_q_148] = t154
+            t150 = (V[54 + x_q_144] + 1)
+            if t150 > 2:
+                _raise('range', "'no_uses' would become " + str(t150) + ', outside 0..2', 201, 7)
+            V[54 + x_q_144] = t150
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -2104,40 +2100,40 @@ def _r14(S: State, a: Any) -> None:
 
 def _r15(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_chip_140: tuple[Any, ...] = a
+    x_chip_136: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t145 = 0
-    for x_q_144 in _BITS[L[1]]:
-        if _K3[x_chip_140[x_q_144]]:
-            t145 |= 1 << x_q_144
-    x_vetoes_147 = t145
+    t141 = 0
+    for x_q_140 in _BITS[L[1]]:
+        if _K3[x_chip_136[x_q_140]]:
+            t141 |= 1 << x_q_140
+    x_vetoes_143 = t141
     # 196:3 if
     L0: Any = L[0]
-    if (x_vetoes_147 != 0):
+    if (x_vetoes_143 != 0):
         # 199:5 for each q
-        for x_q_148 in _BITS[x_vetoes_147]:
+        for x_q_144 in _BITS[x_vetoes_143]:
             # 200:7 move to on
-            t149 = x_chip_140[x_q_148]
-            if t149 is None:
+            t145 = x_chip_136[x_q_144]
+            if t145 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t150 = 15 + L0
-            b151 = 1 << t149
-            o152 = loc[t149]
-            Z[o152] ^= b151
-            Z[t150] |= b151
-            loc[t149] = t150
-            for g153 in _STALE[o152]:
-                if C[g153]:
-                    C[g153].clear()
+            t146 = 15 + L0
+            b147 = 1 << t145
+            o148 = loc[t145]
+            Z[o148] ^= b147
+            Z[t146] |= b147
+            loc[t145] = t146
+            for g149 in _STALE[o148]:
+                if C[g149]:
+                    C[g149].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t154 = (V[54 + x_q_148] + 1)
-            if t154 > 2:
-                _raise('range', "'no_uses' would become " + str(t154) + ', outside 0..2', 201, 7)
-            V[54 + x_q_148] = t154
+            t150 = (V[54 + x_q_144] + 1)
+            if t150 > 2:
+                _raise('range', "'no_uses' would become " + str(t150) + ', outside 0..2', 201, 7)
+            V[54 + x_q_144] = t150
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -2161,8 +2157,8 @@ def _k1(S: State) -> None:
     if L1 < len(L0):
         L[2] = L0[L1]
         # 299:5 draw from deck to hand
-        t11 = 1 + L[2]
-        L[3] = t11
+        t9 = 1 + L[2]
+        L[3] = t9
         L[4] = 4
         o = Z[0]
         if not o:
@@ -2178,20 +2174,19 @@ def _k1(S: State) -> None:
         L[0] = L0
         while L0 < 2:
             # 384:7 for each p
-            t14 = ((1 << n) - 1)
-            L1 = _TURNS[0, t14, n, 1]
+            L1 = _TURNS[0, ((1 << n) - 1), n, 1]
             L[1] = L1
             L[2] = 0
             if L[2] < len(L1):
                 L[3] = L1[L[2]]
                 # 385:9 turn(...)
                 # 267:3 choose c
-                t15 = Z[1 + L[3]]
-                if not t15:
+                t12 = Z[1 + L[3]]
+                if not t12:
                     _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
                 S.pc = 2
                 S.cp = L[3]
-                S.o = t15
+                S.o = t12
                 return
             L0 += 1
             L[0] = L0
@@ -2234,57 +2229,57 @@ def _k2(S: State) -> None:
     n = S.n
     # 547:7 determine(...)
     # 192:3 let who
-    t43 = C[1].get(7)
-    if t43 is None:
-        t43 = D_chip_choosers(S)
-    L5: Any = t43
+    t40 = C[1].get(7)
+    if t40 is None:
+        t40 = D_chip_choosers(S)
+    L5: Any = t40
     L[5] = L5
     # 193:3 choose each q: chip
-    per45: list[Any] = [None] * n
-    for x_q_46 in _BITS[L5]:
-        t47 = (Z[10 + x_q_46] & _K11[(V[54 + x_q_46] == 0)])
-        if not t47:
-            _raise('incomplete', _pname(x_q_46) + ' must choose (shows) but has no option', 193, 3)
-        per45[x_q_46] = _BITS[t47]
+    per42: list[Any] = [None] * n
+    for x_q_43 in _BITS[L5]:
+        t44 = (Z[10 + x_q_43] & _K11[(V[54 + x_q_43] == 0)])
+        if not t44:
+            _raise('incomplete', _pname(x_q_43) + ' must choose (shows) but has no option', 193, 3)
+        per42[x_q_43] = _BITS[t44]
     if L5:
         S.pc = 5
         S.cp = -2
-        S.o = per45
+        S.o = per42
         return
-    x_chip_44: tuple[Any, ...] = (None,) * n
+    x_chip_41: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t49 = 0
-    for x_q_48 in _BITS[L5]:
-        if _K3[x_chip_44[x_q_48]]:
-            t49 |= 1 << x_q_48
-    x_vetoes_51 = t49
+    t46 = 0
+    for x_q_45 in _BITS[L5]:
+        if _K3[x_chip_41[x_q_45]]:
+            t46 |= 1 << x_q_45
+    x_vetoes_48 = t46
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_51 != 0):
+    if (x_vetoes_48 != 0):
         # 199:5 for each q
-        for x_q_52 in _BITS[x_vetoes_51]:
+        for x_q_49 in _BITS[x_vetoes_48]:
             # 200:7 move to on
-            t53 = x_chip_44[x_q_52]
-            if t53 is None:
+            t50 = x_chip_41[x_q_49]
+            if t50 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t54 = 15 + L4
-            b55 = 1 << t53
-            o56 = loc[t53]
-            Z[o56] ^= b55
-            Z[t54] |= b55
-            loc[t53] = t54
-            for g57 in _STALE[o56]:
-                if C[g57]:
-                    C[g57].clear()
+            t51 = 15 + L4
+            b52 = 1 << t50
+            o53 = loc[t50]
+            Z[o53] ^= b52
+            Z[t51] |= b52
+            loc[t50] = t51
+            for g54 in _STALE[o53]:
+                if C[g54]:
+                    C[g54].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t58 = (V[54 + x_q_52] + 1)
-            if t58 > 2:
-                _raise('range', "'no_uses' would become " + str(t58) + ', outside 0..2', 201, 7)
-            V[54 + x_q_52] = t58
+            t55 = (V[54 + x_q_49] + 1)
+            if t55 > 2:
+                _raise('range', "'no_uses' would become " + str(t55) + ', outside 0..2', 201, 7)
+            V[54 + x_q_49] = t55
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -2304,20 +2299,19 @@ def _k2(S: State) -> None:
         L[3] = L3
         # 385:9 turn(...)
         # 267:3 choose c
-        t15 = Z[1 + L3]
-        if not t15:
+        t12 = Z[1 + L3]
+        if not t12:
             _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 2
         S.cp = L3
-        S.o = t15
+        S.o = t12
         return
     L0: Any = L[0]
     L0 += 1
     L[0] = L0
     while L0 < 2:
         # 384:7 for each p
-        t14 = ((1 << n) - 1)
-        L1 = _TURNS[0, t14, n, 1]
+        L1 = _TURNS[0, ((1 << n) - 1), n, 1]
         L[1] = L1
         L2 = 0
         L[2] = L2
@@ -2326,12 +2320,12 @@ def _k2(S: State) -> None:
             L[3] = L3
             # 385:9 turn(...)
             # 267:3 choose c
-            t15 = Z[1 + L3]
-            if not t15:
+            t12 = Z[1 + L3]
+            if not t12:
                 _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
             S.pc = 2
             S.cp = L3
-            S.o = t15
+            S.o = t12
             return
         L0 += 1
         L[0] = L0
@@ -2352,66 +2346,65 @@ def _k3(S: State) -> None:
     # 402:3 decide(...)
     # 368:3 say
     # 369:3 for each p
-    t155 = ((1 << n) - 1)
-    for x_p_156 in _TURNS[0, t155, n, 1]:
+    for x_p_151 in _TURNS[0, ((1 << n) - 1), n, 1]:
         # 370:5 present(...)
         # 315:3 let meeting
-        t158 = 0
-        t160 = C[0].get(5)
-        if t160 is None:
-            t160 = D_requirement(S)
-        for x_c_157 in _BITS[Z[1 + x_p_156]]:
-            if (t160 & _K4[x_c_157] == 0):
-                t158 |= 1 << x_c_157
-        x_meeting_161 = t158
+        t153 = 0
+        t155 = C[0].get(5)
+        if t155 is None:
+            t155 = D_requirement(S)
+        for x_c_152 in _BITS[Z[1 + x_p_151]]:
+            if (t155 & _K4[x_c_152] == 0):
+                t153 |= 1 << x_c_152
+        x_meeting_156 = t153
         # 316:3 if
-        if (x_meeting_161 != 0):
+        if (x_meeting_156 != 0):
             # 317:5 move to presented
-            t163: int = 0
-            k164 = 0
-            t168 = C[0].get(2)
-            if t168 is None:
-                t168 = D_inverted(S)
-            for x_c_162 in _BITS[x_meeting_161]:
-                t166 = True
-                for x_d_165 in _BITS[x_meeting_161]:
-                    if not ((x_d_165 == x_c_162) or ((_K5[x_c_162] > _K5[x_d_165]) if t168 else (_K5[x_c_162] < _K5[x_d_165]))):
-                        t166 = False
+            t158: int = 0
+            k159 = 0
+            t163 = C[0].get(2)
+            if t163 is None:
+                t163 = D_inverted(S)
+            for x_c_157 in _BITS[x_meeting_156]:
+                t161 = True
+                for x_d_160 in _BITS[x_meeting_156]:
+                    if not ((x_d_160 == x_c_157) or ((_K5[x_c_157] > _K5[x_d_160]) if t163 else (_K5[x_c_157] < _K5[x_d_160]))):
+                        t161 = False
                         break
-                if t166:
-                    t163 = x_c_162
-                    k164 += 1
-            if k164 != 1:
-                _the_fail(k164, 309, 5)
-            t169 = 6 + x_p_156
-            b170 = 1 << t163
-            o171 = loc[t163]
-            Z[o171] ^= b170
-            Z[t169] |= b170
-            loc[t163] = t169
-            for g172 in _STALE[o171]:
-                if C[g172]:
-                    C[g172].clear()
+                if t161:
+                    t158 = x_c_157
+                    k159 += 1
+            if k159 != 1:
+                _the_fail(k159, 309, 5)
+            t164 = 6 + x_p_151
+            b165 = 1 << t158
+            o166 = loc[t158]
+            Z[o166] ^= b165
+            Z[t164] |= b165
+            loc[t158] = t164
+            for g167 in _STALE[o166]:
+                if C[g167]:
+                    C[g167].clear()
             if C[2]:
                 C[2].clear()
         else:
             # 321:5 move to presented
-            t173 = Z[1 + x_p_156]
-            t174 = 6 + x_p_156
-            t175 = 1 + x_p_156
-            Z[t175] ^= t173
-            for c176 in _BITS[t173]:
-                loc[c176] = t174
-            Z[t174] |= t173
+            t168 = Z[1 + x_p_151]
+            t169 = 6 + x_p_151
+            t170 = 1 + x_p_151
+            Z[t170] ^= t168
+            for c171 in _BITS[t168]:
+                loc[c171] = t169
+            Z[t169] |= t168
             if C[2]:
                 C[2].clear()
         # 323:3 say
     # 372:3 end
-    t177 = C[2].get(23)
-    if t177 is None:
-        t177 = D_winner(S, (372, 16))
-    t178 = (1 << t177)
-    S.w = t178
+    t172 = C[2].get(23)
+    if t172 is None:
+        t172 = D_winner(S, (372, 16))
+    t173 = (1 << t172)
+    S.w = t173
     S.pc = -1
     S.cp = -4
     S.o = None
@@ -2423,57 +2416,57 @@ def _k4(S: State) -> None:
     n = S.n
     # 547:7 determine(...)
     # 192:3 let who
-    t122 = C[1].get(7)
-    if t122 is None:
-        t122 = D_chip_choosers(S)
-    L5: Any = t122
+    t118 = C[1].get(7)
+    if t118 is None:
+        t118 = D_chip_choosers(S)
+    L5: Any = t118
     L[5] = L5
     # 193:3 choose each q: chip
-    per124: list[Any] = [None] * n
-    for x_q_125 in _BITS[L5]:
-        t126 = (Z[10 + x_q_125] & _K11[(V[54 + x_q_125] == 0)])
-        if not t126:
-            _raise('incomplete', _pname(x_q_125) + ' must choose (shows) but has no option', 193, 3)
-        per124[x_q_125] = _BITS[t126]
+    per120: list[Any] = [None] * n
+    for x_q_121 in _BITS[L5]:
+        t122 = (Z[10 + x_q_121] & _K11[(V[54 + x_q_121] == 0)])
+        if not t122:
+            _raise('incomplete', _pname(x_q_121) + ' must choose (shows) but has no option', 193, 3)
+        per120[x_q_121] = _BITS[t122]
     if L5:
         S.pc = 13
         S.cp = -2
-        S.o = per124
+        S.o = per120
         return
-    x_chip_123: tuple[Any, ...] = (None,) * n
+    x_chip_119: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t128 = 0
-    for x_q_127 in _BITS[L5]:
-        if _K3[x_chip_123[x_q_127]]:
-            t128 |= 1 << x_q_127
-    x_vetoes_130 = t128
+    t124 = 0
+    for x_q_123 in _BITS[L5]:
+        if _K3[x_chip_119[x_q_123]]:
+            t124 |= 1 << x_q_123
+    x_vetoes_126 = t124
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_130 != 0):
+    if (x_vetoes_126 != 0):
         # 199:5 for each q
-        for x_q_131 in _BITS[x_vetoes_130]:
+        for x_q_127 in _BITS[x_vetoes_126]:
             # 200:7 move to on
-            t132 = x_chip_123[x_q_131]
-            if t132 is None:
+            t128 = x_chip_119[x_q_127]
+            if t128 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t133 = 15 + L4
-            b134 = 1 << t132
-            o135 = loc[t132]
-            Z[o135] ^= b134
-            Z[t133] |= b134
-            loc[t132] = t133
-            for g136 in _STALE[o135]:
-                if C[g136]:
-                    C[g136].clear()
+            t129 = 15 + L4
+            b130 = 1 << t128
+            o131 = loc[t128]
+            Z[o131] ^= b130
+            Z[t129] |= b130
+            loc[t128] = t129
+            for g132 in _STALE[o131]:
+                if C[g132]:
+                    C[g132].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t137 = (V[54 + x_q_131] + 1)
-            if t137 > 2:
-                _raise('range', "'no_uses' would become " + str(t137) + ', outside 0..2', 201, 7)
-            V[54 + x_q_131] = t137
+            t133 = (V[54 + x_q_127] + 1)
+            if t133 > 2:
+                _raise('range', "'no_uses' would become " + str(t133) + ', outside 0..2', 201, 7)
+            V[54 + x_q_127] = t133
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -2490,12 +2483,12 @@ def _k4(S: State) -> None:
         L[3] = L[1][L2]
         # 397:9 turn(...)
         # 267:3 choose c
-        t94 = Z[1 + L[3]]
-        if not t94:
+        t90 = Z[1 + L[3]]
+        if not t90:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t94
+        S.o = t90
         return
     L[0] += 1
     if L[0] < 2:
@@ -2519,7 +2512,7 @@ def _k4(S: State) -> None:
     return
 
 
-_RESUME: tuple[Callable[[State, Any], None], ...] = (_r0, _r1, _r2, _r3, _r4, _r5, _r6, _r7, _r8, _r9, _r10, _r11, _r12, _r13, _r14, _r15, )
+_RESUME: Final[tuple[Callable[[State, Any], None], ...]] = (_r0, _r1, _r2, _r3, _r4, _r5, _r6, _r7, _r8, _r9, _r10, _r11, _r12, _r13, _r14, _r15, )
 
 
 # ---- views: who sees what, by the visibility the rules declare --------------------------------
@@ -2531,7 +2524,7 @@ _RESUME: tuple[Callable[[State, Any], None], ...] = (_r0, _r1, _r2, _r3, _r4, _r
 # observation_string(p) is the view (p, True, 1).
 
 #: the components each zone instance can hold, by row of _ZONE_VIEW (their tensor positions)
-_ZONE_IDS: tuple[tuple[int, ...], ...] = (
+_ZONE_IDS: Final[tuple[tuple[int, ...], ...]] = (
     (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
     (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
     (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17),
@@ -2570,7 +2563,7 @@ _ZONE_IDS: tuple[tuple[int, ...], ...] = (
 )
 #: how each variable reaches a tensor, by row of _VAR_VIEW: (code, values, values are seats);
 #: code 0 one number, 1 one of the values (one-hot), 2 a set of the values (one bit each), 3 nothing
-_VAR_ENC: tuple[tuple[int, tuple[int, ...], bool], ...] = (
+_VAR_ENC: Final[tuple[tuple[int, tuple[int, ...], bool], ...]] = (
     (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
     (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
     (2, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17), False),
@@ -2613,8 +2606,8 @@ _VAR_ENC: tuple[tuple[int, tuple[int, ...], bool], ...] = (
     (0, (), False),
 )
 #: `V when P else W` by row of _ZONE_VIEW and _VAR_VIEW: (P's position among the parameters, W)
-_ZONE_VIS_IF: tuple[tuple[int, int] | None, ...] = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
-_VAR_VIS_IF: tuple[tuple[int, int] | None, ...] = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+_ZONE_VIS_IF: Final[tuple[tuple[int, int] | None, ...]] = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+_VAR_VIS_IF: Final[tuple[tuple[int, int] | None, ...]] = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
 
 
 def _resolved(rows: tuple[Any, ...], conds: tuple[tuple[int, int] | None, ...], P: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -3304,7 +3297,7 @@ class Game:
 class State:
     """A game in progress: zones as bitmasks, variables and decision slots as flat lists."""
 
-    __slots__ = ("C", "L", "a", "cp", "g", "h", "i", "k", "loc", "m", "n", "o", "pc", "q", "t", "v", "w", "z")
+    __slots__ = ("C", "L", "a", "cl", "co", "cp", "g", "h", "i", "k", "loc", "m", "n", "o", "pc", "q", "t", "v", "w", "z")
 
     def __init__(self, game: Game | None = None) -> None:
         if game is None:
@@ -3327,6 +3320,8 @@ class State:
         self.i: dict[tuple[int, bool, int], _Trail] = {}  # information states computed so far (shared with clones)
         self.C: list[dict[int, Any]] = [{} for _ in range(_NGROUPS)]  # values of definitions without arguments
         self.k = (self.z, self.v, self.L, self.loc, self.C)  # the lists the flow works on, in one load
+        self.co = -1  # the chance options last listed (a mask), and their members: the next draw
+        self.cl: list[int] = []  # at the same point takes the drawn one out rather than list anew
 
     def _stopped(self) -> None:
         """A rule gap ended the game (as in the interpreter: terminal, no winners)."""
@@ -3350,9 +3345,14 @@ class State:
         cp = self.cp
         if cp == CHANCE:
             # chance outcomes rarely repeat a set: the members are read from the bytes (of the
-            # components the zone drawn from can hold)
+            # components the zone drawn from can hold), and kept for the draws that follow
             o = self.o
-            return [*_BYTES0[o & 255], *_BYTES1[o >> 8 & 255], *_BYTES2[o >> 16]]
+            if o == self.co:
+                return self.cl[:]
+            r = [*_BYTES0[o & 255], *_BYTES1[o >> 8 & 255], *_BYTES2[o >> 16]]
+            self.co = o
+            self.cl = r
+            return r[:]
         if cp == SIMULTANEOUS:
             if player is None:
                 raise ValueError("at a simultaneous node, ask legal_actions(player)")
@@ -3394,16 +3394,19 @@ class State:
                 Z = self.z
                 L = self.L
                 loc = self.loc
-                b12 = 1 << action
-                o = o ^ b12
+                b10 = 1 << action
+                o = o ^ b10
                 Z[0] = o
-                Z[L[3]] |= b12
+                Z[L[3]] |= b10
                 loc[action] = L[3]
-                k13 = L[4] - 1
-                L[4] = k13
-                if k13:
+                k11 = L[4] - 1
+                L[4] = k11
+                if k11:
                     if not o:
                         _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 299, 5)
+                    if self.co == self.o:
+                        self.cl.remove(action)  # (the members of the options listed: one fewer now)
+                        self.co = o
                     self.o = o  # the same point and chance again
                     return
                 _a1(self)
@@ -3565,6 +3568,8 @@ class State:
         C = self.C
         c.C = [C[0].copy(), C[1].copy(), C[2].copy()]  # remembered values of the same state stay right
         c.k = (c.z, c.v, c.L, c.loc, c.C)
+        c.co = -1
+        c.cl = []
         return c
 
     def __deepcopy__(self, memo: dict[int, Any]) -> State:
