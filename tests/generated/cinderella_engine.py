@@ -3368,7 +3368,7 @@ class State:
             if player is not None and player != cp:
                 return []
             o = self.o
-            return list(_BITS[o]) if o.__class__ is int else list(o)
+            return list(_BITS[o]) if type(o) is int else list(o)
         return []
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -3382,7 +3382,7 @@ class State:
             # the options are a mask and the action a non-negative int, or a decision's numbers
             # in ascending order (a tuple); at the end and at a simultaneous node they are neither:
             # then _legal says why not.  (Asked, not caught: a raised error costs more than a test.)
-            legal = o >> action & 1 if o.__class__ is int else (action in o if o.__class__ is tuple else self._legal(action))
+            legal = o >> action & 1 if type(o) is int else (action in o if type(o) is tuple else self._legal(action))
         except (TypeError, ValueError):
             legal = self._legal(action)
         if not legal:
