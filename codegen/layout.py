@@ -80,7 +80,6 @@ def at(span: Span) -> str:
     return f"{span.line}, {span.col}"
 
 
-#: code that reads a name, a constant or one subscript/attribute of a name: cheap and cannot fail
 #: the mask of every seat; loops over it run over ``range(n)``, which compiles to a plain counter
 ALL_PLAYERS = "((1 << n) - 1)"
 
@@ -95,6 +94,7 @@ def members(mask: str) -> str:
     return f"_BITS[{mask}]"
 
 
+#: code that reads a name, a constant or one subscript/attribute of a name: cheap and cannot fail
 SIMPLE = re.compile(r"^(?:-?\d+|[A-Za-z_]\w*|[A-Za-z_]\w*\[(?:-?\d+|[A-Za-z_]\w*)\]|[A-Za-z_]\w*\.[A-Za-z_]\w*|True|False)$")
 
 
