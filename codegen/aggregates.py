@@ -216,11 +216,12 @@ parts computed once before the loop."""
             return f"({coll} & {passing} != 0)", None
         if op == "all":
             return f"({coll} & {passing} == 0)", None
-        t, k = self.fn.fresh(), self.fn.fresh("k")
+        t = self.fn.fresh()
         self.emit(f"{t} = {coll}" + (f" & {passing}" if passing is not None else ""))  # one member, or fail
-        self.emit(f"{k} = {t}.bit_count()")
-        self.emit(f"if {k} != 1:")
-        self.emit(f"    _the_fail({k}, {at(e.span)})")
+        # (not one member: none, or another beside the lowest; bit_count is no primitive of a
+        # compiled engine, so counted only to say how many)
+        self.emit(f"if not {t} or {t} & ({t} - 1):")
+        self.emit(f"    _the_fail({t}.bit_count(), {at(e.span)})")
         return f"({t}.bit_length() - 1)", None
 
     def invariant_filter(self, e: ir.Agg, rep: str | None) -> str | None:

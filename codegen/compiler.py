@@ -212,11 +212,13 @@ class Compiler(Statements, Decisions, Expressions, Aggregates, Boards):
         self.end_line = f"_raise('incomplete', \"the flow ended without a result: no 'end winners' was reached\", {at(span)})"
         with self.capture_rel():
             top = self.block(flow, tail=None)
-        params = "S: State, a: Any"
-        fns = [self.function("_r0", params, self.after(top, -1), resume=True)]
+        fns = [self.function("_r0", "S: State, a: Any", self.after(top, -1), resume=True)]
         fast: list[str] = []
         for p in range(1, len(self.points) + 1):
             lines, rec, i = self.resumes[p]
+            # one number, except at a simultaneous decision (a tuple): typed, a compiled engine
+            # computes with the action itself rather than through Python's generic operators
+            params = "S: State, a: Any" if self.points[p - 1].kind == "simultaneous" else "S: State, a: int"
             if p not in self.loop_draws:
                 fns.append(self.function(f"_r{p}", params, lines + self.after(rec, i), resume=True))
                 continue
@@ -261,8 +263,7 @@ class Compiler(Statements, Decisions, Expressions, Aggregates, Boards):
         if re.search(r"\bn\b", text):
             head.append("n = self.n")
         names = {"S": "self", "a": "action"}
-        # (apply_action has the options in o already)
-        return head + [map_code(x[4:], lambda c: re.sub(r"\b[Sa]\b", lambda m: names[m.group(0)], re.sub(r"\bS\.o \^", "o ^", c))) for x in lines]
+        return head + [map_code(x[4:], lambda c: re.sub(r"\b[Sa]\b", lambda m: names[m.group(0)], c)) for x in lines]
 
     def after(self, rec: BlockRec, i: int) -> list[str]:
         """Code for the statements after the i-th of a block, then for what follows the block."""

@@ -10,7 +10,7 @@ import re
 from rulecheck.dsl import ir
 from rulecheck.dsl.types import TBool, TComp, TInt, TMap, TPlayer, TSet, Type
 
-from .layout import BlockRec, Loc, Point, Scope, at, members, rep_of
+from .layout import BlockRec, Loc, Point, Scope, at, members, rep_of, zone_update
 from .literals import ident, pyrepr
 from .tables import Tables
 
@@ -91,14 +91,14 @@ function takes over; and the bound on the statements run between two decisions."
             # the drawn component was in the source: no need to look up where it is
             b = self.fn.fresh("b")
             self.emit(f"{b} = 1 << a")
-            # (the source is left as o, unless the destination may be the same zone)
+            # (the source is left as rest, unless the destination may be the same zone)
             apart = s.src != s.dst
             if apart:
-                self.emit(f"o = S.o ^ {b}")  # (the options are the source)
-                self.emit(f"Z[{slots['src']}] = o")
+                self.emit(f"rest = Z[{slots['src']}] ^ {b}")
+                self.emit(f"Z[{slots['src']}] = rest")
             else:
-                self.emit(f"Z[{slots['src']}] ^= {b}")
-            self.emit(f"Z[{slots['dst']}] |= {b}")
+                self.emit(zone_update(slots["src"], "^", b))
+            self.emit(zone_update(slots["dst"], "|", b))
             self.emit(f"loc[a] = {slots['dst']}")
             self.forget(b)
             self.changed({"zone:" + s.src, "zone:" + s.dst})
@@ -111,13 +111,16 @@ function takes over; and the bound on the statements run between two decisions."
                 self.emit(f"if {k}:")
                 with self.indented():
                     if not apart:
-                        self.emit(f"o = Z[{slots['src']}]")
-                    self.emit("if not o:")
+                        self.emit(f"rest = Z[{slots['src']}]")
+                    self.emit("if not rest:")
                     self.emit(f"    {exhausted}")
-                    self.emit("if S.co == S.o:")
-                    self.emit("    S.cl.remove(a)  # (the members of the options listed: one fewer now)")
-                    self.emit("    S.co = o")
-                    self.emit("S.o = o  # the same point and chance again")
+                    if apart:
+                        # the options listed were the source before the draw: the drawn one's
+                        # place in that list is the number of members below it
+                        self.emit(f"if S.co == rest | {b}:")
+                        self.emit(f"    del S.cl[(rest & ({b} - 1)).bit_count()]")
+                        self.emit("    S.co = rest")
+                    self.emit("S.o = rest  # the same point and chance again")
                     self.emit("return")
         self.resumes[p] = (resume, rec, i)
         if not once:

@@ -185,7 +185,7 @@ def chance_lists(rules: ir.Ruleset, zones: dict[int, str], observed: dict[int, i
     if not by_bytes:
         by_bytes[(0, 0)] = []
     groups = sorted(by_bytes.items(), key=lambda kv: (len(kv[1]), kv[0]))
-    return [(tuple(points), members_expr("o", *span)) for span, points in groups]
+    return [(tuple(points), members_expr("m", *span)) for span, points in groups]
 
 
 def members_expr(m: str, first: int, last: int) -> str:

@@ -28,6 +28,9 @@ _NONZERO = re.compile(r"\(([^()<>=!]*(?:\([^()<>=!]*\)[^()<>=!]*)*) (==|!=) (0|_
 MAX_CODE_NESTING = 100
 
 
+#: a mask's count as the code generator spells it: a name's or a parenthesized expression's
+_COUNTED = re.compile(r"(\w+|\([^()]*\))\.bit_count\(\)")
+
 class Expressions(Tables):
     """One ``x_<Node>`` method per kind of IR expression (aggregates in ``aggregates.py``), each
     returning (code, representation); ``ex`` dispatches and converts between representations."""
@@ -326,6 +329,15 @@ class Expressions(Tables):
             if isinstance(lt, TSet) or isinstance(rt, TSet):
                 rep = "fs" if "fs" in (rep_of(lt), rep_of(rt)) else "mask"
             a, b = self.ex_seq([(e.left, rep), (e.right, rep)])
+            counted = _COUNTED.fullmatch(a) if b == "1" else _COUNTED.fullmatch(b) if a == "1" else None
+            if counted is not None:
+                # exactly one member: some, and none beside the lowest (bit_count is no primitive
+                # of a compiled engine, a call by name there)
+                m = counted.group(1)
+                if not re.fullmatch(r"\w+", m):
+                    m = self.fn.fresh()
+                    self.emit(f"{m} = {counted.group(1)}")
+                return f"({m} != 0 and {m} & ({m} - 1) == 0)" if op == "==" else f"({m} == 0 or {m} & ({m} - 1) != 0)", None
             return f"({a} {op} {b})", None
         if op in ("<", "<=", ">", ">="):
             a, b = self.ex_seq([(e.left, None), (e.right, None)])

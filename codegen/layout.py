@@ -84,6 +84,14 @@ def at(span: Span) -> str:
 ALL_PLAYERS = "((1 << n) - 1)"
 
 
+def zone_update(inst: str, op: str, value: str) -> str:
+    """``Z[inst] = Z[inst] op value``: compiled, that is computed on machine integers, where the
+    augmented ``Z[inst] op= value`` goes through Python's generic operators (mypyc does not type
+    an item's augmented assignment); interpreted, it is no slower."""
+    operand = value if re.fullmatch(r"\w+", value) else f"({value})"
+    return f"Z[{inst}] = Z[{inst}] {op} {operand}"
+
+
 def members(mask: str) -> str:
     """A Python iterable over the members of a mask, in ascending order."""
     if mask == ALL_PLAYERS:

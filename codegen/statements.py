@@ -11,7 +11,7 @@ from rulecheck.dsl import ir
 from rulecheck.dsl.types import TAny, TInt, TSet
 from rulecheck.dsl.walk import walk_stmts
 
-from .layout import BlockRec, Cont, Loc, Piece, Scope, at, bare, members, rep_of
+from .layout import BlockRec, Cont, Loc, Piece, Scope, at, bare, members, rep_of, zone_update
 from .literals import ident, pyrepr
 from .tables import Tables
 
@@ -132,8 +132,10 @@ that resume after a decision."""
 
     def move_one(self, comp: str, dest: str) -> str:
         if not re.fullmatch(r"[A-Za-z_]\w*", comp):
+            # typed: read from a tuple or a slot it is Any, and a compiled engine would shift and
+            # mask with Python's generic operators
             t = self.fn.fresh("c")
-            self.emit(f"{t} = {comp}")
+            self.emit(f"{t}: int = {comp}")
             comp = t
         if not re.fullmatch(r"\w+", dest):
             t = self.fn.fresh("d")
@@ -142,8 +144,8 @@ that resume after a decision."""
         b, old = self.fn.fresh("b"), self.fn.fresh("o")
         self.emit(f"{b} = 1 << {comp}")
         self.emit(f"{old} = loc[{comp}]")
-        self.emit(f"Z[{old}] ^= {b}")
-        self.emit(f"Z[{dest}] |= {b}")
+        self.emit(zone_update(old, "^", b))
+        self.emit(zone_update(dest, "|", b))
         self.emit(f"loc[{comp}] = {dest}")
         return old
 
@@ -163,8 +165,8 @@ that resume after a decision."""
             # the component is where it was chosen from or drawn to
             b = self.fn.fresh("b")
             self.emit(f"{b} = 1 << {what}")
-            self.emit(f"Z[{known[1]}] ^= {b}")
-            self.emit(f"Z[{dest}] |= {b}")
+            self.emit(zone_update(known[1], "^", b))
+            self.emit(zone_update(dest, "|", b))
             self.emit(f"loc[{what}] = {dest}")
             self.forget(b)
             self.changed({"zone:" + known[0]})
@@ -177,7 +179,7 @@ that resume after a decision."""
             c = self.fn.fresh("c")
             if src is not None:
                 # every component moved comes from one zone instance
-                self.emit(f"Z[{src[1]}] ^= {what}")
+                self.emit(zone_update(src[1], "^", what))
                 self.emit(f"for {c} in {members(what)}:")
                 self.emit(f"    loc[{c}] = {dest}")
                 self.changed({"zone:" + src[0]})
@@ -186,10 +188,10 @@ that resume after a decision."""
                 self.emit(f"for {c} in {members(what)}:")
                 with self.loop():
                     self.emit(f"{old} = loc[{c}]")
-                    self.emit(f"Z[{old}] ^= 1 << {c}")
+                    self.emit(zone_update(old, "^", f"1 << {c}"))
                     self.emit(f"loc[{c}] = {dest}")
                     self.source_changed(old, s.what.type)
-            self.emit(f"Z[{dest}] |= {what}")
+            self.emit(zone_update(dest, "|", what))
             self.forget(what)
         self.changed({"zone:" + s.zone})
         self.epoch += 1

@@ -192,8 +192,29 @@ _BYTES2: Final[tuple[tuple[int, ...], ...]] = _BYTES[2]
 _BYTES3: Final[tuple[tuple[int, ...], ...]] = _BYTES[3]
 
 
+#: whether this module runs compiled (mypyc): its functions are then built-in functions, without
+#: Python code objects
+_COMPILED: Final = not hasattr(_raise, "__code__")
+
+
 def _list(m: int) -> list[int]:
     """The members of a bitmask in ascending order (sets of the rules fit in 4 bytes)."""
+    if _COMPILED and m >= 0:
+        # compiled, taking the lowest member off in turn, 62 bits (a machine integer) at a time,
+        # is cheaper than joining the byte tables' lists (interpreted, it is the other way round)
+        r: list[int] = []
+        base = 0
+        while m:
+            w = m & 0x3FFF_FFFF_FFFF_FFFF
+            while w:
+                low = w & -w
+                r.append(base + low.bit_length() - 1)
+                w ^= low
+            m >>= 62
+            base += 62
+        if r and r[-1] >= 32:
+            raise ValueError(f"not a set of the rules: it has {r[-1]}")
+        return r
     if m >> 32:
         raise ValueError(f"not a set of the rules: {m}")
     return [*_BYTES0[m & 255], *_BYTES1[m >> 8 & 255], *_BYTES2[m >> 16 & 255], *_BYTES3[m >> 24]]
@@ -616,14 +637,14 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
     t1 = C[2].get(15)
     if t1 is None:
         t1 = D_shown_meeting(S)
-    t2 = (t1.bit_count() == 1)
+    t2 = (t1 != 0 and t1 & (t1 - 1) == 0)
     t4 = (t1 != 0)
     t7 = (t1 == 0)
     if t7:
         t6 = C[2].get(19)
         if t6 is None:
             t6 = D_best_sum_players(S)
-        t7 = (t6.bit_count() == 1)
+        t7 = (t6 != 0 and t6 & (t6 - 1) == 0)
     t10 = (t1 == 0)
     if t10:
         t9 = C[2].get(19)
@@ -634,75 +655,73 @@ def D_winner(S: State, _at: tuple[int, int]) -> int:
     _r: int = 0
     if t2:
         t14 = t1
-        k15 = t14.bit_count()
-        if k15 != 1:
-            _the_fail(k15, 355, 56)
-        t16 = t14.bit_length() - 1
-        t18: int = 0
-        k19 = 0
-        for x_p_17 in range(n):
-            if (Z[6 + x_p_17] >> t16 & 1 == 1):
-                t18 = x_p_17
-                k19 += 1
-        if k19 != 1:
-            _the_fail(k19, 326, 64)
-        v12: int = t18
+        if not t14 or t14 & (t14 - 1):
+            _the_fail(t14.bit_count(), 355, 56)
+        t15 = t14.bit_length() - 1
+        t17: int = 0
+        k18 = 0
+        for x_p_16 in range(n):
+            if (Z[6 + x_p_16] >> t15 & 1 == 1):
+                t17 = x_p_16
+                k18 += 1
+        if k18 != 1:
+            _the_fail(k18, 326, 64)
+        v12: int = t17
         if not k11:
             _r = v12
         k11 += 1
     if t4:
-        t23: int = 0
-        k24 = 0
-        t28 = C[0].get(2)
-        if t28 is None:
-            t28 = D_inverted(S)
-        for x_c_22 in _BITS[t1]:
-            t26 = True
-            for x_d_25 in _BITS[t1]:
-                if not ((x_d_25 == x_c_22) or ((_K5[x_c_22] > _K5[x_d_25]) if t28 else (_K5[x_c_22] < _K5[x_d_25]))):
-                    t26 = False
+        t22: int = 0
+        k23 = 0
+        t27 = C[0].get(2)
+        if t27 is None:
+            t27 = D_inverted(S)
+        for x_c_21 in _BITS[t1]:
+            t25 = True
+            for x_d_24 in _BITS[t1]:
+                if not ((x_d_24 == x_c_21) or ((_K5[x_c_21] > _K5[x_d_24]) if t27 else (_K5[x_c_21] < _K5[x_d_24]))):
+                    t25 = False
                     break
-            if t26:
-                t23 = x_c_22
-                k24 += 1
-        if k24 != 1:
-            _the_fail(k24, 334, 5)
-        t30: int = 0
-        k31 = 0
-        for x_p_29 in range(n):
-            if (Z[6 + x_p_29] >> t23 & 1 == 1):
-                t30 = x_p_29
-                k31 += 1
-        if k31 != 1:
-            _the_fail(k31, 326, 64)
-        v20: int = t30
+            if t25:
+                t22 = x_c_21
+                k23 += 1
+        if k23 != 1:
+            _the_fail(k23, 334, 5)
+        t29: int = 0
+        k30 = 0
+        for x_p_28 in range(n):
+            if (Z[6 + x_p_28] >> t22 & 1 == 1):
+                t29 = x_p_28
+                k30 += 1
+        if k30 != 1:
+            _the_fail(k30, 326, 64)
+        v19: int = t29
         if not k11:
-            _r = v20
+            _r = v19
         k11 += 1
     if t7:
-        t33 = C[2].get(19)
-        if t33 is None:
-            t33 = D_best_sum_players(S)
-        t34 = t33
-        k35 = t34.bit_count()
-        if k35 != 1:
-            _the_fail(k35, 359, 78)
-        v32: int = (t34.bit_length() - 1)
+        t32 = C[2].get(19)
+        if t32 is None:
+            t32 = D_best_sum_players(S)
+        t33 = t32
+        if not t33 or t33 & (t33 - 1):
+            _the_fail(t33.bit_count(), 359, 78)
+        v31: int = (t33.bit_length() - 1)
         if not k11:
-            _r = v32
+            _r = v31
         k11 += 1
     if t10:
-        t37 = C[2].get(22)
-        if t37 is None:
-            t37 = D_tiebreak_winner(S)
-        v36: int = t37
+        t35 = C[2].get(22)
+        if t35 is None:
+            t35 = D_tiebreak_winner(S)
+        v34: int = t35
         if not k11:
-            _r = v36
+            _r = v34
         k11 += 1
     if not k11:
         _raise('incomplete', "no case of 'winner' applies", *_at)
-    elif k11 > 1 and ((t4 and v20 != _r) or (t7 and v32 != _r) or (t10 and v36 != _r)):
-        _agree('winner', [(t2, 'only_one', v12 if t2 else None, (355, 8)), (t4, 'highest', v20 if t4 else None, (357, 8)), (t7, 'best_sum', v32 if t7 else None, (359, 8)), (t10, 'equal_sums', v36 if t10 else None, (361, 8))])
+    elif k11 > 1 and ((t4 and v19 != _r) or (t7 and v31 != _r) or (t10 and v34 != _r)):
+        _agree('winner', [(t2, 'only_one', v12 if t2 else None, (355, 8)), (t4, 'highest', v19 if t4 else None, (357, 8)), (t7, 'best_sum', v31 if t7 else None, (359, 8)), (t10, 'equal_sums', v34 if t10 else None, (361, 8))])
     S.C[2][23] = _r
     return _r
 
@@ -724,21 +743,21 @@ def _r0(S: State, a: Any) -> None:
         # 293:5 move to chips
         t2 = (Z[43] & _K6[x_p_1])
         t3 = 10 + x_p_1
-        Z[43] ^= t2
+        Z[43] = Z[43] ^ t2
         for c4 in _BITS[t2]:
             loc[c4] = t3
-        Z[t3] |= t2
+        Z[t3] = Z[t3] | t2
     # 295:3 place_gray(...)
     # 727:7 move to common
     t5 = 67108864
     for c6 in _BITS[t5]:
         o7 = loc[c6]
-        Z[o7] ^= 1 << c6
+        Z[o7] = Z[o7] ^ (1 << c6)
         loc[c6] = 14
         for g8 in _STALE[o7]:
             if C[g8]:
                 C[g8].clear()
-    Z[14] |= t5
+    Z[14] = Z[14] | t5
     # 296:3 set_aside_unused(...)
     # 749:7 say
     # 297:3 shuffle deck
@@ -821,27 +840,28 @@ def _a1(S: State) -> None:
     _k1(S)
 
 
-def _r1(S: State, a: Any) -> None:
+def _r1(S: State, a: int) -> None:
     Z, _, L, loc, _ = S.k
     b10 = 1 << a
-    o = S.o ^ b10
-    Z[0] = o
-    Z[L[3]] |= b10
-    loc[a] = L[3]
+    rest = Z[0] ^ b10
+    Z[0] = rest
+    L3: Any = L[3]
+    Z[L3] = Z[L3] | b10
+    loc[a] = L3
     k11 = L[4] - 1
     L[4] = k11
     if k11:
-        if not o:
+        if not rest:
             _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 299, 5)
-        if S.co == S.o:
-            S.cl.remove(a)  # (the members of the options listed: one fewer now)
-            S.co = o
-        S.o = o  # the same point and chance again
+        if S.co == rest | b10:
+            del S.cl[(rest & (b10 - 1)).bit_count()]
+            S.co = rest
+        S.o = rest  # the same point and chance again
         return
     _a1(S)
 
 
-def _r2(S: State, a: Any) -> None:
+def _r2(S: State, a: int) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
     L4: Any = a
@@ -849,8 +869,8 @@ def _r2(S: State, a: Any) -> None:
     # 268:3 move to field
     b13 = 1 << L4
     L3: Any = L[3]
-    Z[1 + L3] ^= b13
-    Z[5] |= b13
+    Z[1 + L3] = Z[1 + L3] ^ b13
+    Z[5] = Z[5] | b13
     loc[L4] = 5
     if C[0]:
         C[0].clear()
@@ -904,12 +924,12 @@ def _r2(S: State, a: Any) -> None:
                     t26 = 15 + L[7]
                     for c27 in _BITS[t25]:
                         o28 = loc[c27]
-                        Z[o28] ^= 1 << c27
+                        Z[o28] = Z[o28] ^ (1 << c27)
                         loc[c27] = t26
                         for g29 in _STALE[o28]:
                             if C[g29]:
                                 C[g29].clear()
-                    Z[t26] |= t25
+                    Z[t26] = Z[t26] | t25
                     if C[0]:
                         C[0].clear()
                     if C[2]:
@@ -936,56 +956,56 @@ def _r2(S: State, a: Any) -> None:
             L[6] += 1
     # 547:7 determine(...)
     # 192:3 let who
-    t40 = C[1].get(7)
-    if t40 is None:
-        t40 = D_chip_choosers(S)
-    L5 = t40
+    t39 = C[1].get(7)
+    if t39 is None:
+        t39 = D_chip_choosers(S)
+    L5 = t39
     L[5] = L5
     # 193:3 choose each q: chip
-    per42: list[Any] = [None] * n
-    for x_q_43 in _BITS[L5]:
-        t44 = (Z[10 + x_q_43] & _K11[(V[54 + x_q_43] == 0)])
-        if not t44:
-            _raise('incomplete', _pname(x_q_43) + ' must choose (shows) but has no option', 193, 3)
-        per42[x_q_43] = _BITS[t44]
+    per41: list[Any] = [None] * n
+    for x_q_42 in _BITS[L5]:
+        t43 = (Z[10 + x_q_42] & _K11[(V[54 + x_q_42] == 0)])
+        if not t43:
+            _raise('incomplete', _pname(x_q_42) + ' must choose (shows) but has no option', 193, 3)
+        per41[x_q_42] = _BITS[t43]
     if L5:
         S.pc = 5
         S.cp = -2
-        S.o = per42
+        S.o = per41
         return
-    x_chip_41: tuple[Any, ...] = (None,) * n
+    x_chip_40: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t46 = 0
-    for x_q_45 in _BITS[L5]:
-        if _K3[x_chip_41[x_q_45]]:
-            t46 |= 1 << x_q_45
-    x_vetoes_48 = t46
+    t45 = 0
+    for x_q_44 in _BITS[L5]:
+        if _K3[x_chip_40[x_q_44]]:
+            t45 |= 1 << x_q_44
+    x_vetoes_47 = t45
     # 196:3 if
-    if (x_vetoes_48 != 0):
+    if (x_vetoes_47 != 0):
         # 199:5 for each q
-        for x_q_49 in _BITS[x_vetoes_48]:
+        for x_q_48 in _BITS[x_vetoes_47]:
             # 200:7 move to on
-            t50 = x_chip_41[x_q_49]
-            if t50 is None:
+            t49 = x_chip_40[x_q_48]
+            if t49 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t51 = 15 + L4
-            b52 = 1 << t50
-            o53 = loc[t50]
-            Z[o53] ^= b52
-            Z[t51] |= b52
-            loc[t50] = t51
-            for g54 in _STALE[o53]:
-                if C[g54]:
-                    C[g54].clear()
+            t50 = 15 + L4
+            b51 = 1 << t49
+            o52 = loc[t49]
+            Z[o52] = Z[o52] ^ b51
+            Z[t50] = Z[t50] | b51
+            loc[t49] = t50
+            for g53 in _STALE[o52]:
+                if C[g53]:
+                    C[g53].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t55 = (V[54 + x_q_49] + 1)
-            if t55 > 2:
-                _raise('range', "'no_uses' would become " + str(t55) + ', outside 0..2', 201, 7)
-            V[54 + x_q_49] = t55
+            t54 = (V[54 + x_q_48] + 1)
+            if t54 > 2:
+                _raise('range', "'no_uses' would become " + str(t54) + ', outside 0..2', 201, 7)
+            V[54 + x_q_48] = t54
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1045,7 +1065,7 @@ def _r2(S: State, a: Any) -> None:
     return
 
 
-def _r3(S: State, a: Any) -> None:
+def _r3(S: State, a: int) -> None:
     Z, V, L, loc, C = S.k
     x_t_18 = a
     # 657:9 set target_of
@@ -1070,12 +1090,12 @@ def _r3(S: State, a: Any) -> None:
                 t26 = 15 + L[7]
                 for c27 in _BITS[t25]:
                     o28 = loc[c27]
-                    Z[o28] ^= 1 << c27
+                    Z[o28] = Z[o28] ^ (1 << c27)
                     loc[c27] = t26
                     for g29 in _STALE[o28]:
                         if C[g29]:
                             C[g29].clear()
-                Z[t26] |= t25
+                Z[t26] = Z[t26] | t25
                 if C[0]:
                     C[0].clear()
                 if C[2]:
@@ -1104,7 +1124,7 @@ def _r3(S: State, a: Any) -> None:
     _k2(S)
 
 
-def _r4(S: State, a: Any) -> None:
+def _r4(S: State, a: int) -> None:
     Z, _, L, loc, C = S.k
     n = S.n
     x_x_30 = a
@@ -1114,8 +1134,8 @@ def _r4(S: State, a: Any) -> None:
         # 630:9 move to common
         b31 = 1 << x_x_30
         o32 = loc[x_x_30]
-        Z[o32] ^= b31
-        Z[14] |= b31
+        Z[o32] = Z[o32] ^ b31
+        Z[14] = Z[14] | b31
         loc[x_x_30] = 14
         for g33 in _STALE[o32]:
             if C[g33]:
@@ -1123,18 +1143,17 @@ def _r4(S: State, a: Any) -> None:
     else:
         # 632:9 move to chips
         t34 = ((1 << n) - 1) & _K10[x_x_30]
-        k35 = t34.bit_count()
-        if k35 != 1:
-            _the_fail(k35, 130, 61)
-        t36 = 10 + (t34.bit_length() - 1)
-        b37 = 1 << x_x_30
-        o38 = loc[x_x_30]
-        Z[o38] ^= b37
-        Z[t36] |= b37
-        loc[x_x_30] = t36
-        for g39 in _STALE[o38]:
-            if C[g39]:
-                C[g39].clear()
+        if not t34 or t34 & (t34 - 1):
+            _the_fail(t34.bit_count(), 130, 61)
+        t35 = 10 + (t34.bit_length() - 1)
+        b36 = 1 << x_x_30
+        o37 = loc[x_x_30]
+        Z[o37] = Z[o37] ^ b36
+        Z[t35] = Z[t35] | b36
+        loc[x_x_30] = t35
+        for g38 in _STALE[o37]:
+            if C[g38]:
+                C[g38].clear()
     # 252:9 say
     L6: Any = L[6]
     L6 += 1
@@ -1150,12 +1169,12 @@ def _r4(S: State, a: Any) -> None:
                 t26 = 15 + L[7]
                 for c27 in _BITS[t25]:
                     o28 = loc[c27]
-                    Z[o28] ^= 1 << c27
+                    Z[o28] = Z[o28] ^ (1 << c27)
                     loc[c27] = t26
                     for g29 in _STALE[o28]:
                         if C[g29]:
                             C[g29].clear()
-                Z[t26] |= t25
+                Z[t26] = Z[t26] | t25
                 if C[0]:
                     C[0].clear()
                 if C[2]:
@@ -1187,40 +1206,40 @@ def _r4(S: State, a: Any) -> None:
 def _r5(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    x_chip_41: tuple[Any, ...] = a
+    x_chip_40: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t46 = 0
-    for x_q_45 in _BITS[L[5]]:
-        if _K3[x_chip_41[x_q_45]]:
-            t46 |= 1 << x_q_45
-    x_vetoes_48 = t46
+    t45 = 0
+    for x_q_44 in _BITS[L[5]]:
+        if _K3[x_chip_40[x_q_44]]:
+            t45 |= 1 << x_q_44
+    x_vetoes_47 = t45
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_48 != 0):
+    if (x_vetoes_47 != 0):
         # 199:5 for each q
-        for x_q_49 in _BITS[x_vetoes_48]:
+        for x_q_48 in _BITS[x_vetoes_47]:
             # 200:7 move to on
-            t50 = x_chip_41[x_q_49]
-            if t50 is None:
+            t49 = x_chip_40[x_q_48]
+            if t49 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t51 = 15 + L4
-            b52 = 1 << t50
-            o53 = loc[t50]
-            Z[o53] ^= b52
-            Z[t51] |= b52
-            loc[t50] = t51
-            for g54 in _STALE[o53]:
-                if C[g54]:
-                    C[g54].clear()
+            t50 = 15 + L4
+            b51 = 1 << t49
+            o52 = loc[t49]
+            Z[o52] = Z[o52] ^ b51
+            Z[t50] = Z[t50] | b51
+            loc[t49] = t50
+            for g53 in _STALE[o52]:
+                if C[g53]:
+                    C[g53].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t55 = (V[54 + x_q_49] + 1)
-            if t55 > 2:
-                _raise('range', "'no_uses' would become " + str(t55) + ', outside 0..2', 201, 7)
-            V[54 + x_q_49] = t55
+            t54 = (V[54 + x_q_48] + 1)
+            if t54 > 2:
+                _raise('range', "'no_uses' would become " + str(t54) + ', outside 0..2', 201, 7)
+            V[54 + x_q_48] = t54
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1281,13 +1300,13 @@ def _r5(S: State, a: Any) -> None:
     return
 
 
-def _r6(S: State, a: Any) -> None:
+def _r6(S: State, a: int) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    b56 = 1 << a
-    o = S.o ^ b56
-    Z[0] = o
-    Z[5] |= b56
+    b55 = 1 << a
+    rest = Z[0] ^ b55
+    Z[0] = rest
+    Z[5] = Z[5] | b55
     loc[a] = 5
     if C[0]:
         C[0].clear()
@@ -1299,56 +1318,56 @@ def _r6(S: State, a: Any) -> None:
     # 278:3 deck_chips(...)
     # 702:7 determine(...)
     # 192:3 let who
-    t57 = C[1].get(7)
-    if t57 is None:
-        t57 = D_chip_choosers(S)
-    L1: Any = t57
+    t56 = C[1].get(7)
+    if t56 is None:
+        t56 = D_chip_choosers(S)
+    L1: Any = t56
     L[1] = L1
     # 193:3 choose each q: chip
-    per59: list[Any] = [None] * n
-    for x_q_60 in _BITS[L1]:
-        t61 = (Z[10 + x_q_60] & _K11[(V[54 + x_q_60] == 0)])
-        if not t61:
-            _raise('incomplete', _pname(x_q_60) + ' must choose (shows) but has no option', 193, 3)
-        per59[x_q_60] = _BITS[t61]
+    per58: list[Any] = [None] * n
+    for x_q_59 in _BITS[L1]:
+        t60 = (Z[10 + x_q_59] & _K11[(V[54 + x_q_59] == 0)])
+        if not t60:
+            _raise('incomplete', _pname(x_q_59) + ' must choose (shows) but has no option', 193, 3)
+        per58[x_q_59] = _BITS[t60]
     if L1:
         S.pc = 7
         S.cp = -2
-        S.o = per59
+        S.o = per58
         return
-    x_chip_58: tuple[Any, ...] = (None,) * n
+    x_chip_57: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t63 = 0
-    for x_q_62 in _BITS[L1]:
-        if _K3[x_chip_58[x_q_62]]:
-            t63 |= 1 << x_q_62
-    x_vetoes_65 = t63
+    t62 = 0
+    for x_q_61 in _BITS[L1]:
+        if _K3[x_chip_57[x_q_61]]:
+            t62 |= 1 << x_q_61
+    x_vetoes_64 = t62
     # 196:3 if
-    if (x_vetoes_65 != 0):
+    if (x_vetoes_64 != 0):
         # 199:5 for each q
-        for x_q_66 in _BITS[x_vetoes_65]:
+        for x_q_65 in _BITS[x_vetoes_64]:
             # 200:7 move to on
-            t67 = x_chip_58[x_q_66]
-            if t67 is None:
+            t66 = x_chip_57[x_q_65]
+            if t66 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t68 = 15 + L0
-            b69 = 1 << t67
-            o70 = loc[t67]
-            Z[o70] ^= b69
-            Z[t68] |= b69
-            loc[t67] = t68
-            for g71 in _STALE[o70]:
-                if C[g71]:
-                    C[g71].clear()
+            t67 = 15 + L0
+            b68 = 1 << t66
+            o69 = loc[t66]
+            Z[o69] = Z[o69] ^ b68
+            Z[t67] = Z[t67] | b68
+            loc[t66] = t67
+            for g70 in _STALE[o69]:
+                if C[g70]:
+                    C[g70].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t72 = (V[54 + x_q_66] + 1)
-            if t72 > 2:
-                _raise('range', "'no_uses' would become " + str(t72) + ', outside 0..2', 201, 7)
-            V[54 + x_q_66] = t72
+            t71 = (V[54 + x_q_65] + 1)
+            if t71 > 2:
+                _raise('range', "'no_uses' would become " + str(t71) + ', outside 0..2', 201, 7)
+            V[54 + x_q_65] = t71
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1363,40 +1382,40 @@ def _r6(S: State, a: Any) -> None:
 
 def _r7(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_chip_58: tuple[Any, ...] = a
+    x_chip_57: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t63 = 0
-    for x_q_62 in _BITS[L[1]]:
-        if _K3[x_chip_58[x_q_62]]:
-            t63 |= 1 << x_q_62
-    x_vetoes_65 = t63
+    t62 = 0
+    for x_q_61 in _BITS[L[1]]:
+        if _K3[x_chip_57[x_q_61]]:
+            t62 |= 1 << x_q_61
+    x_vetoes_64 = t62
     # 196:3 if
     L0: Any = L[0]
-    if (x_vetoes_65 != 0):
+    if (x_vetoes_64 != 0):
         # 199:5 for each q
-        for x_q_66 in _BITS[x_vetoes_65]:
+        for x_q_65 in _BITS[x_vetoes_64]:
             # 200:7 move to on
-            t67 = x_chip_58[x_q_66]
-            if t67 is None:
+            t66 = x_chip_57[x_q_65]
+            if t66 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t68 = 15 + L0
-            b69 = 1 << t67
-            o70 = loc[t67]
-            Z[o70] ^= b69
-            Z[t68] |= b69
-            loc[t67] = t68
-            for g71 in _STALE[o70]:
-                if C[g71]:
-                    C[g71].clear()
+            t67 = 15 + L0
+            b68 = 1 << t66
+            o69 = loc[t66]
+            Z[o69] = Z[o69] ^ b68
+            Z[t67] = Z[t67] | b68
+            loc[t66] = t67
+            for g70 in _STALE[o69]:
+                if C[g70]:
+                    C[g70].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t72 = (V[54 + x_q_66] + 1)
-            if t72 > 2:
-                _raise('range', "'no_uses' would become " + str(t72) + ', outside 0..2', 201, 7)
-            V[54 + x_q_66] = t72
+            t71 = (V[54 + x_q_65] + 1)
+            if t71 > 2:
+                _raise('range', "'no_uses' would become " + str(t71) + ', outside 0..2', 201, 7)
+            V[54 + x_q_65] = t71
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1409,13 +1428,13 @@ def _r7(S: State, a: Any) -> None:
     _k3(S)
 
 
-def _r8(S: State, a: Any) -> None:
+def _r8(S: State, a: int) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    b73 = 1 << a
-    o = S.o ^ b73
-    Z[0] = o
-    Z[5] |= b73
+    b72 = 1 << a
+    rest = Z[0] ^ b72
+    Z[0] = rest
+    Z[5] = Z[5] | b72
     loc[a] = 5
     if C[0]:
         C[0].clear()
@@ -1427,56 +1446,56 @@ def _r8(S: State, a: Any) -> None:
     # 278:3 deck_chips(...)
     # 702:7 determine(...)
     # 192:3 let who
-    t74 = C[1].get(7)
-    if t74 is None:
-        t74 = D_chip_choosers(S)
-    L2: Any = t74
+    t73 = C[1].get(7)
+    if t73 is None:
+        t73 = D_chip_choosers(S)
+    L2: Any = t73
     L[2] = L2
     # 193:3 choose each q: chip
-    per76: list[Any] = [None] * n
-    for x_q_77 in _BITS[L2]:
-        t78 = (Z[10 + x_q_77] & _K11[(V[54 + x_q_77] == 0)])
-        if not t78:
-            _raise('incomplete', _pname(x_q_77) + ' must choose (shows) but has no option', 193, 3)
-        per76[x_q_77] = _BITS[t78]
+    per75: list[Any] = [None] * n
+    for x_q_76 in _BITS[L2]:
+        t77 = (Z[10 + x_q_76] & _K11[(V[54 + x_q_76] == 0)])
+        if not t77:
+            _raise('incomplete', _pname(x_q_76) + ' must choose (shows) but has no option', 193, 3)
+        per75[x_q_76] = _BITS[t77]
     if L2:
         S.pc = 9
         S.cp = -2
-        S.o = per76
+        S.o = per75
         return
-    x_chip_75: tuple[Any, ...] = (None,) * n
+    x_chip_74: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t80 = 0
-    for x_q_79 in _BITS[L2]:
-        if _K3[x_chip_75[x_q_79]]:
-            t80 |= 1 << x_q_79
-    x_vetoes_82 = t80
+    t79 = 0
+    for x_q_78 in _BITS[L2]:
+        if _K3[x_chip_74[x_q_78]]:
+            t79 |= 1 << x_q_78
+    x_vetoes_81 = t79
     # 196:3 if
-    if (x_vetoes_82 != 0):
+    if (x_vetoes_81 != 0):
         # 199:5 for each q
-        for x_q_83 in _BITS[x_vetoes_82]:
+        for x_q_82 in _BITS[x_vetoes_81]:
             # 200:7 move to on
-            t84 = x_chip_75[x_q_83]
-            if t84 is None:
+            t83 = x_chip_74[x_q_82]
+            if t83 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t85 = 15 + L1
-            b86 = 1 << t84
-            o87 = loc[t84]
-            Z[o87] ^= b86
-            Z[t85] |= b86
-            loc[t84] = t85
-            for g88 in _STALE[o87]:
-                if C[g88]:
-                    C[g88].clear()
+            t84 = 15 + L1
+            b85 = 1 << t83
+            o86 = loc[t83]
+            Z[o86] = Z[o86] ^ b85
+            Z[t84] = Z[t84] | b85
+            loc[t83] = t84
+            for g87 in _STALE[o86]:
+                if C[g87]:
+                    C[g87].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t89 = (V[54 + x_q_83] + 1)
-            if t89 > 2:
-                _raise('range', "'no_uses' would become " + str(t89) + ', outside 0..2', 201, 7)
-            V[54 + x_q_83] = t89
+            t88 = (V[54 + x_q_82] + 1)
+            if t88 > 2:
+                _raise('range', "'no_uses' would become " + str(t88) + ', outside 0..2', 201, 7)
+            V[54 + x_q_82] = t88
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1495,12 +1514,12 @@ def _r8(S: State, a: Any) -> None:
         L[3] = L1[L2]
         # 397:9 turn(...)
         # 267:3 choose c
-        t90 = Z[1 + L[3]]
-        if not t90:
+        t89 = Z[1 + L[3]]
+        if not t89:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t90
+        S.o = t89
         return
     L[0] += 1
     if L[0] < 2:
@@ -1527,40 +1546,40 @@ def _r8(S: State, a: Any) -> None:
 def _r9(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    x_chip_75: tuple[Any, ...] = a
+    x_chip_74: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t80 = 0
-    for x_q_79 in _BITS[L[2]]:
-        if _K3[x_chip_75[x_q_79]]:
-            t80 |= 1 << x_q_79
-    x_vetoes_82 = t80
+    t79 = 0
+    for x_q_78 in _BITS[L[2]]:
+        if _K3[x_chip_74[x_q_78]]:
+            t79 |= 1 << x_q_78
+    x_vetoes_81 = t79
     # 196:3 if
     L1: Any = L[1]
-    if (x_vetoes_82 != 0):
+    if (x_vetoes_81 != 0):
         # 199:5 for each q
-        for x_q_83 in _BITS[x_vetoes_82]:
+        for x_q_82 in _BITS[x_vetoes_81]:
             # 200:7 move to on
-            t84 = x_chip_75[x_q_83]
-            if t84 is None:
+            t83 = x_chip_74[x_q_82]
+            if t83 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t85 = 15 + L1
-            b86 = 1 << t84
-            o87 = loc[t84]
-            Z[o87] ^= b86
-            Z[t85] |= b86
-            loc[t84] = t85
-            for g88 in _STALE[o87]:
-                if C[g88]:
-                    C[g88].clear()
+            t84 = 15 + L1
+            b85 = 1 << t83
+            o86 = loc[t83]
+            Z[o86] = Z[o86] ^ b85
+            Z[t84] = Z[t84] | b85
+            loc[t83] = t84
+            for g87 in _STALE[o86]:
+                if C[g87]:
+                    C[g87].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t89 = (V[54 + x_q_83] + 1)
-            if t89 > 2:
-                _raise('range', "'no_uses' would become " + str(t89) + ', outside 0..2', 201, 7)
-            V[54 + x_q_83] = t89
+            t88 = (V[54 + x_q_82] + 1)
+            if t88 > 2:
+                _raise('range', "'no_uses' would become " + str(t88) + ', outside 0..2', 201, 7)
+            V[54 + x_q_82] = t88
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1578,12 +1597,12 @@ def _r9(S: State, a: Any) -> None:
         L[3] = L1[L[2]]
         # 397:9 turn(...)
         # 267:3 choose c
-        t90 = Z[1 + L[3]]
-        if not t90:
+        t89 = Z[1 + L[3]]
+        if not t89:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t90
+        S.o = t89
         return
     L[0] += 1
     if L[0] < 2:
@@ -1607,16 +1626,16 @@ def _r9(S: State, a: Any) -> None:
     return
 
 
-def _r10(S: State, a: Any) -> None:
+def _r10(S: State, a: int) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
     L4: Any = a
     L[4] = L4
     # 268:3 move to field
-    b91 = 1 << L4
+    b90 = 1 << L4
     L3: Any = L[3]
-    Z[1 + L3] ^= b91
-    Z[5] |= b91
+    Z[1 + L3] = Z[1 + L3] ^ b90
+    Z[5] = Z[5] | b90
     loc[L4] = 5
     if C[0]:
         C[0].clear()
@@ -1630,33 +1649,33 @@ def _r10(S: State, a: Any) -> None:
         # 544:9 name_target(...)
         # 655:7 if
         if _K7[L4]:
-            t95 = (Z[5] & _K8[L4])
+            t94 = (Z[5] & _K8[L4])
         else:
-            t93 = 0
-            for x_i_92 in _BITS[Z[5] & _K8[L4]]:
-                if (Z[15 + x_i_92] & 130023424 != 0):
-                    t93 |= 1 << x_i_92
-            t95 = t93
-        if (t95 != 0):
+            t92 = 0
+            for x_i_91 in _BITS[Z[5] & _K8[L4]]:
+                if (Z[15 + x_i_91] & 130023424 != 0):
+                    t92 |= 1 << x_i_91
+            t94 = t92
+        if (t94 != 0):
             # 656:9 choose t
             if _K7[L4]:
-                t100 = (Z[5] & _K8[L4])
+                t99 = (Z[5] & _K8[L4])
             else:
-                t98 = 0
-                for x_i_97 in _BITS[Z[5] & _K8[L4]]:
-                    if (Z[15 + x_i_97] & 130023424 != 0):
-                        t98 |= 1 << x_i_97
-                t100 = t98
-            if not t100:
+                t97 = 0
+                for x_i_96 in _BITS[Z[5] & _K8[L4]]:
+                    if (Z[15 + x_i_96] & 130023424 != 0):
+                        t97 |= 1 << x_i_96
+                t99 = t97
+            if not t99:
                 _raise('incomplete', _pname(L3) + ' must choose (targets) but has no option', 656, 9)
             S.pc = 11
             S.cp = L3
-            S.o = t100
+            S.o = t99
             return
         # 545:9 apply_effect(...)
         # 235:3 for each t
-        t102 = V[L4]
-        L5 = _BITS[t102]
+        t101 = V[L4]
+        L5 = _BITS[t101]
         L[5] = L5
         L[6] = 0
         while L[6] < len(L5):
@@ -1666,16 +1685,16 @@ def _r10(S: State, a: Any) -> None:
                 # 237:7 if
                 if ((67108864 & ~Z[14]) == 0):
                     # 240:9 move to on
-                    t103 = 67108864
-                    t104 = 15 + L[7]
-                    for c105 in _BITS[t103]:
-                        o106 = loc[c105]
-                        Z[o106] ^= 1 << c105
-                        loc[c105] = t104
-                        for g107 in _STALE[o106]:
-                            if C[g107]:
-                                C[g107].clear()
-                    Z[t104] |= t103
+                    t102 = 67108864
+                    t103 = 15 + L[7]
+                    for c104 in _BITS[t102]:
+                        o105 = loc[c104]
+                        Z[o105] = Z[o105] ^ (1 << c104)
+                        loc[c104] = t103
+                        for g106 in _STALE[o105]:
+                            if C[g106]:
+                                C[g106].clear()
+                    Z[t103] = Z[t103] | t102
                     if C[0]:
                         C[0].clear()
                     if C[2]:
@@ -1702,56 +1721,56 @@ def _r10(S: State, a: Any) -> None:
             L[6] += 1
     # 547:7 determine(...)
     # 192:3 let who
-    t118 = C[1].get(7)
-    if t118 is None:
-        t118 = D_chip_choosers(S)
-    L5 = t118
+    t116 = C[1].get(7)
+    if t116 is None:
+        t116 = D_chip_choosers(S)
+    L5 = t116
     L[5] = L5
     # 193:3 choose each q: chip
-    per120: list[Any] = [None] * n
-    for x_q_121 in _BITS[L5]:
-        t122 = (Z[10 + x_q_121] & _K11[(V[54 + x_q_121] == 0)])
-        if not t122:
-            _raise('incomplete', _pname(x_q_121) + ' must choose (shows) but has no option', 193, 3)
-        per120[x_q_121] = _BITS[t122]
+    per118: list[Any] = [None] * n
+    for x_q_119 in _BITS[L5]:
+        t120 = (Z[10 + x_q_119] & _K11[(V[54 + x_q_119] == 0)])
+        if not t120:
+            _raise('incomplete', _pname(x_q_119) + ' must choose (shows) but has no option', 193, 3)
+        per118[x_q_119] = _BITS[t120]
     if L5:
         S.pc = 13
         S.cp = -2
-        S.o = per120
+        S.o = per118
         return
-    x_chip_119: tuple[Any, ...] = (None,) * n
+    x_chip_117: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t124 = 0
-    for x_q_123 in _BITS[L5]:
-        if _K3[x_chip_119[x_q_123]]:
-            t124 |= 1 << x_q_123
-    x_vetoes_126 = t124
+    t122 = 0
+    for x_q_121 in _BITS[L5]:
+        if _K3[x_chip_117[x_q_121]]:
+            t122 |= 1 << x_q_121
+    x_vetoes_124 = t122
     # 196:3 if
-    if (x_vetoes_126 != 0):
+    if (x_vetoes_124 != 0):
         # 199:5 for each q
-        for x_q_127 in _BITS[x_vetoes_126]:
+        for x_q_125 in _BITS[x_vetoes_124]:
             # 200:7 move to on
-            t128 = x_chip_119[x_q_127]
-            if t128 is None:
+            t126 = x_chip_117[x_q_125]
+            if t126 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t129 = 15 + L4
-            b130 = 1 << t128
-            o131 = loc[t128]
-            Z[o131] ^= b130
-            Z[t129] |= b130
-            loc[t128] = t129
-            for g132 in _STALE[o131]:
-                if C[g132]:
-                    C[g132].clear()
+            t127 = 15 + L4
+            b128 = 1 << t126
+            o129 = loc[t126]
+            Z[o129] = Z[o129] ^ b128
+            Z[t127] = Z[t127] | b128
+            loc[t126] = t127
+            for g130 in _STALE[o129]:
+                if C[g130]:
+                    C[g130].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t133 = (V[54 + x_q_127] + 1)
-            if t133 > 2:
-                _raise('range', "'no_uses' would become " + str(t133) + ', outside 0..2', 201, 7)
-            V[54 + x_q_127] = t133
+            t131 = (V[54 + x_q_125] + 1)
+            if t131 > 2:
+                _raise('range', "'no_uses' would become " + str(t131) + ', outside 0..2', 201, 7)
+            V[54 + x_q_125] = t131
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1769,12 +1788,12 @@ def _r10(S: State, a: Any) -> None:
         L[3] = L3
         # 397:9 turn(...)
         # 267:3 choose c
-        t90 = Z[1 + L3]
-        if not t90:
+        t89 = Z[1 + L3]
+        if not t89:
             _raise('incomplete', _pname(L3) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L3
-        S.o = t90
+        S.o = t89
         return
     L[0] += 1
     if L[0] < 2:
@@ -1798,17 +1817,17 @@ def _r10(S: State, a: Any) -> None:
     return
 
 
-def _r11(S: State, a: Any) -> None:
+def _r11(S: State, a: int) -> None:
     Z, V, L, loc, C = S.k
-    x_t_96 = a
+    x_t_95 = a
     # 657:9 set target_of
-    t101 = (1 << x_t_96)
+    t100 = (1 << x_t_95)
     L4: Any = L[4]
-    V[L4] = t101
+    V[L4] = t100
     # 545:9 apply_effect(...)
     # 235:3 for each t
-    t102 = V[L4]
-    L5: Any = _BITS[t102]
+    t101 = V[L4]
+    L5: Any = _BITS[t101]
     L[5] = L5
     L6: Any = 0
     L[6] = L6
@@ -1819,16 +1838,16 @@ def _r11(S: State, a: Any) -> None:
             # 237:7 if
             if ((67108864 & ~Z[14]) == 0):
                 # 240:9 move to on
-                t103 = 67108864
-                t104 = 15 + L[7]
-                for c105 in _BITS[t103]:
-                    o106 = loc[c105]
-                    Z[o106] ^= 1 << c105
-                    loc[c105] = t104
-                    for g107 in _STALE[o106]:
-                        if C[g107]:
-                            C[g107].clear()
-                Z[t104] |= t103
+                t102 = 67108864
+                t103 = 15 + L[7]
+                for c104 in _BITS[t102]:
+                    o105 = loc[c104]
+                    Z[o105] = Z[o105] ^ (1 << c104)
+                    loc[c104] = t103
+                    for g106 in _STALE[o105]:
+                        if C[g106]:
+                            C[g106].clear()
+                Z[t103] = Z[t103] | t102
                 if C[0]:
                     C[0].clear()
                 if C[2]:
@@ -1857,37 +1876,36 @@ def _r11(S: State, a: Any) -> None:
     _k4(S)
 
 
-def _r12(S: State, a: Any) -> None:
+def _r12(S: State, a: int) -> None:
     Z, _, L, loc, C = S.k
     n = S.n
-    x_x_108 = a
+    x_x_107 = a
     # 251:9 give_back(...)
     # 629:7 if
-    if _K9[x_x_108]:
+    if _K9[x_x_107]:
         # 630:9 move to common
-        b109 = 1 << x_x_108
-        o110 = loc[x_x_108]
-        Z[o110] ^= b109
-        Z[14] |= b109
-        loc[x_x_108] = 14
-        for g111 in _STALE[o110]:
-            if C[g111]:
-                C[g111].clear()
+        b108 = 1 << x_x_107
+        o109 = loc[x_x_107]
+        Z[o109] = Z[o109] ^ b108
+        Z[14] = Z[14] | b108
+        loc[x_x_107] = 14
+        for g110 in _STALE[o109]:
+            if C[g110]:
+                C[g110].clear()
     else:
         # 632:9 move to chips
-        t112 = ((1 << n) - 1) & _K10[x_x_108]
-        k113 = t112.bit_count()
-        if k113 != 1:
-            _the_fail(k113, 130, 61)
-        t114 = 10 + (t112.bit_length() - 1)
-        b115 = 1 << x_x_108
-        o116 = loc[x_x_108]
-        Z[o116] ^= b115
-        Z[t114] |= b115
-        loc[x_x_108] = t114
-        for g117 in _STALE[o116]:
-            if C[g117]:
-                C[g117].clear()
+        t111 = ((1 << n) - 1) & _K10[x_x_107]
+        if not t111 or t111 & (t111 - 1):
+            _the_fail(t111.bit_count(), 130, 61)
+        t112 = 10 + (t111.bit_length() - 1)
+        b113 = 1 << x_x_107
+        o114 = loc[x_x_107]
+        Z[o114] = Z[o114] ^ b113
+        Z[t112] = Z[t112] | b113
+        loc[x_x_107] = t112
+        for g115 in _STALE[o114]:
+            if C[g115]:
+                C[g115].clear()
     # 252:9 say
     L6: Any = L[6]
     L6 += 1
@@ -1899,16 +1917,16 @@ def _r12(S: State, a: Any) -> None:
             # 237:7 if
             if ((67108864 & ~Z[14]) == 0):
                 # 240:9 move to on
-                t103 = 67108864
-                t104 = 15 + L[7]
-                for c105 in _BITS[t103]:
-                    o106 = loc[c105]
-                    Z[o106] ^= 1 << c105
-                    loc[c105] = t104
-                    for g107 in _STALE[o106]:
-                        if C[g107]:
-                            C[g107].clear()
-                Z[t104] |= t103
+                t102 = 67108864
+                t103 = 15 + L[7]
+                for c104 in _BITS[t102]:
+                    o105 = loc[c104]
+                    Z[o105] = Z[o105] ^ (1 << c104)
+                    loc[c104] = t103
+                    for g106 in _STALE[o105]:
+                        if C[g106]:
+                            C[g106].clear()
+                Z[t103] = Z[t103] | t102
                 if C[0]:
                     C[0].clear()
                 if C[2]:
@@ -1939,40 +1957,40 @@ def _r12(S: State, a: Any) -> None:
 
 def _r13(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_chip_119: tuple[Any, ...] = a
+    x_chip_117: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t124 = 0
-    for x_q_123 in _BITS[L[5]]:
-        if _K3[x_chip_119[x_q_123]]:
-            t124 |= 1 << x_q_123
-    x_vetoes_126 = t124
+    t122 = 0
+    for x_q_121 in _BITS[L[5]]:
+        if _K3[x_chip_117[x_q_121]]:
+            t122 |= 1 << x_q_121
+    x_vetoes_124 = t122
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_126 != 0):
+    if (x_vetoes_124 != 0):
         # 199:5 for each q
-        for x_q_127 in _BITS[x_vetoes_126]:
+        for x_q_125 in _BITS[x_vetoes_124]:
             # 200:7 move to on
-            t128 = x_chip_119[x_q_127]
-            if t128 is None:
+            t126 = x_chip_117[x_q_125]
+            if t126 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t129 = 15 + L4
-            b130 = 1 << t128
-            o131 = loc[t128]
-            Z[o131] ^= b130
-            Z[t129] |= b130
-            loc[t128] = t129
-            for g132 in _STALE[o131]:
-                if C[g132]:
-                    C[g132].clear()
+            t127 = 15 + L4
+            b128 = 1 << t126
+            o129 = loc[t126]
+            Z[o129] = Z[o129] ^ b128
+            Z[t127] = Z[t127] | b128
+            loc[t126] = t127
+            for g130 in _STALE[o129]:
+                if C[g130]:
+                    C[g130].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t133 = (V[54 + x_q_127] + 1)
-            if t133 > 2:
-                _raise('range', "'no_uses' would become " + str(t133) + ', outside 0..2', 201, 7)
-            V[54 + x_q_127] = t133
+            t131 = (V[54 + x_q_125] + 1)
+            if t131 > 2:
+                _raise('range', "'no_uses' would become " + str(t131) + ', outside 0..2', 201, 7)
+            V[54 + x_q_125] = t131
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -1989,12 +2007,12 @@ def _r13(S: State, a: Any) -> None:
         L[3] = L[1][L2]
         # 397:9 turn(...)
         # 267:3 choose c
-        t90 = Z[1 + L[3]]
-        if not t90:
+        t89 = Z[1 + L[3]]
+        if not t89:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t90
+        S.o = t89
         return
     L[0] += 1
     if L[0] < 2:
@@ -2018,13 +2036,13 @@ def _r13(S: State, a: Any) -> None:
     return
 
 
-def _r14(S: State, a: Any) -> None:
+def _r14(S: State, a: int) -> None:
     Z, V, L, loc, C = S.k
     n = S.n
-    b134 = 1 << a
-    o = S.o ^ b134
-    Z[0] = o
-    Z[5] |= b134
+    b132 = 1 << a
+    rest = Z[0] ^ b132
+    Z[0] = rest
+    Z[5] = Z[5] | b132
     loc[a] = 5
     if C[0]:
         C[0].clear()
@@ -2036,56 +2054,56 @@ def _r14(S: State, a: Any) -> None:
     # 278:3 deck_chips(...)
     # 702:7 determine(...)
     # 192:3 let who
-    t135 = C[1].get(7)
-    if t135 is None:
-        t135 = D_chip_choosers(S)
-    L1: Any = t135
+    t133 = C[1].get(7)
+    if t133 is None:
+        t133 = D_chip_choosers(S)
+    L1: Any = t133
     L[1] = L1
     # 193:3 choose each q: chip
-    per137: list[Any] = [None] * n
-    for x_q_138 in _BITS[L1]:
-        t139 = (Z[10 + x_q_138] & _K11[(V[54 + x_q_138] == 0)])
-        if not t139:
-            _raise('incomplete', _pname(x_q_138) + ' must choose (shows) but has no option', 193, 3)
-        per137[x_q_138] = _BITS[t139]
+    per135: list[Any] = [None] * n
+    for x_q_136 in _BITS[L1]:
+        t137 = (Z[10 + x_q_136] & _K11[(V[54 + x_q_136] == 0)])
+        if not t137:
+            _raise('incomplete', _pname(x_q_136) + ' must choose (shows) but has no option', 193, 3)
+        per135[x_q_136] = _BITS[t137]
     if L1:
         S.pc = 15
         S.cp = -2
-        S.o = per137
+        S.o = per135
         return
-    x_chip_136: tuple[Any, ...] = (None,) * n
+    x_chip_134: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t141 = 0
-    for x_q_140 in _BITS[L1]:
-        if _K3[x_chip_136[x_q_140]]:
-            t141 |= 1 << x_q_140
-    x_vetoes_143 = t141
+    t139 = 0
+    for x_q_138 in _BITS[L1]:
+        if _K3[x_chip_134[x_q_138]]:
+            t139 |= 1 << x_q_138
+    x_vetoes_141 = t139
     # 196:3 if
-    if (x_vetoes_143 != 0):
+    if (x_vetoes_141 != 0):
         # 199:5 for each q
-        for x_q_144 in _BITS[x_vetoes_143]:
+        for x_q_142 in _BITS[x_vetoes_141]:
             # 200:7 move to on
-            t145 = x_chip_136[x_q_144]
-            if t145 is None:
+            t143 = x_chip_134[x_q_142]
+            if t143 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t146 = 15 + L0
-            b147 = 1 << t145
-            o148 = loc[t145]
-            Z[o148] ^= b147
-            Z[t146] |= b147
-            loc[t145] = t146
-            for g149 in _STALE[o148]:
-                if C[g149]:
-                    C[g149].clear()
+            t144 = 15 + L0
+            b145 = 1 << t143
+            o146 = loc[t143]
+            Z[o146] = Z[o146] ^ b145
+            Z[t144] = Z[t144] | b145
+            loc[t143] = t144
+            for g147 in _STALE[o146]:
+                if C[g147]:
+                    C[g147].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t150 = (V[54 + x_q_144] + 1)
-            if t150 > 2:
-                _raise('range', "'no_uses' would become " + str(t150) + ', outside 0..2', 201, 7)
-            V[54 + x_q_144] = t150
+            t148 = (V[54 + x_q_142] + 1)
+            if t148 > 2:
+                _raise('range', "'no_uses' would become " + str(t148) + ', outside 0..2', 201, 7)
+            V[54 + x_q_142] = t148
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -2100,40 +2118,40 @@ def _r14(S: State, a: Any) -> None:
 
 def _r15(S: State, a: Any) -> None:
     Z, V, L, loc, C = S.k
-    x_chip_136: tuple[Any, ...] = a
+    x_chip_134: tuple[Any, ...] = a
     # 195:3 let vetoes
-    t141 = 0
-    for x_q_140 in _BITS[L[1]]:
-        if _K3[x_chip_136[x_q_140]]:
-            t141 |= 1 << x_q_140
-    x_vetoes_143 = t141
+    t139 = 0
+    for x_q_138 in _BITS[L[1]]:
+        if _K3[x_chip_134[x_q_138]]:
+            t139 |= 1 << x_q_138
+    x_vetoes_141 = t139
     # 196:3 if
     L0: Any = L[0]
-    if (x_vetoes_143 != 0):
+    if (x_vetoes_141 != 0):
         # 199:5 for each q
-        for x_q_144 in _BITS[x_vetoes_143]:
+        for x_q_142 in _BITS[x_vetoes_141]:
             # 200:7 move to on
-            t145 = x_chip_136[x_q_144]
-            if t145 is None:
+            t143 = x_chip_134[x_q_142]
+            if t143 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t146 = 15 + L0
-            b147 = 1 << t145
-            o148 = loc[t145]
-            Z[o148] ^= b147
-            Z[t146] |= b147
-            loc[t145] = t146
-            for g149 in _STALE[o148]:
-                if C[g149]:
-                    C[g149].clear()
+            t144 = 15 + L0
+            b145 = 1 << t143
+            o146 = loc[t143]
+            Z[o146] = Z[o146] ^ b145
+            Z[t144] = Z[t144] | b145
+            loc[t143] = t144
+            for g147 in _STALE[o146]:
+                if C[g147]:
+                    C[g147].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t150 = (V[54 + x_q_144] + 1)
-            if t150 > 2:
-                _raise('range', "'no_uses' would become " + str(t150) + ', outside 0..2', 201, 7)
-            V[54 + x_q_144] = t150
+            t148 = (V[54 + x_q_142] + 1)
+            if t148 > 2:
+                _raise('range', "'no_uses' would become " + str(t148) + ', outside 0..2', 201, 7)
+            V[54 + x_q_142] = t148
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -2229,57 +2247,57 @@ def _k2(S: State) -> None:
     n = S.n
     # 547:7 determine(...)
     # 192:3 let who
-    t40 = C[1].get(7)
-    if t40 is None:
-        t40 = D_chip_choosers(S)
-    L5: Any = t40
+    t39 = C[1].get(7)
+    if t39 is None:
+        t39 = D_chip_choosers(S)
+    L5: Any = t39
     L[5] = L5
     # 193:3 choose each q: chip
-    per42: list[Any] = [None] * n
-    for x_q_43 in _BITS[L5]:
-        t44 = (Z[10 + x_q_43] & _K11[(V[54 + x_q_43] == 0)])
-        if not t44:
-            _raise('incomplete', _pname(x_q_43) + ' must choose (shows) but has no option', 193, 3)
-        per42[x_q_43] = _BITS[t44]
+    per41: list[Any] = [None] * n
+    for x_q_42 in _BITS[L5]:
+        t43 = (Z[10 + x_q_42] & _K11[(V[54 + x_q_42] == 0)])
+        if not t43:
+            _raise('incomplete', _pname(x_q_42) + ' must choose (shows) but has no option', 193, 3)
+        per41[x_q_42] = _BITS[t43]
     if L5:
         S.pc = 5
         S.cp = -2
-        S.o = per42
+        S.o = per41
         return
-    x_chip_41: tuple[Any, ...] = (None,) * n
+    x_chip_40: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t46 = 0
-    for x_q_45 in _BITS[L5]:
-        if _K3[x_chip_41[x_q_45]]:
-            t46 |= 1 << x_q_45
-    x_vetoes_48 = t46
+    t45 = 0
+    for x_q_44 in _BITS[L5]:
+        if _K3[x_chip_40[x_q_44]]:
+            t45 |= 1 << x_q_44
+    x_vetoes_47 = t45
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_48 != 0):
+    if (x_vetoes_47 != 0):
         # 199:5 for each q
-        for x_q_49 in _BITS[x_vetoes_48]:
+        for x_q_48 in _BITS[x_vetoes_47]:
             # 200:7 move to on
-            t50 = x_chip_41[x_q_49]
-            if t50 is None:
+            t49 = x_chip_40[x_q_48]
+            if t49 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t51 = 15 + L4
-            b52 = 1 << t50
-            o53 = loc[t50]
-            Z[o53] ^= b52
-            Z[t51] |= b52
-            loc[t50] = t51
-            for g54 in _STALE[o53]:
-                if C[g54]:
-                    C[g54].clear()
+            t50 = 15 + L4
+            b51 = 1 << t49
+            o52 = loc[t49]
+            Z[o52] = Z[o52] ^ b51
+            Z[t50] = Z[t50] | b51
+            loc[t49] = t50
+            for g53 in _STALE[o52]:
+                if C[g53]:
+                    C[g53].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t55 = (V[54 + x_q_49] + 1)
-            if t55 > 2:
-                _raise('range', "'no_uses' would become " + str(t55) + ', outside 0..2', 201, 7)
-            V[54 + x_q_49] = t55
+            t54 = (V[54 + x_q_48] + 1)
+            if t54 > 2:
+                _raise('range', "'no_uses' would become " + str(t54) + ', outside 0..2', 201, 7)
+            V[54 + x_q_48] = t54
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -2346,65 +2364,65 @@ def _k3(S: State) -> None:
     # 402:3 decide(...)
     # 368:3 say
     # 369:3 for each p
-    for x_p_151 in _TURNS[0, ((1 << n) - 1), n, 1]:
+    for x_p_149 in _TURNS[0, ((1 << n) - 1), n, 1]:
         # 370:5 present(...)
         # 315:3 let meeting
-        t153 = 0
-        t155 = C[0].get(5)
-        if t155 is None:
-            t155 = D_requirement(S)
-        for x_c_152 in _BITS[Z[1 + x_p_151]]:
-            if (t155 & _K4[x_c_152] == 0):
-                t153 |= 1 << x_c_152
-        x_meeting_156 = t153
+        t151 = 0
+        t153 = C[0].get(5)
+        if t153 is None:
+            t153 = D_requirement(S)
+        for x_c_150 in _BITS[Z[1 + x_p_149]]:
+            if (t153 & _K4[x_c_150] == 0):
+                t151 |= 1 << x_c_150
+        x_meeting_154 = t151
         # 316:3 if
-        if (x_meeting_156 != 0):
+        if (x_meeting_154 != 0):
             # 317:5 move to presented
-            t158: int = 0
-            k159 = 0
-            t163 = C[0].get(2)
-            if t163 is None:
-                t163 = D_inverted(S)
-            for x_c_157 in _BITS[x_meeting_156]:
-                t161 = True
-                for x_d_160 in _BITS[x_meeting_156]:
-                    if not ((x_d_160 == x_c_157) or ((_K5[x_c_157] > _K5[x_d_160]) if t163 else (_K5[x_c_157] < _K5[x_d_160]))):
-                        t161 = False
+            t156: int = 0
+            k157 = 0
+            t161 = C[0].get(2)
+            if t161 is None:
+                t161 = D_inverted(S)
+            for x_c_155 in _BITS[x_meeting_154]:
+                t159 = True
+                for x_d_158 in _BITS[x_meeting_154]:
+                    if not ((x_d_158 == x_c_155) or ((_K5[x_c_155] > _K5[x_d_158]) if t161 else (_K5[x_c_155] < _K5[x_d_158]))):
+                        t159 = False
                         break
-                if t161:
-                    t158 = x_c_157
-                    k159 += 1
-            if k159 != 1:
-                _the_fail(k159, 309, 5)
-            t164 = 6 + x_p_151
-            b165 = 1 << t158
-            o166 = loc[t158]
-            Z[o166] ^= b165
-            Z[t164] |= b165
-            loc[t158] = t164
-            for g167 in _STALE[o166]:
-                if C[g167]:
-                    C[g167].clear()
+                if t159:
+                    t156 = x_c_155
+                    k157 += 1
+            if k157 != 1:
+                _the_fail(k157, 309, 5)
+            t162 = 6 + x_p_149
+            b163 = 1 << t156
+            o164 = loc[t156]
+            Z[o164] = Z[o164] ^ b163
+            Z[t162] = Z[t162] | b163
+            loc[t156] = t162
+            for g165 in _STALE[o164]:
+                if C[g165]:
+                    C[g165].clear()
             if C[2]:
                 C[2].clear()
         else:
             # 321:5 move to presented
-            t168 = Z[1 + x_p_151]
-            t169 = 6 + x_p_151
-            t170 = 1 + x_p_151
-            Z[t170] ^= t168
-            for c171 in _BITS[t168]:
-                loc[c171] = t169
-            Z[t169] |= t168
+            t166 = Z[1 + x_p_149]
+            t167 = 6 + x_p_149
+            t168 = 1 + x_p_149
+            Z[t168] = Z[t168] ^ t166
+            for c169 in _BITS[t166]:
+                loc[c169] = t167
+            Z[t167] = Z[t167] | t166
             if C[2]:
                 C[2].clear()
         # 323:3 say
     # 372:3 end
-    t172 = C[2].get(23)
-    if t172 is None:
-        t172 = D_winner(S, (372, 16))
-    t173 = (1 << t172)
-    S.w = t173
+    t170 = C[2].get(23)
+    if t170 is None:
+        t170 = D_winner(S, (372, 16))
+    t171 = (1 << t170)
+    S.w = t171
     S.pc = -1
     S.cp = -4
     S.o = None
@@ -2416,57 +2434,57 @@ def _k4(S: State) -> None:
     n = S.n
     # 547:7 determine(...)
     # 192:3 let who
-    t118 = C[1].get(7)
-    if t118 is None:
-        t118 = D_chip_choosers(S)
-    L5: Any = t118
+    t116 = C[1].get(7)
+    if t116 is None:
+        t116 = D_chip_choosers(S)
+    L5: Any = t116
     L[5] = L5
     # 193:3 choose each q: chip
-    per120: list[Any] = [None] * n
-    for x_q_121 in _BITS[L5]:
-        t122 = (Z[10 + x_q_121] & _K11[(V[54 + x_q_121] == 0)])
-        if not t122:
-            _raise('incomplete', _pname(x_q_121) + ' must choose (shows) but has no option', 193, 3)
-        per120[x_q_121] = _BITS[t122]
+    per118: list[Any] = [None] * n
+    for x_q_119 in _BITS[L5]:
+        t120 = (Z[10 + x_q_119] & _K11[(V[54 + x_q_119] == 0)])
+        if not t120:
+            _raise('incomplete', _pname(x_q_119) + ' must choose (shows) but has no option', 193, 3)
+        per118[x_q_119] = _BITS[t120]
     if L5:
         S.pc = 13
         S.cp = -2
-        S.o = per120
+        S.o = per118
         return
-    x_chip_119: tuple[Any, ...] = (None,) * n
+    x_chip_117: tuple[Any, ...] = (None,) * n
     # 195:3 let vetoes
-    t124 = 0
-    for x_q_123 in _BITS[L5]:
-        if _K3[x_chip_119[x_q_123]]:
-            t124 |= 1 << x_q_123
-    x_vetoes_126 = t124
+    t122 = 0
+    for x_q_121 in _BITS[L5]:
+        if _K3[x_chip_117[x_q_121]]:
+            t122 |= 1 << x_q_121
+    x_vetoes_124 = t122
     # 196:3 if
     L4: Any = L[4]
-    if (x_vetoes_126 != 0):
+    if (x_vetoes_124 != 0):
         # 199:5 for each q
-        for x_q_127 in _BITS[x_vetoes_126]:
+        for x_q_125 in _BITS[x_vetoes_124]:
             # 200:7 move to on
-            t128 = x_chip_119[x_q_127]
-            if t128 is None:
+            t126 = x_chip_117[x_q_125]
+            if t126 is None:
                 _raise('incomplete', 'this player made no choice here', 200, 12)
-            t129 = 15 + L4
-            b130 = 1 << t128
-            o131 = loc[t128]
-            Z[o131] ^= b130
-            Z[t129] |= b130
-            loc[t128] = t129
-            for g132 in _STALE[o131]:
-                if C[g132]:
-                    C[g132].clear()
+            t127 = 15 + L4
+            b128 = 1 << t126
+            o129 = loc[t126]
+            Z[o129] = Z[o129] ^ b128
+            Z[t127] = Z[t127] | b128
+            loc[t126] = t127
+            for g130 in _STALE[o129]:
+                if C[g130]:
+                    C[g130].clear()
             if C[0]:
                 C[0].clear()
             if C[2]:
                 C[2].clear()
             # 201:7 set no_uses
-            t133 = (V[54 + x_q_127] + 1)
-            if t133 > 2:
-                _raise('range', "'no_uses' would become " + str(t133) + ', outside 0..2', 201, 7)
-            V[54 + x_q_127] = t133
+            t131 = (V[54 + x_q_125] + 1)
+            if t131 > 2:
+                _raise('range', "'no_uses' would become " + str(t131) + ', outside 0..2', 201, 7)
+            V[54 + x_q_125] = t131
             if C[1]:
                 C[1].clear()
         # 203:5 set decided_valid
@@ -2483,12 +2501,12 @@ def _k4(S: State) -> None:
         L[3] = L[1][L2]
         # 397:9 turn(...)
         # 267:3 choose c
-        t90 = Z[1 + L[3]]
-        if not t90:
+        t89 = Z[1 + L[3]]
+        if not t89:
             _raise('incomplete', _pname(L[3]) + ' must choose (puts as informant) but has no option', 267, 3)
         S.pc = 10
         S.cp = L[3]
-        S.o = t90
+        S.o = t89
         return
     L[0] += 1
     if L[0] < 2:
@@ -3344,13 +3362,17 @@ class State:
     def legal_actions(self, player: int | None = None) -> list[int]:
         cp = self.cp
         if cp == CHANCE:
-            # chance outcomes rarely repeat a set: the members are read from the bytes (of the
-            # components the zone drawn from can hold), and kept for the draws that follow
-            o = self.o
-            if o == self.co:
+            # chance outcomes rarely repeat a set: the members are listed anew (interpreted, read
+            # from the bytes where the components the zone drawn from can be), and kept for the
+            # draws that follow
+            m: int = self.o  # (a mask: typed, so that a compiled engine computes natively)
+            if m == self.co:
                 return self.cl[:]
-            r = [*_BYTES0[o & 255], *_BYTES1[o >> 8 & 255], *_BYTES2[o >> 16]]
-            self.co = o
+            if _COMPILED:
+                r = _list(m)
+            else:
+                r = [*_BYTES0[m & 255], *_BYTES1[m >> 8 & 255], *_BYTES2[m >> 16]]
+            self.co = m
             self.cl = r
             return r[:]
         if cp == SIMULTANEOUS:
@@ -3395,19 +3417,20 @@ class State:
                 L = self.L
                 loc = self.loc
                 b10 = 1 << action
-                o = o ^ b10
-                Z[0] = o
-                Z[L[3]] |= b10
-                loc[action] = L[3]
+                rest = Z[0] ^ b10
+                Z[0] = rest
+                L3: Any = L[3]
+                Z[L3] = Z[L3] | b10
+                loc[action] = L3
                 k11 = L[4] - 1
                 L[4] = k11
                 if k11:
-                    if not o:
+                    if not rest:
                         _raise('exhaustion', 'cannot draw from ' + _ZLABEL[0] + ': it is empty', 299, 5)
-                    if self.co == self.o:
-                        self.cl.remove(action)  # (the members of the options listed: one fewer now)
-                        self.co = o
-                    self.o = o  # the same point and chance again
+                    if self.co == rest | b10:
+                        del self.cl[(rest & (b10 - 1)).bit_count()]
+                        self.co = rest
+                    self.o = rest  # the same point and chance again
                     return
                 _a1(self)
             else:
