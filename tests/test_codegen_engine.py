@@ -193,6 +193,21 @@ def test_draws_at_one_point_list_the_members_left() -> None:
     assert s.legal_actions() == left and copy.legal_actions() == [a for a in left if a != drawn]
 
 
+def test_masks_are_listed_by_their_bytes_interpreted() -> None:
+    """Interpreted, a mask's members come from the byte tables (compiled, 62 bits at a time:
+    test_codegen_native.py checks that it gives the same lists); beyond the rules' sets, an error."""
+    _, mod = engine("loving_penguin.rules", {})  # 82 components: masks past a machine word
+    assert not mod._COMPILED
+    top = 8 * len(mod._BYTES)
+    rng = random.Random(3)
+    words = [m for m in (1, (1 << 62) - 1, 1 << 62, (1 << 70) - 1) if m < 1 << top]
+    for m in [0, *words, (1 << top) - 1, *(rng.getrandbits(top) for _ in range(300))]:
+        assert mod._list(m) == [i for i in range(top) if m >> i & 1], m
+    for bad in (1 << top, -1):
+        with pytest.raises(ValueError, match="not a set of the rules"):
+            mod._list(bad)
+
+
 def test_pass_at_simultaneous_nodes() -> None:
     """Players outside a simultaneous decision have the single action PASS."""
     _, mod = engine("cinderella.rules", {"passed_chip": "shows_nothing"})

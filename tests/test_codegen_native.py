@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ from types import ModuleType
 
 import pytest
 from conftest import run_cli
-from test_codegen_differential import KITCHEN_PARAMS, KITCHEN_SINK, play_both
+from test_codegen_differential import KITCHEN_PARAMS, KITCHEN_SINK, TEXTS, play_both
 
 from rulecheck.codegen import native
 
@@ -31,12 +32,20 @@ def _import_from(folder: Path, name: str) -> ModuleType:
     return module
 
 
+#: the kitchen sink with sixty tokens: its sets of components pass a machine word (62 bits), which a
+#: compiled engine computes on otherwise
+WIDE_SINK = KITCHEN_SINK.replace('given id source "Six tokens."\n  | id   |\n  | 1..6 |',
+                                 'given id source "Six tokens."\n  | id    |\n  | 1..60 |').replace("id: 1..6", "id: 1..60")
+assert WIDE_SINK.count("1..60") == 2
+TEXTS["kitchen_sink_wide"] = (WIDE_SINK, "kitchen_sink.rules")
+
+
 @pytest.mark.slow
 def test_native_engine_plays_the_interpreters_games(tmp_path: Path) -> None:
     if native.toolchain_missing() is not None:
         pytest.skip(f"cannot compile here: {native.toolchain_missing()}")
     rules = tmp_path / "kitchen_sink.rules"
-    rules.write_text(KITCHEN_SINK, encoding="utf-8")
+    rules.write_text(WIDE_SINK, encoding="utf-8")
     code, out, err = run_cli("gen", str(rules), "-o", str(tmp_path / "sink_engine.py"), "--native")
     assert code == 0, err
     compiled = [p for p in tmp_path.iterdir() if p.name.startswith("sink_engine.") and p.suffix != ".py"]
@@ -46,11 +55,21 @@ def test_native_engine_plays_the_interpreters_games(tmp_path: Path) -> None:
     # the import found the extension module, not the .py beside it, and its classes are native
     assert mod.__file__ == str(compiled[0])
     assert type(mod.State.clone).__name__ != "function"
+    # compiled, a mask's members are listed 62 bits at a time: the lists the byte tables give
+    assert mod._COMPILED
+    top = 8 * len(mod._BYTES)
+    rng = random.Random(3)
+    words = [m for m in (1, (1 << 62) - 1, 1 << 62, (1 << 70) - 1) if m < 1 << top]
+    for m in [0, *words, (1 << top) - 1, *(rng.getrandbits(top) for _ in range(300))]:
+        assert mod._list(m) == [i for i in range(top) if m >> i & 1], m
+    for bad in (1 << top, -1):
+        with pytest.raises(ValueError, match="not a set of the rules"):
+            mod._list(bad)
     ends: dict[str, int] = {}
     for k, params in enumerate(KITCHEN_PARAMS):
         for n in (2, 3, 4):
             for g in range(6):
-                end = play_both("kitchen_sink", {"giving": "left"}, n, seed=1000 * k + 10 * n + g, params=params,
+                end = play_both("kitchen_sink_wide", {"giving": "left"}, n, seed=1000 * k + 10 * n + g, params=params,
                                 info_states=g % 3 == 0, module=mod)
                 ends[end] = ends.get(end, 0) + 1
     assert ends.get("end", 0) > 10 and len(ends) >= 3, ends
