@@ -27,6 +27,7 @@ from rulecheck.dsl.diagnostics import Severity, render_all
 from rulecheck.dsl.loader import Loaded, load_path
 from rulecheck.dsl.safetext import inert, json_inert
 from rulecheck.dsl.source import NOWHERE
+from rulecheck.framestack import on_reserved_stack
 
 if TYPE_CHECKING:
     from rulecheck.verifier.findings import Finding
@@ -783,6 +784,7 @@ def _quiet_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+@on_reserved_stack
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     err = err or sys.stderr or _Discard()  # sys.stderr is None when the process started with it closed
     if out is None and sys.stdout is None:

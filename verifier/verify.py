@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from rulecheck.dsl import ir
+from rulecheck.framestack import on_reserved_stack
 from rulecheck.reports import wording
 
 from . import terms as tm
@@ -403,6 +404,7 @@ def run_task_from_source(name: str, text: str, options: Options, task: Task, lem
     return out
 
 
+@on_reserved_stack
 def _task_from_source(name: str, text: str, options: Options, task: Task, lemmas: Lemmas, first: bool) -> tuple[
         Task, list[Finding], dict[str, float], Lemmas]:
     """The task in this process, as verify() would start it, from fresh interned terms."""
@@ -428,6 +430,7 @@ _KIND_ORDER = (
 )
 
 
+@on_reserved_stack
 def verify(rules: ir.Ruleset, options: Options | None = None, progress: Callable[[str], None] | None = None,
            remote: Remote | None = None) -> Outcome:
     """Every check of the options on the ruleset; the tasks in forked worker processes, or on
