@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -198,6 +199,12 @@ def test_masks_are_listed_by_their_bytes_interpreted() -> None:
     test_codegen_native.py checks that it gives the same lists); beyond the rules' sets, an error."""
     _, mod = engine("loving_penguin.rules", {})  # 82 components: masks past a machine word
     assert not mod._COMPILED
+    assert_lists_masks(mod)
+
+
+def assert_lists_masks(mod: ModuleType) -> None:
+    """The engine's ``_list`` gives every mask's members in ascending order (masks within and
+    past a machine word, random ones) and refuses a mask beyond the rules' sets."""
     top = 8 * len(mod._BYTES)
     rng = random.Random(3)
     words = [m for m in (1, (1 << 62) - 1, 1 << 62, (1 << 70) - 1) if m < 1 << top]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
-import random
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ from types import ModuleType
 import pytest
 from conftest import run_cli
 from test_codegen_differential import KITCHEN_PARAMS, KITCHEN_SINK, TEXTS, play_both
+from test_codegen_engine import assert_lists_masks
 
 from rulecheck.codegen import native
 
@@ -57,14 +57,7 @@ def test_native_engine_plays_the_interpreters_games(tmp_path: Path) -> None:
     assert type(mod.State.clone).__name__ != "function"
     # compiled, a mask's members are listed 62 bits at a time: the lists the byte tables give
     assert mod._COMPILED
-    top = 8 * len(mod._BYTES)
-    rng = random.Random(3)
-    words = [m for m in (1, (1 << 62) - 1, 1 << 62, (1 << 70) - 1) if m < 1 << top]
-    for m in [0, *words, (1 << top) - 1, *(rng.getrandbits(top) for _ in range(300))]:
-        assert mod._list(m) == [i for i in range(top) if m >> i & 1], m
-    for bad in (1 << top, -1):
-        with pytest.raises(ValueError, match="not a set of the rules"):
-            mod._list(bad)
+    assert_lists_masks(mod)
     ends: dict[str, int] = {}
     for k, params in enumerate(KITCHEN_PARAMS):
         for n in (2, 3, 4):
