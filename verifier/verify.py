@@ -12,6 +12,7 @@ import gc
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -28,7 +29,6 @@ from .checks.sensitivity import SensitivityCheck
 from .checks.termination import TerminationCheck
 from .context import Options, ReplayMismatch
 from .findings import KINDS, Finding
-from .forking import forked, result, stop_children
 from .induction import has_loop_to_cut, induction_lemmas
 from .symbolic import Trace, Unsupported
 from .z3backend import WALL_STOPS, Translator
@@ -202,11 +202,17 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
                 finished: list[Any] = multiprocessing.connection.wait(list(running))
                 for conn in finished:
                     pid, task = running.pop(conn)
-                    task, found, spent, proved = result(conn, pid, f"the check {' '.join(task)}")
+                    task, found, spent, proved = _result(conn, pid, task)
                     lemmas[task] = proved
                     yield task, found, spent
         finally:
-            stop_children(running)
+            for conn, (pid, _) in running.items():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                except OSError:
+                    pass
+                conn.close()
             self.shared_tr = None
 
     def build_order(self, first: Task | None) -> list[int]:
@@ -276,7 +282,7 @@ class Verifier(SensitivityCheck, ObligationCheck, TerminationCheck, DeadRuleChec
         """Runs one task in a forked worker (which inherits this verifier: nothing is pickled but
         the result); returns the pipe its result (or the error it raised) will come through, with
         the worker's pid and the task."""
-        receive, pid = forked(lambda: self.run_task(task, lemmas))
+        receive, pid = _forked(lambda: self.run_task(task, lemmas))
         return {receive: (pid, task)}
 
     def run_task(self, task: tuple[str, ...], lemmas: dict[tuple[str, int, bool], bool] | None = None) -> tuple[
@@ -349,6 +355,42 @@ def _next_ready(pending: list[Task], needs: dict[Task, list[Task]], lemmas: dict
     return None
 
 
+def _forked(work: Callable[[], Any]) -> tuple[Any, int]:
+    """Runs ``work`` in a forked child process: the pipe its result (or the error it raised) will
+    come through, and the child's pid (see _result). The child ends with os._exit, so its z3
+    contexts are never deleted: it needs no exit handlers (they belong to the parent)."""
+    receive, send = multiprocessing.Pipe(duplex=False)
+    pid = os.fork()
+    if pid == 0:  # the child
+        receive.close()
+        try:
+            try:
+                send.send(("ok", work()))
+            except BaseException as err:  # every error goes to the parent, raised there
+                try:
+                    send.send(("error", err))
+                except Exception:  # an error that does not pickle: its text
+                    send.send(("error", RuntimeError(f"{type(err).__name__}: {err}")))
+        finally:
+            os._exit(0)
+    send.close()
+    return receive, pid
+
+
+def _result(conn: Any, pid: int, task: Task) -> Any:
+    """What a forked child sent (_forked), once it has ended; its error raised here."""
+    try:
+        status, out = conn.recv()
+    except EOFError:  # the child died (killed, or a crash in the solver)
+        status, out = "error", RuntimeError(f"the worker of the check {' '.join(task)} ended without a result")
+    finally:
+        conn.close()
+        os.waitpid(pid, 0)
+    if status == "error":
+        raise out
+    return out
+
+
 def run_task_from_source(name: str, text: str, options: Options, task: Task, lemmas: Lemmas, first: bool) -> tuple[
         Task, list[Finding], dict[str, float], Lemmas]:
     """One task of a verify run of the ruleset ``text`` (a cluster's worker runs them one after
@@ -357,8 +399,8 @@ def run_task_from_source(name: str, text: str, options: Options, task: Task, lem
     than twenty minutes (a CI run); the child ends without deleting them."""
     if not hasattr(os, "fork"):
         return _task_from_source(name, text, options, task, lemmas, first)
-    conn, pid = forked(lambda: _task_from_source(name, text, options, task, lemmas, first))
-    out: tuple[Task, list[Finding], dict[str, float], Lemmas] = result(conn, pid, f"the check {' '.join(task)}")
+    conn, pid = _forked(lambda: _task_from_source(name, text, options, task, lemmas, first))
+    out: tuple[Task, list[Finding], dict[str, float], Lemmas] = _result(conn, pid, task)
     return out
 
 

@@ -10,7 +10,6 @@ again under every other reading to tell whether those repeat too.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from rulecheck.codegen.playout import apply
@@ -32,7 +31,6 @@ from ..conditions import (
 )
 from ..context import Context, _quotes
 from ..findings import Play
-from ..forking import each_forked
 from ..heads import Feature
 from ..induction import ranking
 from ..symbolic import Trace, statements
@@ -223,18 +221,11 @@ class TerminationCheck(Context):
         proven: list[int] = []
         # the counts whose measures are the same numbers, in words: (counts, grows, shrinks)
         groups: list[tuple[list[int], list[str], list[str]]] = []
-        def measure_at(n: int) -> list[tuple[Feature, int, int]] | None:
+        for n in self.players:
             h, samples = self.inducted(readings, n, loop.sid)
-            return None if h is None else ranking(h, loop.sid, samples)
-
-        # each count's proof on its own, from the same state (a core each while others are
-        # free): the counts from the smallest up to the first without a measure (each costs more
-        # than the one before: the next would not be proven either)
-        measures = each_forked([functools.partial(measure_at, n) for n in self.players], self.o.jobs,
-                               lambda m: m is None, "the loop's measure")
-        for n, measure in zip(self.players, measures):
+            measure = None if h is None else ranking(h, loop.sid, samples)
             if measure is None:
-                break
+                break  # (each count costs more than the one before: the next would not be proven either)
             found += measure
             proven.append(n)
             words = (_numbers(self.rules, measure, -1), _numbers(self.rules, measure, 1))
