@@ -91,7 +91,8 @@ def local(path: str, games: int, jobs: int) -> str:
 def test_on_a_scheduler_with_two_workers_the_json_is_the_local_one(scheduler: str, path: str, games: int) -> None:
     code, out, err = cli(["simulate", path, "--games", str(games), "--seed", "7", "--scheduler", scheduler, "--format", "json"])
     assert code == 0, err
-    assert out == local(path, games, 1) == local(path, games, 2)
+    # one local run to compare with (test_simulate checks that --jobs changes no output)
+    assert out == local(path, games, 2)
     doc = json.loads(out)
     assert doc["games"] == games
     total = games * len(doc["players"])  # games at each player count the game allows
