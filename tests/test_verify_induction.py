@@ -81,6 +81,23 @@ def test_the_induction_keeps_no_fact_a_random_game_breaks() -> None:
     assert checked > 100
 
 
+@pytest.mark.parametrize("name", ["creep", "tally", "short_deck"])
+def test_the_fixpoint_asked_of_all_facts_at_once_keeps_what_one_at_a_time_keeps(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Houdini.fixpoint asks whether any fact kept can break (one question while none does); where
+    # that is undecided it asks fact by fact: both find the same largest set, and drop some
+    from rulecheck.verifier.z3backend import Batch, Result
+
+    def kept() -> tuple[int, set[str]]:
+        h = Verifier(rules_of(HERE / f"{name}.rules"), Options(timeout=10.0, jobs=1)).induction(2)
+        assert h is not None
+        return len(h.ind.facts), h.kept
+
+    facts, at_once = kept()
+    monkeypatch.setattr(Batch, "ask_any", lambda self, indices, assume=None: Result("unknown", reason="test"))
+    assert kept() == (facts, at_once)
+    assert 0 < len(at_once) < facts
+
+
 def holds(fact: tuple[Any, ...], numbers: dict[Any, int], entry: dict[Any, int]) -> bool:
     if fact[0] == "const":
         return numbers[fact[1]] == fact[2]

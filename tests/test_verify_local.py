@@ -1139,6 +1139,14 @@ def test_a_batch_answers_each_goal_as_a_fresh_solver_would_and_names_the_facts_a
     assert model is not None and model["batch|n"] == 2 and tm.evaluate(tm.and_all(background), model) is True
     # a background nothing satisfies settles every goal of the batch
     assert [Session([x, tm.not_(x)], 10.0).batch([y, z]).ask(i).status for i in range(2)] == ["unsat", "unsat"]
+    # any of several goals at once: possible when one is (a False goal never counts), its model
+    # showing one; the questions after it are as before
+    assert [batch.ask_any(ids, assume).status for ids, assume in (
+        ([0, 2, 3], None), ([0, 1], None), ([2], None), ([4], ["unused"]), ([4], None), ([], None))] == [
+        "unsat", "sat", "unsat", "sat", "unsat", "unsat"]
+    shown = batch.ask_any([0, 1, 3])
+    assert shown.model is not None and tm.evaluate(goals[1], shown.model) is True
+    assert [batch.ask_using(i)[0].status for i in range(len(goals))] == fresh
 
 
 CACHED = """

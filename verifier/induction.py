@@ -385,25 +385,45 @@ class Houdini:
         self.kept = self.fixpoint() if kept is None else kept & set(ind.facts) - self.broken
 
     def fixpoint(self) -> set[str]:
+        """Houdini's fixpoint: each part asked at once whether any of its facts kept can break
+        where all of them hold at the cut points (one question while none does, where asking
+        fact by fact took thousands), every fact broken in the state the solver shows dropped;
+        a part whose question the solver cannot decide asked fact by fact."""
         kept = set(self.ind.facts) - self.broken
         changed = True
         while changed:
             changed = False
-            for name in self.ind.facts:
-                if name not in kept:
-                    continue
-                for batch, number, goals in self.parts:
-                    if name not in number:
-                        continue
-                    r, _ = batch.ask_using(number[name], kept & batch.facts.keys())
+            for batch, number, goals in self.parts:
+                while True:
+                    asked = [i for name, i in number.items() if name in kept]
+                    r = batch.ask_any(asked, kept & batch.facts.keys())
                     if r.status == "unsat":
-                        continue
+                        break
+                    value = tm.Evaluator(r.model) if r.model is not None else None
+                    out = {name for name, i in number.items() if name in kept and value is not None and value(goals[i])}
+                    if not out:  # undecided (or a state the terms do not show breaking one): one at a time
+                        out = self.one_by_one(batch, number, goals, kept)
+                        kept -= out
+                        changed = changed or bool(out)
+                        break
+                    kept -= out
                     changed = True
-                    kept.discard(name)
-                    if r.model is not None:  # the others this state breaks cannot be kept either
-                        kept -= {other for other, i in number.items() if other in kept and tm.evaluate(goals[i], r.model)}
-                    break
         return kept
+
+    @staticmethod
+    def one_by_one(batch: Batch, number: dict[str, int], goals: list[Term], kept: set[str]) -> set[str]:
+        """The facts of one part that the solver does not prove one at a time, where all those
+        not yet dropped hold at the cut points (and those a state it shows breaks)."""
+        out: set[str] = set()
+        for name, i in number.items():
+            if name in kept - out:
+                r, _ = batch.ask_using(i, (kept - out) & batch.facts.keys())
+                if r.status != "unsat":
+                    out.add(name)
+                    if r.model is not None:
+                        value = tm.Evaluator(r.model)
+                        out |= {other for other, j in number.items() if other in kept and value(goals[j])}
+        return out
 
     def proves(self, name: str) -> bool:
         """Does the invariant hold where every head fact kept holds at its cut points?"""
@@ -443,7 +463,8 @@ class Houdini:
                 r = batch.ask(k)
                 out[i] = r.status == "unsat"
                 if r.model is not None:
-                    broken |= {j for j in items if tm.evaluate(violations[j], r.model)}
+                    value = tm.Evaluator(r.model)
+                    broken |= {j for j in items if value(violations[j])}
         return out
 
     def holds(self, violation: Term, effort: float = 1.0) -> bool:

@@ -406,6 +406,7 @@ class Batch:
         self.which: list[Any] = []
         self.fact_vars: dict[str, Any] = {}
         self.contradictory = False  # the background alone is impossible: every goal is
+        self.anys = 0  # the disjunctions asked (ask_any)
 
     def _start(self) -> None:
         s = self.session
@@ -426,6 +427,28 @@ class Batch:
     def ask(self, i: int) -> Result:
         """Is goal i possible (where every fact holds)?"""
         return self.ask_using(i)[0]
+
+    def ask_any(self, indices: list[int], assume: Iterable[str] | None = None) -> Result:
+        """Is any of the goals ``indices`` possible where every fact (those named in ``assume``)
+        holds? One question for all of them: "unsat" proves each impossible; a model shows (at
+        least) one of them."""
+        asked = [i for i in indices if self.goals[i] is not False]
+        if not asked:
+            return Result("unsat")
+        if self.solver is None:
+            self._start()
+        if self.contradictory:
+            return Result("unsat")
+        s = self.session
+        # a fresh indicator of this disjunction: false in every other question, so its clause
+        # constrains none of them
+        self.anys += 1
+        pick = z3.Bool(f"rulecheck|any|{self.anys}", s.tr.ctx)
+        self.solver.add(z3.Implies(pick, z3.Or([self.which[i] for i in asked])))
+        used = [self.fact_vars[name] for name in sorted(set(self.fact_vars if assume is None else assume))]
+        r = s._result(self.solver, self.solver.check(pick, *used))
+        self.solver.set("sat.simplify.delay", SKIP_INPROCESSING)
+        return r
 
     def ask_using(self, i: int, assume: Iterable[str] | None = None) -> tuple[Result, list[str]]:
         """Is goal i possible where every fact (those named in ``assume``) holds? When not: the
