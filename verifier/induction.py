@@ -318,6 +318,14 @@ class InductiveExec(SymExec):
         return tm.not_(c) if isinstance(s, ir.RepeatUntil) else c
 
 
+def _broken_in(model: dict[str, bool | int] | None, number: dict[str, int], goals: list[Term], kept: set[str]) -> set[str]:
+    """The facts kept whose goal (a way to break them) holds in the solver's state (none without one)."""
+    if model is None:
+        return set()
+    value = tm.Evaluator(model)
+    return {name for name, i in number.items() if name in kept and value(goals[i])}
+
+
 def components(groups: list[list[Term]]) -> tuple[list[int], dict[str, int]]:
     """For each group of terms, the number of its part of the problem: groups that share a
     variable (through each other too) are in one part, numbered in the order of their first group
@@ -399,8 +407,7 @@ class Houdini:
                     r = batch.ask_any(asked, kept & batch.facts.keys())
                     if r.status == "unsat":
                         break
-                    value = tm.Evaluator(r.model) if r.model is not None else None
-                    out = {name for name, i in number.items() if name in kept and value is not None and value(goals[i])}
+                    out = _broken_in(r.model, number, goals, kept)
                     if not out:  # undecided (or a state the terms do not show breaking one): one at a time
                         out = self.one_by_one(batch, number, goals, kept)
                         kept -= out
@@ -419,10 +426,7 @@ class Houdini:
             if name in kept - out:
                 r, _ = batch.ask_using(i, (kept - out) & batch.facts.keys())
                 if r.status != "unsat":
-                    out.add(name)
-                    if r.model is not None:
-                        value = tm.Evaluator(r.model)
-                        out |= {other for other, j in number.items() if other in kept and value(goals[j])}
+                    out |= {name} | _broken_in(r.model, number, goals, kept)
         return out
 
     def proves(self, name: str) -> bool:

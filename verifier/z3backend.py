@@ -424,6 +424,23 @@ class Batch:
         self.contradictory = self.solver.check() == z3.unsat
         self.solver.set("max_conflicts", NO_CONFLICT_LIMIT)
 
+    def _ready(self) -> bool:
+        """The solver started; False where the background alone is impossible (so is every goal)."""
+        if self.solver is None:
+            self._start()
+        return not self.contradictory
+
+    def _assumed(self, assume: Iterable[str] | None) -> dict[str, Any]:
+        return self.fact_vars if assume is None else {name: self.fact_vars[name] for name in sorted(set(assume))}
+
+    def _check(self, goal: Any, used: dict[str, Any]) -> Result:
+        r = self.session._result(self.solver, self.solver.check(goal, *used.values()))
+        # the SAT solver's inprocessing at the start of each question (about half a second on
+        # a 4-player game) has been done once for the game: the next questions go straight to
+        # the search (measured: docs/verify.md)
+        self.solver.set("sat.simplify.delay", SKIP_INPROCESSING)
+        return r
+
     def ask(self, i: int) -> Result:
         """Is goal i possible (where every fact holds)?"""
         return self.ask_using(i)[0]
@@ -433,39 +450,23 @@ class Batch:
         holds? One question for all of them: "unsat" proves each impossible; a model shows (at
         least) one of them."""
         asked = [i for i in indices if self.goals[i] is not False]
-        if not asked:
+        if not asked or not self._ready():
             return Result("unsat")
-        if self.solver is None:
-            self._start()
-        if self.contradictory:
-            return Result("unsat")
-        s = self.session
         # a fresh indicator of this disjunction: false in every other question, so its clause
         # constrains none of them
         self.anys += 1
-        pick = z3.Bool(f"rulecheck|any|{self.anys}", s.tr.ctx)
+        pick = z3.Bool(f"rulecheck|any|{self.anys}", self.session.tr.ctx)
         self.solver.add(z3.Implies(pick, z3.Or([self.which[i] for i in asked])))
-        used = [self.fact_vars[name] for name in sorted(set(self.fact_vars if assume is None else assume))]
-        r = s._result(self.solver, self.solver.check(pick, *used))
-        self.solver.set("sat.simplify.delay", SKIP_INPROCESSING)
-        return r
+        return self._check(pick, self._assumed(assume))
 
     def ask_using(self, i: int, assume: Iterable[str] | None = None) -> tuple[Result, list[str]]:
         """Is goal i possible where every fact (those named in ``assume``) holds? When not: the
         facts the proof needed (from an unsat core, not necessarily the fewest), so that only
         those need proofs of their own."""
-        if self.goals[i] is False:
+        if self.goals[i] is False or not self._ready():
             return Result("unsat"), []
-        if self.solver is None:
-            self._start()
-        if self.contradictory:
-            return Result("unsat"), []
-        used = self.fact_vars if assume is None else {name: self.fact_vars[name] for name in sorted(set(assume))}
-        r = self.session._result(self.solver, self.solver.check(self.which[i], *used.values()))
-        # the SAT solver's inprocessing at the start of each question (about half a second on
-        # a 4-player game) has been done once for the game: the next questions go straight to
-        # the search (measured: docs/verify.md)
-        self.solver.set("sat.simplify.delay", SKIP_INPROCESSING)
+        used = self._assumed(assume)
+        r = self._check(self.which[i], used)
         if r.status != "unsat" or not self.fact_vars:
             return r, []
         core = {str(w) for w in self.solver.unsat_core()}
