@@ -41,9 +41,12 @@ TEXTS["kitchen_sink_wide"] = (WIDE_SINK, "kitchen_sink.rules")
 
 
 @pytest.mark.slow
-def test_native_engine_plays_the_interpreters_games(tmp_path: Path) -> None:
+def test_native_engine_plays_the_interpreters_games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if native.toolchain_missing() is not None:
         pytest.skip(f"cannot compile here: {native.toolchain_missing()}")
+    # the C compiler without optimizations (mypyc's own switch, which gen leaves alone): the same
+    # compiled code paths, about half the test's time (91 -> 47 s on 2 cores)
+    monkeypatch.setenv("MYPYC_OPT_LEVEL", "0")
     rules = tmp_path / "kitchen_sink.rules"
     rules.write_text(WIDE_SINK, encoding="utf-8")
     code, out, err = run_cli("gen", str(rules), "-o", str(tmp_path / "sink_engine.py"), "--native")
