@@ -8,8 +8,9 @@ players at once) and receives the chosen value.
 
 from __future__ import annotations
 
+import operator
 from collections import ChainMap
-from collections.abc import Generator, Iterable, MutableMapping
+from collections.abc import Callable, Generator, Iterable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -453,52 +454,34 @@ class Machine:
     # ---- expressions ------------------------------------------------------------------------
 
     def ev(self, e: ir.Expr, env: Env) -> Any:
-        if isinstance(e, ir.Const):
-            return e.value
-        if isinstance(e, ir.Local):
-            return env[e.name]
-        if isinstance(e, ir.VarRef):
-            v = self.vars[e.name]
-            return v if e.index is None else v[self.entry(e.index, env, self.rules.vars[e.name].index, e.name)]
-        if isinstance(e, ir.ParamRef):
-            return self.params[e.name]
-        if isinstance(e, ir.ZoneRef):
-            idx = self.entry(e.index, env, self.rules.zones[e.zone].index, e.zone)
-            return frozenset(self.contents[(e.zone, idx)])
-        if isinstance(e, ir.AttrRef):
-            return self.attr_values[self.ev(e.obj, env)][e.attr]
-        if isinstance(e, ir.PlaceOf):
-            return place_number(self.rules, e.zone, self.ev(e.index, env) if e.index is not None else None)
-        if isinstance(e, ir.CallDef):
-            return self.call(e.name, [self.ev(a, env) for a in e.args], e.span)
-        if isinstance(e, ir.Builtin):
-            return self.builtin(e, env)
-        if isinstance(e, ir.Unary):
-            v = self.ev(e.operand, env)
-            return (not v) if e.op == "not" else -v
-        if isinstance(e, ir.BinOp):
-            return self.binop(e, env)
-        if isinstance(e, ir.Cond):
-            return self.ev(e.then, env) if self.ev(e.cond, env) else self.ev(e.else_, env)
-        if isinstance(e, ir.SetOf):
-            return frozenset(self.ev(i, env) for i in e.items)
-        if isinstance(e, ir.IntRange):
-            return int_range(self.ev(e.lo, env), self.ev(e.hi, env), e.span)
-        if isinstance(e, ir.Agg):
-            return self.agg(e, env)
-        if isinstance(e, ir.MapGet):
-            m = self.ev(e.map, env)
-            v = m[self.ev(e.index, env)]
-            if v is None:
-                raise RuleError("incomplete", "this player made no choice here", e.span)
-            return v
-        if isinstance(e, ir.Fail):
-            raise RuleError(e.kind, e.message, e.span)
-        if isinstance(e, ir.SpaceAttr):
-            return self.rules.boards[e.board].values[self.ev(e.obj, env)][e.attr]
-        if isinstance(e, ir.RecordField):
-            return self.record_field(e, env)
-        raise AssertionError(f"unknown expression {type(e).__name__}")  # pragma: no cover
+        # one method per kind of expression, looked up by its class (a chain of isinstance
+        # tests cost more than the evaluation of most expressions)
+        return _EVAL[e.__class__](self, e, env)
+
+    def ev_var(self, e: ir.VarRef, env: Env) -> Any:
+        v = self.vars[e.name]
+        return v if e.index is None else v[self.entry(e.index, env, self.rules.vars[e.name].index, e.name)]
+
+    def ev_zone(self, e: ir.ZoneRef, env: Env) -> Any:
+        idx = self.entry(e.index, env, self.rules.zones[e.zone].index, e.zone)
+        return frozenset(self.contents[(e.zone, idx)])
+
+    def ev_place(self, e: ir.PlaceOf, env: Env) -> Any:
+        return place_number(self.rules, e.zone, self.ev(e.index, env) if e.index is not None else None)
+
+    def ev_unary(self, e: ir.Unary, env: Env) -> Any:
+        v = self.ev(e.operand, env)
+        return (not v) if e.op == "not" else -v
+
+    def ev_map_get(self, e: ir.MapGet, env: Env) -> Any:
+        m = self.ev(e.map, env)
+        v = m[self.ev(e.index, env)]
+        if v is None:
+            raise RuleError("incomplete", "this player made no choice here", e.span)
+        return v
+
+    def ev_fail(self, e: ir.Fail, env: Env) -> Any:
+        raise RuleError(e.kind, e.message, e.span)
 
     def binop(self, e: ir.BinOp, env: Env) -> Any:
         op = e.op
@@ -508,30 +491,11 @@ class Machine:
             return bool(self.ev(e.left, env)) or bool(self.ev(e.right, env))
         a = self.ev(e.left, env)
         b = self.ev(e.right, env)
-        if op == "==":
-            return a == b
-        if op == "!=":
-            return a != b
-        if op == "<":
-            return a < b
-        if op == "<=":
-            return a <= b
-        if op == ">":
-            return a > b
-        if op == ">=":
-            return a >= b
-        if op == "in":
-            return a in b
-        if op == "union":
-            return a | b
-        if op == "diff":
-            return a - b
-        if op == "+":
-            return bounded(a + b, e.span)
-        if op == "-":
-            return bounded(a - b, e.span)
-        if op == "*":
-            return bounded(a * b, e.span)
+        plain = _PLAIN_OPS.get(op)
+        if plain is not None:
+            return plain(a, b)
+        if op in _INT_OPS:
+            return bounded(_INT_OPS[op](a, b), e.span)
         if op in ("/", "%"):
             if b == 0:
                 raise RuleError("range", "division by zero", e.span)
@@ -683,6 +647,38 @@ class Machine:
                 out.append(inv.name)
         return out
 
+
+
+#: Operators of two values with no check of their result.
+_PLAIN_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "in": lambda a, b: a in b, "union": operator.or_, "diff": operator.sub,
+}
+#: Integer operators whose result must lie within the integer limit.
+_INT_OPS: dict[str, Callable[[int, int], int]] = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+
+#: Machine.ev's method for each kind of expression.
+_EVAL: dict[type, Callable[[Machine, Any, Env], Any]] = {
+    ir.Const: lambda m, e, env: e.value,
+    ir.Local: lambda m, e, env: env[e.name],
+    ir.VarRef: Machine.ev_var,
+    ir.ParamRef: lambda m, e, env: m.params[e.name],
+    ir.ZoneRef: Machine.ev_zone,
+    ir.AttrRef: lambda m, e, env: m.attr_values[m.ev(e.obj, env)][e.attr],
+    ir.PlaceOf: Machine.ev_place,
+    ir.CallDef: lambda m, e, env: m.call(e.name, [m.ev(a, env) for a in e.args], e.span),
+    ir.Builtin: Machine.builtin,
+    ir.Unary: Machine.ev_unary,
+    ir.BinOp: Machine.binop,
+    ir.Cond: lambda m, e, env: m.ev(e.then, env) if m.ev(e.cond, env) else m.ev(e.else_, env),
+    ir.SetOf: lambda m, e, env: frozenset(m.ev(i, env) for i in e.items),
+    ir.IntRange: lambda m, e, env: int_range(m.ev(e.lo, env), m.ev(e.hi, env), e.span),
+    ir.Agg: Machine.agg,
+    ir.MapGet: Machine.ev_map_get,
+    ir.Fail: Machine.ev_fail,
+    ir.SpaceAttr: lambda m, e, env: m.rules.boards[e.board].values[m.ev(e.obj, env)][e.attr],
+    ir.RecordField: Machine.record_field,
+}
 
 def _scope_of(env: Env, name: str) -> MutableMapping[str, Any]:
     for scope in env.maps:
