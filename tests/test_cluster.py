@@ -132,11 +132,12 @@ def verify_local(path: str, jobs: int) -> str:
 def test_verify_on_a_scheduler_with_two_workers_gives_the_local_json(scheduler: str, path: str) -> None:
     """Each task runs on a worker, which repeats the parent's work up to the task's starting point:
     the findings, witnesses and proofs are byte for byte those of a local run (a worker runs
-    several tasks one after another, so state left by one task must not change the next)."""
+    several tasks one after another, so state left by one task must not change the next). A local
+    run's bytes do not depend on --jobs (tests/test_verify_determinism.py)."""
     code, out, err = cli(["verify", path, "--format", "json", "--scheduler", scheduler, "--timeout", "5"])
     assert code in (0, 1), err
     assert json.loads(out)["findings"]
-    assert out == verify_local(path, 1) == verify_local(path, 2)
+    assert out == verify_local(path, 2)
 
 
 def test_verify_on_a_local_cluster_gives_the_local_json() -> None:
