@@ -7,7 +7,6 @@ sets as frozensets of those, and the result of ``choose each`` as a tuple indexe
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 #: Every integer of a game lies in -MAX_INT..MAX_INT (docs/language.md, "Numbers"): a literal
@@ -17,9 +16,11 @@ MAX_INT = 2**31 - 1
 
 
 @dataclass(frozen=True)
-class Type(ABC):
-    @abstractmethod
-    def show(self) -> str: ...
+class Type:
+    # a plain class, not an ABC: every back end tests types with isinstance, and an ABC's
+    # isinstance runs a Python-level __instancecheck__ each time
+    def show(self) -> str:
+        raise NotImplementedError(type(self).__name__)
 
     def __str__(self) -> str:
         return self.show()
