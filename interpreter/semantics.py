@@ -648,7 +648,6 @@ class Machine:
         return out
 
 
-
 #: Operators of two values with no check of their result.
 _PLAIN_OPS: dict[str, Callable[[Any, Any], Any]] = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
@@ -679,6 +678,7 @@ _EVAL: dict[type, Callable[[Machine, Any, Env], Any]] = {
     ir.SpaceAttr: lambda m, e, env: m.rules.boards[e.board].values[m.ev(e.obj, env)][e.attr],
     ir.RecordField: Machine.record_field,
 }
+
 
 def _scope_of(env: Env, name: str) -> MutableMapping[str, Any]:
     for scope in env.maps:
