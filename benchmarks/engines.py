@@ -1,12 +1,15 @@
 """Random playouts per second: the interpreter, the generated engine and a hand-written engine.
 
-    .venv/bin/python benchmarks/engines.py [--seconds S] [--rounds R] [--players 2 4] [--native]
+    .venv/bin/python benchmarks/engines.py [--seconds S] [--rounds R] [--players 2 4] [--native] [--count]
 
 All three play Too Many Cinderellas (rulesets/cinderella.rules, default readings) with the same
 random player: uniform over legal actions, chance outcomes drawn uniformly, every player picking
 at simultaneous nodes.  The engines take turns in short rounds and the best round of each counts,
 so a busy machine slows all three alike and disturbs the ratios as little as possible.  --native
-adds the generated engine compiled with mypyc (rulecheck gen --native).
+adds the generated engine compiled with mypyc (rulecheck gen --native).  --count counts instead of
+timing (benchmarks/counting.py: instructions and data-cache misses per game under valgrind, which
+a busy machine does not disturb; the interpreter is left out, valgrind being some fifty times
+slower).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,22 +27,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cinderella_handwritten  # noqa: E402
+import counting  # noqa: E402
+from counting import playout  # noqa: E402
 
 from rulecheck.codegen.engine import generate, load_module  # noqa: E402
 from rulecheck.codegen.native import load_native  # noqa: E402
 from rulecheck.dsl import ir  # noqa: E402
 from rulecheck.dsl.loader import load_path  # noqa: E402
 from rulecheck.interpreter.state import Game as InterpreterGame  # noqa: E402
-
-
-def playout(state: Any, n: int, rng: random.Random) -> None:
-    """One game between uniformly random players."""
-    choice = rng.choice
-    while not state.is_terminal():
-        if state.is_simultaneous_node():
-            state.apply_actions([choice(state.legal_actions(q)) for q in range(n)])
-        else:
-            state.apply_action(choice(state.legal_actions()))
 
 
 def rate(new_state: Callable[[], Any], n: int, seconds: float, seed: int) -> tuple[float, int]:
@@ -54,13 +50,30 @@ def rate(new_state: Callable[[], Any], n: int, seconds: float, seed: int) -> tup
             return games / elapsed, games
 
 
+def add_count_options(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--count", action="store_true", help="count instructions per game with valgrind instead of timing")
+    ap.add_argument("--games", type=int, default=500, help="with --count: the games counted (default 500)")
+    ap.add_argument("--warmup", type=int, default=100, help="with --count: the games played first, not counted (default 100)")
+
+
+def write_engine(source: str, name: str, folder: str) -> Path:
+    """The generated engine as a module file (what --count's child imports)."""
+    path = Path(folder) / f"{name}.py"
+    path.write_text(source, encoding="utf-8")
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=1.0, help="length of one round per engine (default 1)")
     ap.add_argument("--rounds", type=int, default=5, help="rounds per engine; the best counts (default 5)")
     ap.add_argument("--players", type=int, nargs="+", default=[2, 4])
     ap.add_argument("--native", action="store_true", help="also the engine compiled with mypyc (gen --native)")
+    add_count_options(ap)
     args = ap.parse_args(argv)
+    if args.count and counting.missing():
+        print(counting.missing(), file=sys.stderr)
+        return 2
 
     rules = load_path(ROOT / "rulesets" / "cinderella.rules").rules
     assert rules is not None
@@ -68,6 +81,15 @@ def main(argv: list[str] | None = None) -> int:
     source = generate(program)
     engine = load_module(source, "cinderella_engine")
     compiled = load_native(source, "cinderella_engine") if args.native else None
+    if args.count:
+        print(f"Too Many Cinderellas, default readings; Python {sys.version.split()[0]}")
+        with tempfile.TemporaryDirectory() as folder:
+            engines = {"generated": (write_engine(source, "cinderella_engine", folder), {}),
+                       "hand-written": (Path(cinderella_handwritten.__file__), {})}
+            if compiled is not None:
+                engines["native"] = (Path(compiled.__file__), {})
+            counting.table(args.players, engines, args.games, args.warmup)
+        return 0
     print(f"Too Many Cinderellas, default readings; best of {args.rounds} rounds of {args.seconds:g} s; Python {sys.version.split()[0]}")
     print(f"{'players':>7}  {'interpreter':>12}  {'generated':>12}  {'hand-written':>12}  {'gen/interp':>10}  {'gen/hand':>8}"
           + (f"  {'native':>12}  {'native/hand':>11}" if compiled else ""))

@@ -1,10 +1,11 @@
 """Random playouts per second of one round of Loving Penguin: the generated engine and a
 hand-written engine of the same round.
 
-    .venv/bin/python benchmarks/penguin.py [--seconds S] [--rounds R] [--players 4] [--native]
+    .venv/bin/python benchmarks/penguin.py [--seconds S] [--rounds R] [--players 4] [--native] [--count]
 
 --native adds the generated engine compiled with mypyc (rulecheck gen --native; the compile takes
-about half a minute, once per source in the system's temporary folder).
+about half a minute, once per source in the system's temporary folder).  --count counts instructions
+and data-cache misses per game with valgrind instead of timing (benchmarks/counting.py).
 
 The hand-written engine (benchmarks/penguin_handwritten.py) plays one round under the ruleset's
 default readings and default parameter values, then ends with the round's leaders as winners.  The
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,8 +34,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import counting  # noqa: E402
 import penguin_handwritten  # noqa: E402
-from engines import rate  # noqa: E402
+from engines import add_count_options, rate, write_engine  # noqa: E402
 
 from rulecheck.codegen.engine import generate, load_module  # noqa: E402
 from rulecheck.codegen.native import load_native  # noqa: E402
@@ -50,7 +53,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=5, help="rounds per engine; the best counts (default 5)")
     ap.add_argument("--players", type=int, nargs="+", default=[4])
     ap.add_argument("--native", action="store_true", help="also the engine compiled with mypyc (gen --native)")
+    add_count_options(ap)
     args = ap.parse_args(argv)
+    if args.count and counting.missing():
+        print(counting.missing(), file=sys.stderr)
+        return 2
 
     rules = load_path(ROOT / "rulesets" / "loving_penguin.rules").rules
     assert rules is not None
@@ -59,6 +66,15 @@ def main(argv: list[str] | None = None) -> int:
     source = generate(ir.bind(rules, {}))
     engine = load_module(source, "penguin_engine")
     compiled = load_native(source, "penguin_engine") if args.native else None
+    if args.count:
+        print(f"Loving Penguin, one round (generated: length = short), default readings; Python {sys.version.split()[0]}")
+        with tempfile.TemporaryDirectory() as folder:
+            engines = {"generated": (write_engine(source, "penguin_engine", folder), {"length": SHORT}),
+                       "hand-written": (Path(penguin_handwritten.__file__), {})}
+            if compiled is not None:
+                engines["native"] = (Path(compiled.__file__), {"length": SHORT})
+            counting.table(args.players, engines, args.games, args.warmup)
+        return 0
     print(f"Loving Penguin, one round (generated: length = short), default readings; best of {args.rounds} rounds of {args.seconds:g} s; Python {sys.version.split()[0]}")
     print(f"{'players':>7}  {'generated':>12}  {'hand-written':>12}  {'gen/hand':>8}" + (f"  {'native':>12}  {'native/hand':>11}" if compiled else ""))
     for n in args.players:
