@@ -347,7 +347,7 @@ def beyond_the_verifier(loaded: Loaded | None) -> Iterator[None]:
     """A construct of the ruleset the verifier cannot encode (verifier/symbolic.py, Unsupported)
     is a diagnostic at its span (E0701): the ruleset is fine, but verify cannot follow it."""
     from rulecheck.dsl.diagnostics import Diagnostic
-    from rulecheck.verifier.symbolic import Unsupported
+    from rulecheck.verifier.symvalues import Unsupported
 
     try:
         yield

@@ -238,7 +238,7 @@ def test_loving_penguin_rounds_end_at_three_players_when_discarded_presents_leav
     scores, the presents discarded, the decks dealt …). Asked as a sum over the whole round, the
     question was left open at 3 players; asked whether every number can stay as it was, it is
     proven."""
-    from rulecheck.verifier.symbolic import statements
+    from rulecheck.verifier.symvalues import statements
 
     v = Verifier(rules_of(ROOT / "rulesets" / "loving_penguin.rules"), Options(timeout=10.0, jobs=1))
     readings = {**v.base_readings, "discarded_present": "out_of_game"}

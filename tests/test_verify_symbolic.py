@@ -47,7 +47,8 @@ from rulecheck.dsl.values import num_distinct_actions
 from rulecheck.interpreter.semantics import Machine, RuleError
 from rulecheck.interpreter.state import Game, State
 from rulecheck.verifier import terms as tm
-from rulecheck.verifier.symbolic import FD, SymExec, SymMap, SymRecord, SymSet, Trace, Unsupported
+from rulecheck.verifier.symbolic import SymExec
+from rulecheck.verifier.symvalues import FD, SymMap, SymRecord, SymSet, Trace, Unsupported
 from rulecheck.verifier.witness import actions_of, model_of_actions
 from rulecheck.verifier.z3backend import Session, Translator
 

@@ -17,7 +17,7 @@ from rulecheck.dsl.loader import Loaded, load_path, load_text
 from rulecheck.interpreter.state import Game, State
 from rulecheck.verifier.conditions import ranked_counter
 from rulecheck.verifier.output import render_text
-from rulecheck.verifier.symbolic import statements
+from rulecheck.verifier.symvalues import statements
 from rulecheck.verifier.verify import Options, Outcome, verify
 
 ROOT = Path(__file__).resolve().parent.parent

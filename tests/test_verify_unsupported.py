@@ -23,7 +23,8 @@ from rulecheck.cli import main
 from rulecheck.dsl import ir
 from rulecheck.dsl.loader import load_path
 from rulecheck.dsl.source import Span
-from rulecheck.verifier.symbolic import MAX_DRAW_CASES, MAX_INT_MEMBERS, SymExec, Unsupported
+from rulecheck.verifier.symbolic import SymExec
+from rulecheck.verifier.symvalues import MAX_DRAW_CASES, MAX_INT_MEMBERS, Unsupported
 
 CASES = {
     "verify_set_of_int": (13, 23, "a number as a member of a set of int, where the number can have 401 values"),

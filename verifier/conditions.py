@@ -16,7 +16,7 @@ from rulecheck.dsl.source import Span
 from rulecheck.dsl.walk import walk_exprs, walk_stmts
 
 from . import terms as tm
-from .symbolic import AbstractCheck, Decision, Obligation, ObligationKey, SymSet, Trace, as_int, value_eq
+from .symvalues import AbstractCheck, Decision, Obligation, ObligationKey, SymSet, Trace, as_int, value_eq
 from .terms import Term
 
 

@@ -25,7 +25,8 @@ from .conditions import (
 from .findings import VERDICTS, Finding, Play, Quote, Witness
 from .heads import Samples
 from .induction import INDUCTION_LEMMA, SAMPLE_GAMES, Houdini, has_loop_to_cut, induct, kept_of
-from .symbolic import DEFAULT_LOOP_BOUND, AttrSource, SymExec, Trace, statements
+from .symbolic import SymExec
+from .symvalues import DEFAULT_LOOP_BOUND, AttrSource, Trace, statements
 from .witness import (
     CONTINUE_MOVES,
     FEW_MOVES,

@@ -54,7 +54,8 @@ from rulecheck.dsl.walk import walk_stmts
 
 from . import terms as tm
 from .heads import Feature, Sampled, Samples, sample
-from .symbolic import Env, Obligation, SymExec, Unsupported, as_bool, as_int, statements
+from .symbolic import SymExec
+from .symvalues import Env, Obligation, Unsupported, as_bool, as_int, statements
 from .terms import Term
 from .z3backend import Batch, Session
 

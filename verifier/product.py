@@ -20,7 +20,7 @@ from rulecheck.dsl import ir
 from . import terms as tm
 from .conditions import parting as parting_at
 from .conditions import same_options
-from .symbolic import Decision, Value, proc_env, value_eq
+from .symvalues import Decision, Value, proc_env, value_eq
 
 if TYPE_CHECKING:
     from .symbolic import SymExec

@@ -30,7 +30,7 @@ from .checks.termination import TerminationCheck
 from .context import Options, ReplayMismatch
 from .findings import KINDS, Finding
 from .induction import has_loop_to_cut, induction_lemmas
-from .symbolic import Trace, Unsupported
+from .symvalues import Trace, Unsupported
 from .z3backend import WALL_STOPS, Translator
 
 #: The key of a task's timing that counts the questions the wall-clock safety net stopped.

@@ -16,7 +16,7 @@ from rulecheck.interpreter.state import Game, State, observation, seen
 
 from . import terms as tm
 from .findings import Play, Position
-from .symbolic import Trace, decision_value
+from .symvalues import Trace, decision_value
 
 
 @dataclass

@@ -12,7 +12,7 @@ from rulecheck.dsl.types import TBool, TEnum, TInt
 from .. import terms as tm
 from ..context import Context, _enclosing, _quotes, drained_loops
 from ..findings import Play, Quote
-from ..symbolic import Trace, statements
+from ..symvalues import Trace, statements
 from ..witness import (
     random_game,
 )

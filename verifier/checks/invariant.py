@@ -13,7 +13,8 @@ from ..conditions import (
     invariant_conditions,
 )
 from ..context import SHORTCUT_TIMEOUT, Context, _quotes, drained_loops
-from ..symbolic import SymExec, Trace, Unsupported
+from ..symbolic import SymExec
+from ..symvalues import Trace, Unsupported
 from ..z3backend import Result
 
 

@@ -10,7 +10,8 @@ from rulecheck.dsl import ir
 from rulecheck.dsl.walk import callees, walk_exprs, walk_stmts
 
 from .. import terms as tm
-from ..symbolic import AttrSource, SymExec, Unsupported, statements
+from ..symbolic import SymExec
+from ..symvalues import AttrSource, Unsupported, statements
 from .invariant import InvariantCheck
 
 #: the most questions a proof at the end of the game asks (Verifier.agree_at_end): one per pair of

@@ -20,7 +20,7 @@ from ..conditions import (
 )
 from ..context import RANDOM_MAX_STEPS, Context, _enclosing
 from ..findings import Finding
-from ..symbolic import ObligationKey
+from ..symvalues import ObligationKey
 from ..terms import Term
 
 #: Obligation kinds of the symbolic executor and the finding kind they become.

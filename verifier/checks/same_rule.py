@@ -15,7 +15,8 @@ from typing import Any
 from rulecheck.dsl import ir
 from rulecheck.reports import wording
 
-from ..symbolic import SymExec, Unsupported
+from ..symbolic import SymExec
+from ..symvalues import Unsupported
 from .local_proofs import LocalProofs
 
 #: Fields that say where or how a rule is written, not what it does.

@@ -18,7 +18,7 @@ from ..conditions import (
     outcome_differs,
 )
 from ..findings import Finding
-from ..symbolic import Trace, Unsupported
+from ..symvalues import Trace, Unsupported
 from ..witness import (
     STOPPED,
     replay_interpreter,

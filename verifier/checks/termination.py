@@ -33,7 +33,7 @@ from ..context import Context, _quotes
 from ..findings import Play
 from ..heads import Feature
 from ..induction import ranking
-from ..symbolic import Trace, statements
+from ..symvalues import Trace, statements
 from ..witness import (
     actions_of,
     random_game,
