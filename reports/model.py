@@ -17,7 +17,7 @@ from rulecheck.dsl import ir
 from rulecheck.dsl.quotes import all_sources, coverage, normalize
 from rulecheck.verifier.findings import KINDS, SEVERITIES, Finding, Play
 
-from . import english, wording
+from . import english, english_expr, wording
 from .english import language_name
 from .highlight import FormalRule, formal_rules
 from .questions import Question, build_questions
@@ -173,7 +173,7 @@ class AssumptionView:
     question: str
     rationale: str
     location: str
-    values: english.DataTable | None
+    values: english_expr.DataTable | None
     quotes: list[Cited]
 
 
@@ -205,7 +205,7 @@ class Report:
     open_questions: list[OpenQuestion]
     assumptions: list[AssumptionView]
     glossary: list[GlossaryEntry]
-    rules: list[english.Section]
+    rules: list[english_expr.Section]
     coverage: CoverageView | None
     #: block anchor -> its declaration in the rules file, highlighted (HTML only; given the rules text)
     formal: dict[str, FormalRule] = field(default_factory=dict)
@@ -487,21 +487,21 @@ def _rule_anchor(rules: ir.Ruleset, name: str) -> str | None:
     for prefix, table in (("def", rules.defs), ("proc", rules.procs), ("zone", rules.zones), ("var", rules.vars),
                           ("param", rules.params), ("kind", rules.kinds), ("enum", rules.enums)):
         if name in table:
-            return english.anchor(prefix, name)
+            return english_expr.anchor(prefix, name)
     if any(i.name == name for i in rules.invariants):
-        return english.anchor("inv", name)
+        return english_expr.anchor("inv", name)
     return None
 
 
 def _heading(rules: ir.Ruleset, name: str) -> str:
     rule = rules.defs.get(name) or rules.procs.get(name)
     desc = rule.desc if rule is not None else None
-    return english.capital(desc) if desc else english.capital(english.human(name))
+    return english_expr.capital(desc) if desc else english_expr.capital(english_expr.human(name))
 
 
 def _open_question(rules: ir.Ruleset, a: ir.Ambiguity) -> OpenQuestion:
     return OpenQuestion(
-        a.name, english.anchor("open", a.name), AMBIGUITY_KINDS.get(a.kind, a.kind), _location(rules, a.span.line, a.span.col),
+        a.name, english_expr.anchor("open", a.name), AMBIGUITY_KINDS.get(a.kind, a.kind), _location(rules, a.span.line, a.span.col),
         [_cited_quotes(rules, s.quotes) for s in a.sources], _readings(a, [], None), a.question,
         [(_heading(rules, n), r) for n in a.varies if (r := _rule_anchor(rules, n))],
     )
@@ -523,11 +523,11 @@ def _board_assumptions(rules: ir.Ruleset) -> list[AssumptionView]:
         p = b.provenance
         if p.kind == "given":
             continue
-        what = b.label or english.human(b.name)
+        what = b.label or english_expr.human(b.name)
         question = (f"What is the layout of the board ({len(b.spaces)} spaces of type '{b.name}', {what}): which spaces "
                     "there are, what each is, and which are linked? The table below shows the layout assumed for now.")
         table = english.English(rules).board(b).table
-        out.append(AssumptionView(english.anchor("data", b.name), p.kind, f"Board: {what}", question, p.rationale or "",
+        out.append(AssumptionView(english_expr.anchor("data", b.name), p.kind, f"Board: {what}", question, p.rationale or "",
                                   _location(rules, p.span.line, p.span.col), table, _cited_source(rules, p.source)))
     return out
 
@@ -544,32 +544,32 @@ def _assumptions(rules: ir.Ruleset) -> list[AssumptionView]:
         comps = rules.components_of(k.name)
         for (kind, rationale, _), attrs in groups.items():
             p = k.provenance[attrs[0]]
-            cols = english.join([english.human(a) for a in attrs])
+            cols = english_expr.join([english_expr.human(a) for a in attrs])
             plural = f"{k.name} {k.word}s"
             if kind == "assumed":
-                shape = english.join([_shape(en, english.human(a), k.attrs[a]) for a in attrs])
+                shape = english_expr.join([_shape(en, english_expr.human(a), k.attrs[a]) for a in attrs])
                 question = (f"What are the {cols} printed on each of the {len(comps)} {plural}? The table below shows the values "
                             f"assumed for now. Its shape is assumed too: each card shows {shape}. Is that how the cards are printed?")
                 rows = [[c.display] + [en.value(c.attrs[a], k.attrs[a], quote_text=False) for a in attrs] for c in comps]
-                table: english.DataTable | None = english.DataTable([k.name] + [english.human(a) for a in attrs], [""] * (len(attrs) + 1), rows)
+                table: english_expr.DataTable | None = english_expr.DataTable([k.name] + [english_expr.human(a) for a in attrs], [""] * (len(attrs) + 1), rows)
             else:
                 default = en.value(p.default, k.attrs[attrs[0]]) if p.default is not None else "nothing"
-                domain = english.join([en.type_phrase(k.attrs[a]) for a in attrs])
+                domain = english_expr.join([en.type_phrase(k.attrs[a]) for a in attrs])
                 question = f"What are the {cols} of the {plural}? The rulebook does not say; each is {domain}. Engines use {default} until it is known."
                 table = None
-            out.append(AssumptionView(english.anchor("data", k.name, *attrs), kind, f"{plural}: {cols}", question,
+            out.append(AssumptionView(english_expr.anchor("data", k.name, *attrs), kind, f"{plural}: {cols}", question,
                                       rationale or "", _location(rules, p.span.line, p.span.col), table, _cited_source(rules, p.source)))
     for prm in rules.params.values():
         prov = prm.provenance
         if prov.kind == "given":
             continue
-        what = prm.desc or english.human(prm.name)
+        what = prm.desc or english_expr.human(prm.name)
         value = en.value(prm.value, prm.type)
         if prov.kind == "assumed":
             question = f"What is {what}? The rules assume {value} for now."
         else:
             question = f"What is {what}? The rulebook does not say; it is {en.type_phrase(prm.type)}. Engines use {value} until it is known."
-        out.append(AssumptionView(english.anchor("data", prm.name), prov.kind, f"Game option: {what}", question,
+        out.append(AssumptionView(english_expr.anchor("data", prm.name), prov.kind, f"Game option: {what}", question,
                                   prov.rationale or "", _location(rules, prov.span.line, prov.span.col), None, _cited_source(rules, prov.source)))
     return out + _board_assumptions(rules)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from rulecheck.verifier.findings import Finding
 
-from . import english, wording
+from . import english_expr, wording
 
 
 @dataclass
@@ -71,7 +71,7 @@ def witness_view(f: Finding) -> WitnessView | None:
         rows = _step_rows([p.steps[m:e] for p, m, e in zip(plays, pos.marks, ends)])
         return WitnessView(w.players, setup, [], columns, rows, w.divergence, [(a, b) for a, b in pos.table], pos.step,
                            [(a, b) for a, b in pos.draws], [(a, b) for a, b in pos.cards], pos.note,
-                           english.capital(wording.position_heading(pos.where, pos.step)))
+                           english_expr.capital(wording.position_heading(pos.where, pos.step)))
     shared = 0
     if plays:
         shortest = min(len(p.steps) for p in plays)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rulecheck.reports.english import capital
+from rulecheck.reports.english_expr import capital
 from rulecheck.verifier.findings import VERDICTS, Finding
 
 # ---- small pieces --------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from rulecheck.dsl.parser import parse_source
 from rulecheck.dsl.source import SourceFile, Span
 
 if TYPE_CHECKING:  # reports imports this module (reports/highlight.py): no import back at load time
-    from rulecheck.reports.english import Block
+    from rulecheck.reports.english_expr import Block
 
 #: A word as the grammar's NAME spells it. The editor's token list comes from the basic lexer, which
 #: gives a reserved word its keyword's type even where the parser reads it as a name.
