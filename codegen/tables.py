@@ -13,7 +13,7 @@ from typing import Any
 from rulecheck.dsl import ir
 from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TPlayer, TSet, Type
 from rulecheck.dsl.walk import walk_exprs, walk_stmts
-from rulecheck.interpreter.semantics import Machine
+from rulecheck.interpreter.machine import Machine
 
 from .analysis import free_locals
 from .base import CompilerBase

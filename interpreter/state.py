@@ -15,7 +15,8 @@ from rulecheck.dsl import ir
 from rulecheck.dsl.types import TPlayer
 from rulecheck.dsl.values import drawn_names, num_distinct_actions, player_name, show
 
-from .semantics import Machine, Pending, RuleError
+from .machine import Machine
+from .semantics import Pending, RuleError
 
 CHANCE = -1
 SIMULTANEOUS = -2

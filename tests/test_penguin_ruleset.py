@@ -19,8 +19,8 @@ from rulecheck.dsl import ir
 from rulecheck.dsl.coupling import Coupled
 from rulecheck.dsl.loader import load_path
 from rulecheck.dsl.quotes import check_quotes, normalize
+from rulecheck.interpreter.machine import Machine
 from rulecheck.interpreter.play import play_random, random_step
-from rulecheck.interpreter.semantics import Machine
 from rulecheck.interpreter.state import Game
 
 RULES = ROOT / "rulesets" / "loving_penguin.rules"

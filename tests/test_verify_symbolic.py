@@ -44,7 +44,8 @@ from rulecheck.dsl import ir
 from rulecheck.dsl.loader import load_path
 from rulecheck.dsl.types import TBool, TComp, TEnum, TInt, TPlayer, TRecord, TSet, TText, Type
 from rulecheck.dsl.values import num_distinct_actions
-from rulecheck.interpreter.semantics import Machine, RuleError
+from rulecheck.interpreter.machine import Machine
+from rulecheck.interpreter.semantics import RuleError
 from rulecheck.interpreter.state import Game, State
 from rulecheck.verifier import terms as tm
 from rulecheck.verifier.symbolic import SymExec
