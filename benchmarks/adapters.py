@@ -27,6 +27,8 @@ from open_spiel.python.algorithms import outcome_sampling_mccfr
 
 ROOT = Path(__file__).resolve().parent.parent
 
+from counting import playout  # noqa: E402
+
 from rulecheck.adapters import engine_module, openspiel, pettingzoo  # noqa: E402
 
 
@@ -34,13 +36,7 @@ def bare(mod: Any, n: int) -> Callable[[random.Random], None]:
     game = mod.load_game({"players": n})
 
     def play(rng: random.Random) -> None:
-        s = game.new_initial_state()
-        choice = rng.choice
-        while not s.is_terminal():
-            if s.is_simultaneous_node():
-                s.apply_actions([choice(s.legal_actions(q)) for q in range(n)])
-            else:
-                s.apply_action(choice(s.legal_actions()))
+        playout(game.new_initial_state(), n, rng)
     return play
 
 
