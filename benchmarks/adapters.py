@@ -44,13 +44,7 @@ def through_openspiel(mod: Any, n: int) -> Callable[[random.Random], None]:
     game = openspiel.load(mod, players=n)
 
     def play(rng: random.Random) -> None:
-        s = game.new_initial_state()
-        choice = rng.choice
-        while not s.is_terminal():
-            if s.is_simultaneous_node():
-                s.apply_actions([choice(s.legal_actions(q)) for q in range(n)])
-            else:
-                s.apply_action(choice(s.legal_actions()))
+        playout(game.new_initial_state(), n, rng)
     return play
 
 
