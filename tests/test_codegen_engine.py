@@ -238,6 +238,30 @@ def test_pass_at_simultaneous_nodes() -> None:
     pytest.fail("no simultaneous decision left a player out")
 
 
+
+@pytest.mark.parametrize("bad", [59, -1, 2.5, "0", None])
+def test_a_move_outside_a_players_options_at_a_wide_simultaneous_node_is_refused(bad: Any) -> None:
+    """Options as a mask of more than 32 bits (Loving Penguin's hands of cards 0..59) are checked
+    inline in apply_actions: anything but a member, a non-negative int, is refused, naming the
+    move, and the state is left as it was."""
+    _, mod = engine("loving_penguin.rules", {})
+    g = mod.load_game({"players": 3})
+    s = g.new_initial_state()
+    rng = random.Random(0)
+    while not s.is_simultaneous_node() or len(s.legal_actions(0)) < 10:
+        if s.is_simultaneous_node():
+            s.apply_actions([rng.choice(s.legal_actions(q)) for q in range(3)])
+        else:
+            s.apply_action(rng.choice(s.legal_actions()))
+    hand = s.legal_actions(0)
+    assert bad not in hand
+    before = s.serialize()
+    with pytest.raises(ValueError, match=f"illegal action {re.escape(str(bad))} for"):
+        s.apply_actions([bad, s.legal_actions(1)[0], s.legal_actions(2)[0]])
+    assert s.serialize() == before
+    s.apply_actions([hand[0], s.legal_actions(1)[0], s.legal_actions(2)[0]])  # a member is taken
+
+
 def test_rule_errors_carry_the_position_and_end_the_game() -> None:
     _, mod = engine("kitchen_sink", {"giving": "anyone"})
     g = mod.load_game({"players": 4})
