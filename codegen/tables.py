@@ -25,6 +25,8 @@ from .patterns import const_numbers
 INLINE_NODES = 24
 #: Values of pure definitions and tests are tabulated when there are at most this many to compute.
 TABLE_CELLS = 4096
+#: the most members a set may have to index a table (its masks are the table's positions)
+SET_AXIS_BITS = 11
 
 
 class Tables(CompilerBase):
@@ -242,6 +244,15 @@ class Tables(CompilerBase):
             return 2, [False, True]
         if isinstance(t, TPlayer):
             return self.layout.maxp, list(range(self.layout.maxp))
+        if isinstance(t, TSet) and rep_of(t) == "mask":
+            # a set held as a mask of few bits: indexed by the mask (``best(s: set of 1..10)``)
+            elems = self.domain(t.elem) if not isinstance(t.elem, TInt) else (
+                (t.elem.hi + 1, list(range(t.elem.lo, t.elem.hi + 1))) if t.elem.lo is not None and t.elem.hi is not None
+                and 0 <= t.elem.lo <= t.elem.hi < SET_AXIS_BITS else None)
+            if elems is None or elems[0] > SET_AXIS_BITS:
+                return None
+            members = [int(v) for v in elems[1]]  # type: ignore[call-overload]
+            return 1 << elems[0], [frozenset(m for k, m in enumerate(members) if i >> k & 1) for i in range(1 << len(members))]
         return None
 
     def table(self, key: object, axes: list[Type | tuple[int, list[object]] | None], cell: Callable[[list[object]], str], work: int = 1) -> str | None:
@@ -446,7 +457,9 @@ class Tables(CompilerBase):
 
 def index_of(value: object) -> int:
     """The position of a value of a finite type in a table (a component id, a seat, an enum
-    value's position, a boolean as 0 or 1)."""
+    value's position, a boolean as 0 or 1, a set held as a mask its mask)."""
+    if isinstance(value, frozenset):
+        return sum(1 << int(v) for v in value)
     assert isinstance(value, int)
     return int(value)
 
