@@ -3,6 +3,8 @@ in these zones" known without the solver, and the moves and distances over a boa
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 from rulecheck.dsl import ir
 from rulecheck.dsl.types import TEnum
 
@@ -16,8 +18,9 @@ class SymZones(SymState):
     """Zone sums and zone covers read off the locations, and the boards' builtins (the layer under
     SymExpressions, whose ``ev`` they use for their parts)."""
 
+    @abstractmethod
     def ev(self, e: ir.Expr, env: Env, g: Term) -> Value:
-        raise NotImplementedError  # SymExpressions.ev
+        """An expression's value in the current state (SymExpressions)."""
 
     # ---- zones ------------------------------------------------------------------------------
 
